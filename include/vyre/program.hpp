@@ -1,0 +1,136 @@
+// vyre::Program: the in-memory form of a compute program, one to one with the
+// JSON format of docs/program-format.md (format version 1).
+//
+// Expressions and statements are small tagged nodes (an operator plus its
+// operands) rather than one C++ type per operator: every pass (JSON, wire,
+// validation, lowering, interpreter, fuzzing) walks the same shape, and the
+// operator table (op_info) is the single place that names each operator.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vyre {
+
+inline constexpr uint32_t kFormatVersion = 1;
+
+enum class ScalarType : uint8_t { U32, I32, F32, Bool };
+
+enum class Access : uint8_t { Read, ReadWrite, Uniform, Workgroup };
+
+struct Buffer {
+  std::string name;
+  std::optional<uint32_t> binding;  // absent for workgroup buffers
+  Access access = Access::Read;
+  ScalarType type = ScalarType::U32;
+  uint32_t count = 0;  // 0: runtime-sized, length given at dispatch
+  bool output = false;
+
+  bool runtime_sized() const { return count == 0; }
+  friend bool operator==(const Buffer&, const Buffer&) = default;
+};
+
+enum class Op : uint8_t {
+  // literals: Expr::imm holds the value's bits (bool: 0 or 1)
+  LitU32, LitI32, LitF32, LitBool,
+  // named values: Expr::name is the local or buffer
+  Var, Load, Len,
+  // invocation builtins: Expr::imm is an Axis
+  Gid, Lid, Wid, Nwg,
+  // binary operators: args = [a, b]
+  Add, Sub, Mul, Div, Rem, Min, Max,
+  And, Or, Xor, Shl, Shr,
+  Eq, Ne, Lt, Le, Gt, Ge,
+  LAnd, LOr,
+  Pow, Atan2,
+  // unary operators: args = [a]
+  Neg, Abs, Not, BitNot, Popcount, Clz, Ctz, ReverseBits,
+  Sqrt, InverseSqrt, Exp, Exp2, Log, Log2, Sin, Cos, Tan, Tanh,
+  Floor, Ceil, Round, Trunc, Fract,
+  // three operands: fma [a, b, c]; clamp [x, lo, hi]; select [cond, t, f]
+  Fma, Clamp, Select,
+  // conversions: Expr::imm is the target ScalarType, args = [value]
+  Cast, Bitcast,
+  // atomics: Expr::imm is an AtomicOp, Expr::name the buffer,
+  // args = [index, value] | [index, expected, value] (compare_exchange) | [index] (load)
+  Atomic,
+};
+
+enum class Axis : uint8_t { X, Y, Z, Flat };  // Flat only for Lid
+
+enum class AtomicOp : uint8_t { Add, Sub, Min, Max, And, Or, Xor, Exchange, CompareExchange, Load };
+
+enum class OpClass : uint8_t { Literal, Var, Load, Len, Builtin, Binary, Unary, Ternary, Conversion, Atomic };
+
+struct OpInfo {
+  std::string_view json;  // operator key in JSON
+  OpClass cls;
+  uint8_t arity;          // operand count for Binary/Unary/Ternary
+};
+
+const OpInfo& op_info(Op op);
+std::optional<Op> op_from_json(std::string_view key);
+std::span<const Op> all_ops();
+
+std::string_view to_string(ScalarType t);
+std::optional<ScalarType> scalar_type_from_string(std::string_view s);
+std::string_view to_string(Access a);
+std::optional<Access> access_from_string(std::string_view s);
+std::string_view to_string(AtomicOp op);
+std::optional<AtomicOp> atomic_op_from_string(std::string_view s);
+std::string_view to_string(Axis a);
+
+struct Expr {
+  Op op = Op::LitU32;
+  uint32_t imm = 0;
+  std::string name;
+  std::vector<Expr> args;
+
+  friend bool operator==(const Expr&, const Expr&) = default;
+};
+
+enum class StmtOp : uint8_t { Let, Assign, Store, If, Loop, While, Break, Continue, Barrier, Eval, Return };
+
+enum class BarrierKind : uint8_t { Workgroup, Storage };
+
+struct Stmt {
+  StmtOp op = StmtOp::Return;
+  // Let/Assign: the local; Store: the buffer; Loop: the loop variable
+  std::string name;
+  // Let/Assign: [value]; Store: [index, value]; If/While: [cond];
+  // Loop: [from, to]; Eval: [expr]; otherwise empty
+  std::vector<Expr> exprs;
+  std::vector<Stmt> body;       // If: then; Loop/While: body
+  std::vector<Stmt> else_body;  // If only
+  BarrierKind barrier = BarrierKind::Workgroup;
+
+  friend bool operator==(const Stmt&, const Stmt&) = default;
+};
+
+std::string_view to_string(StmtOp op);
+
+struct Program {
+  std::string name;  // label only; not part of the program's identity
+  std::array<uint32_t, 3> workgroup_size{1, 1, 1};
+  std::vector<Buffer> buffers;  // in declaration order
+  std::vector<Stmt> body;
+
+  const Buffer* find_buffer(std::string_view buffer_name) const;
+  friend bool operator==(const Program&, const Program&) = default;
+};
+
+// Buffers in canonical order: bound buffers by binding, then workgroup
+// buffers by name. Identity, lowering and binding layout all use this order,
+// so declaration order never changes a digest or a shader.
+std::vector<const Buffer*> canonical_buffer_order(const Program& program);
+
+// True when some atomic expression names this buffer: it is then atomic
+// everywhere, its plain loads and stores included.
+bool buffer_is_atomic(const Program& program, std::string_view buffer_name);
+
+}  // namespace vyre

@@ -1,0 +1,17 @@
+// Validation: every rule of the program format that a program can break.
+#pragma once
+
+#include <vector>
+
+#include "vyre/error.hpp"
+#include "vyre/program.hpp"
+
+namespace vyre {
+
+// Every problem found, in document order; empty means valid.
+std::vector<Diagnostic> validate(const Program& program);
+
+// Throws ProgramError when validate() finds anything.
+void require_valid(const Program& program);
+
+}  // namespace vyre

@@ -1,0 +1,48 @@
+// Helpers shared by the tests: temporary folders, running the CLI as a
+// separate process, file I/O.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vyre::test {
+
+// A fresh folder under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct ProcessResult {
+  int exit_code = -1;  // -1: did not exit normally (signal), see term_signal
+  int term_signal = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs a program with arguments and extra environment (NAME -> value; an
+// empty value unsets NAME), capturing stdout and stderr.
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env = {},
+                          const std::string& stdin_text = {});
+
+// Runs the built `vyre` CLI.
+ProcessResult run_vyre(const std::vector<std::string>& args, const std::map<std::string, std::string>& env = {});
+
+std::string read_file(const std::filesystem::path& path);
+void write_file(const std::filesystem::path& path, const std::string& contents);
+
+// A path inside the source tree, e.g. source_path("examples/xor.json").
+std::filesystem::path source_path(const std::string& relative);
+
+}  // namespace vyre::test

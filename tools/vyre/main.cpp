@@ -1,0 +1,30 @@
+// vyre: validate, hash, lower and run vyre programs; inspect devices and the cache.
+#include <cstdio>
+
+#include "cli.hpp"
+#include "vyre/version.hpp"
+
+int main(int argc, char** argv) {
+  using namespace vyre::cli;
+  CLI::App app{"vyre: portable GPU compute programs, lowered to WGSL, cached ahead of time, run through WebGPU"};
+  app.name("vyre");
+  app.set_version_flag("--version", std::string("vyre ") + vyre::kVersion);
+  app.require_subcommand(1);
+  app.footer("Run `vyre COMMAND --help` for a command's options. Exit codes and settings: docs/cli.md, docs/configuration.md.");
+
+  Action action;
+  add_validate(app, action);
+  add_hash(app, action);
+  add_lower(app, action);
+  add_run(app, action);
+  add_devices(app, action);
+  add_demo(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kOk : kUsage;
+  }
+  return run_guarded(action);
+}
