@@ -16,6 +16,7 @@
 #include "ir/uniformity.hpp"
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 
@@ -27,7 +28,10 @@ using Reason = std::optional<std::string>;
 
 class Analysis {
  public:
-  explicit Analysis(const Program& p) : program_(p) {}
+  explicit Analysis(const Program& p) : program_(p) {
+    for (const auto& b : p.buffers)
+      if (buffer_is_atomic(p, b.name)) atomic_buffers_.insert(b.name);
+  }
 
   std::vector<Diagnostic> run() {
     // Locals start uniform and only ever become non-uniform: iterate to the fixed point.
@@ -58,7 +62,7 @@ class Analysis {
       case Op::Load: {
         const Buffer* b = program_.find_buffer(e.name);
         const bool read_only = b && (b->access == Access::Read || b->access == Access::Uniform);
-        if (!read_only || buffer_is_atomic(program_, e.name))
+        if (!read_only || atomic_buffers_.count(e.name))
           return "the load at " + at + " reads buffer '" + e.name + "', which invocations may write";
         break;
       }
@@ -183,6 +187,7 @@ class Analysis {
 
   const Program& program_;
   std::map<std::string, std::string> non_uniform_locals_;
+  std::set<std::string> atomic_buffers_;
   std::vector<LoopContext> loops_;
   std::vector<Diagnostic> diagnostics_;
   bool changed_ = false;

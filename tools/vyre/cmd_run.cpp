@@ -109,7 +109,8 @@ int run(const RunOptions& o) {
     for (const auto& [name, want] : run.expect) {
       const Buffer* b = program.find_buffer(name);
       if (!outputs.has(name)) throw Error(ErrorKind::invalid_input, "--check: '" + name + "' is not an output buffer");
-      if (!values_equal(b->type, outputs.bytes(name), want)) {
+      const Tolerance tol = run.tolerance.count(name) ? run.tolerance.at(name) : Tolerance{};
+      if (!values_equal(b->type, outputs.bytes(name), want, tol.abs, tol.rel)) {
         std::cerr << "vyre: check failed for '" << name << "': expected " << format_values(b->type, want) << "\n";
         code = kFailure;
       }

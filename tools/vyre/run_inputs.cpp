@@ -96,8 +96,22 @@ RunInputs read_run_file(const Program& program, const std::string& path) {
       Dim3 g{};
       for (size_t i = 0; i < 3; ++i) g[i] = parse_count(value.items[i].text, at);
       run.grid = g;
+    } else if (key == "tolerance") {
+      if (value.kind != Value::Kind::Object) throw Error(ErrorKind::invalid_input, at + " must be an object");
+      for (const auto& [name, t] : value.members) {
+        buffer_named(program, name, at);
+        Tolerance tol;
+        for (const auto& [field, number] : t.members) {
+          double v = 0;
+          auto res = std::from_chars(number.text.data(), number.text.data() + number.text.size(), v);
+          if (number.kind != Value::Kind::Number || res.ec != std::errc() || v < 0 || (field != "abs" && field != "rel"))
+            throw Error(ErrorKind::invalid_input, at + "." + name + ": expected {\"abs\": N, \"rel\": N} with N >= 0");
+          (field == "abs" ? tol.abs : tol.rel) = v;
+        }
+        run.tolerance[name] = tol;
+      }
     } else if (key != "description") {
-      throw Error(ErrorKind::invalid_input, at + ": unknown key (inputs, sizes, grid, expect, description)");
+      throw Error(ErrorKind::invalid_input, at + ": unknown key (inputs, sizes, grid, expect, tolerance, description)");
     }
   }
   return run;

@@ -1,7 +1,7 @@
 // What `vyre run` dispatches with: --input/--size/--grid options, or a run
 // file (PROG.run.json) holding the same plus the expected outputs:
 //   {"inputs": {"a": [1, 2]}, "sizes": {"out": 2}, "grid": [1, 1, 1],
-//    "expect": {"out": [3, 4]}}
+//    "expect": {"out": [3, 4]}, "tolerance": {"out": {"abs": 1e-6, "rel": 1e-4}}}
 #pragma once
 
 #include <map>
@@ -14,10 +14,18 @@
 
 namespace vyre::cli {
 
+// How far an f32 output may be from the expected value: |got - want| <=
+// abs + rel * |want|. Without one, outputs must match exactly.
+struct Tolerance {
+  double abs = 0;
+  double rel = 0;
+};
+
 struct RunInputs {
   Inputs inputs;
   std::optional<Dim3> grid;
   std::map<std::string, std::vector<uint8_t>> expect;  // by output buffer name
+  std::map<std::string, Tolerance> tolerance;
 };
 
 // Reads a run file against the program's buffers.

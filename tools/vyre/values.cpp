@@ -98,13 +98,16 @@ std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
   return out + "]";
 }
 
-bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, double abs,
+                  double rel) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size() / 4; ++i) {
     const uint32_t x = read_u32(a, i), y = read_u32(b, i);
     if (x == y) continue;
-    if (type == ScalarType::F32 && std::isnan(std::bit_cast<float>(x)) && std::isnan(std::bit_cast<float>(y))) continue;
-    return false;
+    if (type != ScalarType::F32) return false;
+    const double fx = std::bit_cast<float>(x), fy = std::bit_cast<float>(y);
+    if (std::isnan(fx) && std::isnan(fy)) continue;
+    if (!(std::fabs(fx - fy) <= abs + rel * std::fabs(fy))) return false;
   }
   return true;
 }

@@ -22,7 +22,9 @@ std::vector<uint8_t> values_from_json(ScalarType type, const json_detail::Value&
 // A JSON array, as text.
 std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes);
 
-// Equal values; for f32 equal bits, any NaN matching any NaN.
-bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b);
+// Equal values; for f32 equal bits, any NaN matching any NaN, or (with a
+// tolerance) |a - b| <= abs + rel * |b|.
+bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, double abs = 0,
+                  double rel = 0);
 
 }  // namespace vyre::cli
