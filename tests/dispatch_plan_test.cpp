@@ -159,7 +159,7 @@ TEST(DispatchPlan, RuntimeSizedReadWriteBufferNeedsALength) {
             "runtime-sized output 'out' needs a length: give its contents or a size (--size out=N)");
 
   const Program scratch = ProgramBuilder("s").storage("tmp", 0, ScalarType::U32).unchecked();
-  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(scratch, {.grid = Dim3{1, 1, 1}}, Inputs{}); }),
+  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(scratch, {}, Inputs{}, Dim3{1, 1, 1}); }),
                        "runtime-sized buffer 'tmp' needs a length"));
 }
 
