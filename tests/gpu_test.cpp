@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <barrier>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -17,10 +18,12 @@
 #include "gpu/device.hpp"
 #include "gpu/dispatcher.hpp"
 #include "gpu/instance.hpp"
+#include "support/programs.hpp"
 #include "support/test_support.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
+#include "vyre/reference.hpp"
 
 namespace vyre::gpu {
 namespace {
@@ -238,7 +241,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 )";
 
-Program xor_program() {
+// Buffers only: the WGSL is handwritten.
+Program xor_buffers() {
   return ProgramBuilder("xor")
       .workgroup_size(64)
       .input("a", 0, ScalarType::U32)
@@ -271,7 +275,7 @@ Inputs xor_inputs(uint32_t n, uint32_t seed, std::vector<uint32_t>* expected) {
 TEST_F(GpuPipeline, XorOfRuntimeSizedBuffers) {
   Dispatcher dispatcher(pipeline(kXorWgsl, xor_interface()));
   std::vector<uint32_t> expected;
-  const Outputs out = run(dispatcher, xor_program(), xor_inputs(1000, 3, &expected));  // not a multiple of 64
+  const Outputs out = run(dispatcher, xor_buffers(), xor_inputs(1000, 3, &expected));  // not a multiple of 64
   EXPECT_EQ(out.get<uint32_t>("out"), expected);
   EXPECT_EQ(out.all().size(), 1u);  // inputs are not read back
 }
@@ -395,12 +399,12 @@ TEST_F(GpuPipeline, AnEmptyGridRunsNothingAndReadsBackWhatWasGiven) {
   Dispatcher dispatcher(pipeline(kXorWgsl, xor_interface()));
   Inputs in;
   in.set<uint32_t>("a", {}).set<uint32_t>("b", {}).set<uint32_t>("out", {});
-  const Outputs out = run(dispatcher, xor_program(), in);
+  const Outputs out = run(dispatcher, xor_buffers(), in);
   EXPECT_TRUE(out.bytes("out").empty());
 
   Inputs given;
   given.set<uint32_t>("a", {1, 2}).set<uint32_t>("b", {3, 4}).set<uint32_t>("out", {7, 8});
-  EXPECT_EQ(run(dispatcher, xor_program(), given, Dim3{0, 1, 1}).get<uint32_t>("out"),
+  EXPECT_EQ(run(dispatcher, xor_buffers(), given, Dim3{0, 1, 1}).get<uint32_t>("out"),
             (std::vector<uint32_t>{7, 8}));
 }
 
@@ -415,7 +419,7 @@ fn main() { let x: u32 = 1.5; }
 
   Dispatcher dispatcher(pipeline(kXorWgsl, xor_interface()));
   std::vector<uint32_t> expected;
-  EXPECT_EQ(run(dispatcher, xor_program(), xor_inputs(10, 1, &expected)).get<uint32_t>("out"), expected);
+  EXPECT_EQ(run(dispatcher, xor_buffers(), xor_inputs(10, 1, &expected)).get<uint32_t>("out"), expected);
 }
 
 TEST_F(GpuPipeline, AWorkgroupSizeBeyondTheDeviceIsLimitExceeded) {
@@ -438,10 +442,10 @@ TEST_F(GpuPipeline, AGridBeyondTheDeviceIsLimitExceededAndTheDispatcherStaysUsab
   const Inputs in = xor_inputs(100, 5, &expected);
   const uint32_t too_many = device_->limits().maxComputeWorkgroupsPerDimension + 1;
   const std::string msg =
-      error_of(ErrorKind::limit_exceeded, [&] { run(dispatcher, xor_program(), in, Dim3{1, too_many, 1}); });
+      error_of(ErrorKind::limit_exceeded, [&] { run(dispatcher, xor_buffers(), in, Dim3{1, too_many, 1}); });
   EXPECT_TRUE(contains(msg, "maxComputeWorkgroupsPerDimension")) << msg;
   EXPECT_TRUE(contains(msg, "grid-stride loop")) << msg;
-  EXPECT_EQ(run(dispatcher, xor_program(), in).get<uint32_t>("out"), expected);
+  EXPECT_EQ(run(dispatcher, xor_buffers(), in).get<uint32_t>("out"), expected);
 }
 
 TEST_F(GpuPipeline, ABufferBeyondTheBindingLimitIsLimitExceededNamingIt) {
@@ -451,13 +455,13 @@ TEST_F(GpuPipeline, ABufferBeyondTheBindingLimitIsLimitExceededNamingIt) {
   Inputs in;
   in.set<uint32_t>("a", {1}).set<uint32_t>("b", {2}).size("out", elements);
   const std::string msg =
-      error_of(ErrorKind::limit_exceeded, [&] { run(dispatcher, xor_program(), in, Dim3{1, 1, 1}); });
+      error_of(ErrorKind::limit_exceeded, [&] { run(dispatcher, xor_buffers(), in, Dim3{1, 1, 1}); });
   EXPECT_TRUE(contains(msg, "buffer 'out'")) << msg;
   EXPECT_TRUE(contains(msg, std::to_string(uint64_t{elements} * 4) + " bytes")) << msg;
   EXPECT_TRUE(contains(msg, std::to_string(limit))) << msg;
 
   std::vector<uint32_t> expected;
-  EXPECT_EQ(run(dispatcher, xor_program(), xor_inputs(10, 2, &expected)).get<uint32_t>("out"), expected);
+  EXPECT_EQ(run(dispatcher, xor_buffers(), xor_inputs(10, 2, &expected)).get<uint32_t>("out"), expected);
 }
 
 TEST_F(GpuPipeline, AWarmDispatchAllocatesNoBuffersAndStartsFromZero) {
@@ -506,7 +510,7 @@ TEST_F(GpuPipeline, TheReportHasTheGridAndTimings) {
   Dispatcher dispatcher(pipeline(kXorWgsl, xor_interface()));
   std::vector<uint32_t> expected;
   DispatchReport report;
-  run(dispatcher, xor_program(), xor_inputs(1000, 4, &expected), std::nullopt, &report);
+  run(dispatcher, xor_buffers(), xor_inputs(1000, 4, &expected), std::nullopt, &report);
   EXPECT_EQ(report.grid, (Dim3{16, 1, 1}));
   EXPECT_GE(report.upload_ms, 0.0);
   EXPECT_GT(report.dispatch_ms, 0.0);
@@ -523,7 +527,7 @@ TEST_F(GpuPipeline, ThreadsDispatchingOnOneDeviceEachGetTheirOwnResults) {
       for (uint32_t round = 0; round < 10; ++round) {
         std::vector<uint32_t> expected;
         const Inputs in = xor_inputs(200 + 37 * t + round, t * 100 + round, &expected);
-        if (run(dispatcher, xor_program(), in).get<uint32_t>("out") != expected) ++wrong;
+        if (run(dispatcher, xor_buffers(), in).get<uint32_t>("out") != expected) ++wrong;
       }
     });
   }
@@ -537,7 +541,7 @@ TEST(GpuDevice, ALostDeviceIsReportedOnEveryLaterCall) {
   Dispatcher dispatcher(compiled);
   std::vector<uint32_t> expected;
   const Inputs in = xor_inputs(64, 9, &expected);
-  const Program program = xor_program();
+  const Program program = xor_buffers();
   ASSERT_EQ(dispatcher.run(plan_dispatch(program, {}, in)).get<uint32_t>("out"), expected);
 
   wgpuDeviceDestroy(device->device());
@@ -546,6 +550,232 @@ TEST(GpuDevice, ALostDeviceIsReportedOnEveryLaterCall) {
   const std::string msg = error_of(ErrorKind::device_lost, [&] { dispatcher.run(plan_dispatch(program, {}, in)); });
   EXPECT_TRUE(contains(msg, "create a new vyre::gpu::Backend")) << msg;
   error_of(ErrorKind::device_lost, [&] { ComputePipeline again(device, kXorWgsl, xor_interface()); });
+}
+
+// ---- end to end: Backend::compile and Pipeline::dispatch ---------------------
+
+using namespace vyre::build;
+
+std::vector<uint32_t> iota_words(uint32_t n, uint32_t start) {
+  std::vector<uint32_t> v(n);
+  for (uint32_t i = 0; i < n; ++i) v[i] = start + i * 7;
+  return v;
+}
+
+Inputs xor_program_inputs(uint32_t n, std::vector<uint32_t>* expected) {
+  const auto a = iota_words(n, 1), b = iota_words(n, 1000);
+  expected->resize(n);
+  for (uint32_t i = 0; i < n; ++i) (*expected)[i] = a[i] ^ b[i];
+  Inputs in;
+  in.set<uint32_t>("a", a).set<uint32_t>("b", b).size("out", n);
+  return in;
+}
+
+TEST(GpuBackend, CompilesAndDispatchesABuilderProgram) {
+  Backend backend(no_disk_cache());
+  Pipeline pipeline = backend.compile(test::xor_program());
+  const CompileReport& report = pipeline.compile_report();
+  EXPECT_FALSE(report.memory_hit);
+  EXPECT_FALSE(report.cache_key.empty());
+  EXPECT_GT(report.shader_ms, 0.0);
+  EXPECT_GT(report.pipeline_ms, 0.0);
+  EXPECT_TRUE(contains(pipeline.wgsl(), "@compute")) << pipeline.wgsl();
+  EXPECT_EQ(pipeline.interface().bindings.size(), 3u);
+
+  for (uint32_t n : {1000u, 64u, 1u, 3000u, 0u}) {
+    std::vector<uint32_t> expected;
+    DispatchReport dispatch;
+    EXPECT_EQ(pipeline.dispatch(xor_program_inputs(n, &expected), std::nullopt, &dispatch).get<uint32_t>("out"),
+              expected)
+        << n << " elements";
+    EXPECT_EQ(dispatch.grid, (Dim3{(n + 63) / 64, 1, 1}));
+  }
+}
+
+TEST(GpuBackend, ASecondCompileOfTheSameProgramIsAnInMemoryHit) {
+  Backend backend(no_disk_cache());
+  Pipeline first = backend.compile(test::xor_program());
+  Program same = test::xor_program();
+  same.name = "another label";
+  std::reverse(same.buffers.begin(), same.buffers.end());  // declaration order is not identity
+  Pipeline second = backend.compile(same);
+  EXPECT_TRUE(second.compile_report().memory_hit);
+  EXPECT_EQ(second.compile_report().cache_key, first.compile_report().cache_key);
+  EXPECT_EQ(&second.wgsl(), &first.wgsl());  // one shader, shared
+
+  DispatchConfig wider;
+  wider.workgroup_override = Dim3{128, 1, 1};
+  Pipeline third = backend.compile(test::xor_program(), wider);
+  EXPECT_FALSE(third.compile_report().memory_hit);
+  EXPECT_NE(third.compile_report().cache_key, first.compile_report().cache_key);
+
+  // Each Pipeline keeps its own buffers: interleaved dispatches do not mix.
+  std::vector<uint32_t> e1, e2, e3;
+  const Inputs i1 = xor_program_inputs(100, &e1), i2 = xor_program_inputs(7, &e2), i3 = xor_program_inputs(300, &e3);
+  EXPECT_EQ(first.dispatch(i1).get<uint32_t>("out"), e1);
+  EXPECT_EQ(second.dispatch(i2).get<uint32_t>("out"), e2);
+  EXPECT_EQ(third.dispatch(i3).get<uint32_t>("out"), e3);
+  EXPECT_EQ(first.dispatch(i2).get<uint32_t>("out"), e2);
+}
+
+TEST(GpuBackend, ThreadsCompilingTheSameProgramCompileItOnce) {
+  Backend backend(no_disk_cache());
+  constexpr int kThreads = 4;
+  std::barrier start(kThreads);
+  std::atomic<int> compiled{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      start.arrive_and_wait();
+      Pipeline pipeline = backend.compile(test::xor_program());
+      if (!pipeline.compile_report().memory_hit) ++compiled;
+      std::vector<uint32_t> expected;
+      if (pipeline.dispatch(xor_program_inputs(500, &expected)).get<uint32_t>("out") != expected) ++wrong;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(compiled.load(), 1);
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(GpuBackend, TheFingerprintOverrideIsPartOfTheCacheKey) {
+  const Program program = test::xor_program();
+  std::string real_key;
+  {
+    ScopedEnv unset("VYRE_BACKEND_FINGERPRINT_OVERRIDE", std::nullopt);
+    real_key = Backend(no_disk_cache()).compile(program).compile_report().cache_key;
+  }
+  ScopedEnv set("VYRE_BACKEND_FINGERPRINT_OVERRIDE", "fleet-a");
+  EXPECT_NE(Backend(no_disk_cache()).compile(program).compile_report().cache_key, real_key);
+}
+
+TEST(GpuBackend, UniformsLengthsAndFmaMatchTheReferenceInterpreter) {
+  const Program program =
+      ProgramBuilder("affine")
+          .workgroup_size(32)
+          .uniform("params", 0, ScalarType::F32, 2)
+          .input("x", 1, ScalarType::F32)
+          .output("y", 2, ScalarType::F32)
+          .body({let("i", gid()), if_(lt(var("i"), len("y")), {store("y", var("i"), fma(load("params", u32(0)),
+                                                                                        load("x", var("i")),
+                                                                                        load("params", u32(1))))})})
+          .build();
+  std::vector<float> x(333);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.25f - 40.0f;
+  Inputs in;
+  in.set<float>("params", {1.5f, -2.0f}).set<float>("x", x).size("y", 333);
+  Backend backend(no_disk_cache());
+  EXPECT_EQ(backend.compile(program).dispatch(in), reference::run(program, in));
+}
+
+TEST(GpuBackend, WorkgroupMemoryAndBarriersMatchTheReferenceInterpreter) {
+  // Each workgroup sums its 64 elements through workgroup memory.
+  const Program program =
+      ProgramBuilder("block_sums")
+          .workgroup_size(64)
+          .input("a", 0, ScalarType::U32)
+          .output("sums", 1, ScalarType::U32)
+          .workgroup_buffer("tile", ScalarType::U32, 64)
+          .body({let("i", gid()), let("v", u32(0)), if_(lt(var("i"), len("a")), {assign("v", load("a", var("i")))}),
+                 store("tile", lid(), var("v")), barrier(),
+                 if_(eq(lid(), u32(0)), {let("total", u32(0)),
+                                         loop("k", u32(0), u32(64), {assign("total", add(var("total"),
+                                                                                         load("tile", var("k"))))}),
+                                         store("sums", wid(), var("total"))})})
+          .build();
+  const uint32_t n = 1000, groups = (n + 63) / 64;
+  const auto a = iota_words(n, 3);
+  std::vector<uint32_t> expected(groups, 0);
+  for (uint32_t i = 0; i < n; ++i) expected[i / 64] += a[i];
+  Inputs in;
+  in.set<uint32_t>("a", a).size("sums", groups);
+  DispatchConfig config;
+  config.grid = Dim3{groups, 1, 1};
+  Backend backend(no_disk_cache());
+  const Outputs gpu = backend.compile(program, config).dispatch(in);
+  EXPECT_EQ(gpu.get<uint32_t>("sums"), expected);
+  EXPECT_EQ(gpu, reference::run(program, in, config));
+}
+
+TEST(GpuBackend, IntegerConstantHazardsAgreeWithTheReferenceInterpreter) {
+  Backend backend(no_disk_cache());
+  for (const Program& program : test::constant_hazard_programs()) {
+    SCOPED_TRACE(program.name);
+    Pipeline pipeline = backend.compile(program);  // no shader-creation error on a real compiler
+    const Buffer& out = *program.find_buffer("out");
+    Inputs in;
+    if (out.runtime_sized()) in.size("out", 1);
+    DispatchConfig one_workgroup;
+    one_workgroup.grid = Dim3{1, 1, 1};
+    const Outputs gpu = pipeline.dispatch(in, one_workgroup.grid);
+    // f32 results may differ in NaN payloads or flushed subnormals, and
+    // out-of-range stores are unspecified; the integer results may not differ.
+    if (out.type != ScalarType::F32 && program.name != "const_index_out_of_range") {
+      EXPECT_EQ(gpu, reference::run(program, in, one_workgroup));
+    }
+  }
+}
+
+TEST(GpuBackend, EveryConstructProgramCompilesAndRunsOnTheDevice) {
+  Backend backend(no_disk_cache());
+  const Program program = test::every_construct_program();
+  Pipeline pipeline = backend.compile(program);
+  Inputs in;
+  in.set<uint32_t>("in", iota_words(40, 0)).size("out", 40).size("fout", 40).set<uint32_t>("params", {1, 2, 3, 4, 5});
+  const Outputs out = pipeline.dispatch(in);
+  EXPECT_EQ(out.bytes("out").size(), 160u);
+  EXPECT_EQ(out.bytes("hist").size(), 16u);
+}
+
+TEST(GpuBackend, LimitErrorsLeaveTheBackendUsable) {
+  Backend backend(no_disk_cache());
+  const auto device = open_default_device();  // the same adapter: read its limits
+  const WGPULimits& limits = device->limits();
+  Pipeline pipeline = backend.compile(test::xor_program());
+  std::vector<uint32_t> expected;
+  const Inputs in = xor_program_inputs(100, &expected);
+
+  error_of(ErrorKind::limit_exceeded,
+           [&] { pipeline.dispatch(in, Dim3{limits.maxComputeWorkgroupsPerDimension + 1, 1, 1}); });
+  EXPECT_EQ(pipeline.dispatch(in).get<uint32_t>("out"), expected);
+
+  Inputs huge;
+  huge.set<uint32_t>("a", {1}).set<uint32_t>("b", {1}).size("out", static_cast<uint32_t>(
+                                                                        limits.maxStorageBufferBindingSize / 4 + 1));
+  const std::string msg = error_of(ErrorKind::limit_exceeded, [&] { pipeline.dispatch(huge, Dim3{1, 1, 1}); });
+  EXPECT_TRUE(contains(msg, "buffer 'out'")) << msg;
+  EXPECT_EQ(pipeline.dispatch(in).get<uint32_t>("out"), expected);
+
+  if (limits.maxComputeWorkgroupSizeZ < 1024) {
+    DispatchConfig deep;
+    deep.workgroup_override = Dim3{1, 1, limits.maxComputeWorkgroupSizeZ + 1};
+    error_of(ErrorKind::limit_exceeded, [&] { backend.compile(test::xor_program(), deep); });
+  }
+  EXPECT_EQ(backend.compile(test::xor_program()).dispatch(in).get<uint32_t>("out"), expected);
+}
+
+TEST(GpuBackend, BadInputsAreInvalidInputAndLeaveThePipelineUsable) {
+  Backend backend(no_disk_cache());
+  Pipeline pipeline = backend.compile(test::xor_program());
+  Inputs missing;
+  missing.set<uint32_t>("a", {1}).size("out", 1);
+  EXPECT_TRUE(contains(error_of(ErrorKind::invalid_input, [&] { pipeline.dispatch(missing); }), "'b'"));
+  std::vector<uint32_t> expected;
+  EXPECT_EQ(pipeline.dispatch(xor_program_inputs(10, &expected)).get<uint32_t>("out"), expected);
+}
+
+TEST(GpuBackend, AnInvalidProgramIsAProgramError) {
+  const Program invalid = ProgramBuilder("bad")
+                              .input("a", 0, ScalarType::U32)
+                              .body({store("a", u32(0), u32(1))})  // a read buffer
+                              .unchecked();
+  Backend backend(no_disk_cache());
+  EXPECT_THROW(backend.compile(invalid), ProgramError);
+}
+
+TEST(GpuBackend, AnEmptyPipelineRefusesToDispatch) {
+  Pipeline empty;
+  EXPECT_TRUE(contains(error_of(ErrorKind::invalid_input, [&] { empty.dispatch(Inputs{}); }), "Backend::compile"));
 }
 
 }  // namespace
