@@ -131,6 +131,13 @@ TEST(GpuAdapters, AdapterIsChosenByIndexOrCaseInsensitiveNamePart) {
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   ScopedEnv env("VYRE_WGPU_ADAPTER", upper);
   EXPECT_TRUE(contains(Backend(no_disk_cache()).adapter().name, last.name.substr(0, 4)));
+
+  // Digits that are no adapter's index match by name ("3090" in "RTX 3090").
+  std::smatch digits;
+  if (std::regex_search(last.name, digits, std::regex(R"(\d{2,})")) && std::stoul(digits.str()) >= adapters.size()) {
+    ScopedEnv by_digits("VYRE_WGPU_ADAPTER", digits.str());
+    EXPECT_TRUE(contains(Backend(no_disk_cache()).adapter().name, digits.str()));
+  }
 }
 
 TEST(GpuAdapters, AnAdapterMatchingNothingIsNoAdapterListingWhatIsVisible) {

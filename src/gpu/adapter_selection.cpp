@@ -126,13 +126,11 @@ size_t select_adapter(const std::vector<FoundAdapter>& adapters, const BackendCh
     });
     return static_cast<size_t>(best - adapters.begin());
   }
-  if (auto index = parse_index(wanted)) {
-    if (*index < adapters.size()) return *index;
-  } else {
-    const std::string needle = lowercase(wanted);
-    for (size_t i = 0; i < adapters.size(); ++i)
-      if (lowercase(adapters[i].info.name).find(needle) != std::string::npos) return i;
-  }
+  if (auto index = parse_index(wanted); index && *index < adapters.size()) return *index;
+  // Digits that are no index may still be part of a name ("3090").
+  const std::string needle = lowercase(wanted);
+  for (size_t i = 0; i < adapters.size(); ++i)
+    if (lowercase(adapters[i].info.name).find(needle) != std::string::npos) return i;
   throw Error(ErrorKind::no_adapter, "no GPU adapter matches " + source + "='" + wanted +
                                          "' (an index or part of a name); visible adapters (backend: " +
                                          backends.name + "):" + list_adapters(adapters));

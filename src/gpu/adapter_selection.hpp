@@ -20,10 +20,10 @@ struct FoundAdapter {
 // Every adapter of the chosen backends, in enumeration order.
 std::vector<FoundAdapter> find_adapters(const BackendChoice& backends);
 
-// The adapter to open. `requested` (else $VYRE_WGPU_ADAPTER) is an index or a
-// case-insensitive part of the name; without one: discrete, then integrated,
-// then CPU, then unknown, first found on a tie. Throws Error(no_adapter) with
-// what to install or what is visible.
+// The adapter to open. `requested` (else $VYRE_WGPU_ADAPTER) is an index, else
+// a case-insensitive part of the name (the first match); without one:
+// discrete, then integrated, then CPU, then unknown, the first found on a tie.
+// Throws Error(no_adapter) with what to install or what is visible.
 size_t select_adapter(const std::vector<FoundAdapter>& adapters, const BackendChoice& backends,
                       const std::optional<std::string>& requested);
 
