@@ -58,17 +58,17 @@ void Dispatcher::check_limits(const DispatchPlan& plan, const std::vector<Bindin
                    "Give a smaller grid (--grid X,Y,Z) and have the program cover the elements in a grid-stride "
                    "loop, spread the grid over y and z, or use a larger workgroup size.");
   for (const auto& b : bindings) {
+    const bool uniform = b.shader->kind == BindingKind::Uniform;
+    const uint64_t binding_limit = uniform ? limits.maxUniformBufferBindingSize : limits.maxStorageBufferBindingSize;
+    if (b.bytes <= binding_limit && b.bytes <= limits.maxBufferSize) continue;
     const std::string what = "buffer '" + b.plan->buffer->name + "' (" + std::to_string(b.plan->elements) + " " +
                              std::string(to_string(b.plan->buffer->type)) + " elements) needs " +
                              std::to_string(b.bytes) + " bytes";
     const char* split = "Split the data over several dispatches.";
-    if (b.shader->kind == BindingKind::Uniform && b.bytes > limits.maxUniformBufferBindingSize)
-      beyond_limit(what, "maxUniformBufferBindingSize", limits.maxUniformBufferBindingSize, " bytes", device,
-                   "Declare it a read buffer instead of a uniform one.");
-    if (b.shader->kind != BindingKind::Uniform && b.bytes > limits.maxStorageBufferBindingSize)
-      beyond_limit(what, "maxStorageBufferBindingSize", limits.maxStorageBufferBindingSize, " bytes", device, split);
-    if (b.bytes > limits.maxBufferSize)
-      beyond_limit(what, "maxBufferSize", limits.maxBufferSize, " bytes", device, split);
+    if (b.bytes > binding_limit)
+      beyond_limit(what, uniform ? "maxUniformBufferBindingSize" : "maxStorageBufferBindingSize", binding_limit,
+                   " bytes", device, uniform ? "Declare it a read buffer instead of a uniform one." : split);
+    beyond_limit(what, "maxBufferSize", limits.maxBufferSize, " bytes", device, split);
   }
 }
 
