@@ -129,15 +129,16 @@ void DeviceContext::poll_until(const std::function<bool()>& done) {
   // just finished runs; a long run of idle polls means it never will.
   int idle_polls = 0;
   while (!done()) {
+    check_alive();  // wgpu-native may abort when polling a lost device
     const bool idle = wgpuDevicePoll(device_.get(), WGPU_TRUE, nullptr);
     if (done()) break;
-    check_alive();
     if (idle && ++idle_polls > 1000) throw Error(ErrorKind::gpu, "the GPU went idle without completing the request");
     if (idle) std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
 }
 
 void DeviceContext::wait_for(WGPUSubmissionIndex submission) {
+  check_alive();
   wgpuDevicePoll(device_.get(), WGPU_TRUE, &submission);
   check_alive();
 }

@@ -178,17 +178,19 @@ wgpu::CommandBuffer Dispatcher::encode(const DispatchPlan& plan, const std::vect
 }
 
 void Dispatcher::read_back(const std::vector<Binding>& bindings, Outputs& outputs) {
-  struct Mapping {
-    std::atomic<int> pending{0};
-    std::mutex mutex;
-    std::string error;
-  } mapping;
   std::vector<size_t> mapped;
   for (size_t i = 0; i < bindings.size(); ++i)
     if (readback_bytes(*bindings[i].plan) > 0) mapped.push_back(i);
-  // wgpu-native cannot tell a buffer's map state, so each callback records it.
-  std::vector<std::atomic<bool>> mapped_ok(mapped.size());
-  mapping.pending = static_cast<int>(mapped.size());
+  // What the map callbacks write. wgpu-native cannot tell a buffer's map
+  // state, so each callback records its own.
+  struct Mapping {
+    explicit Mapping(size_t n) : pending(static_cast<int>(n)), ok(n) {}
+    std::atomic<int> pending;
+    std::vector<std::atomic<bool>> ok;
+    std::mutex mutex;
+    std::string error;
+  };
+  auto mapping = std::make_unique<Mapping>(mapped.size());
   WGPUBufferMapCallbackInfo callback{};
   callback.mode = WGPUCallbackMode_AllowSpontaneous;
   callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* m, void* ok) {
@@ -201,25 +203,30 @@ void Dispatcher::read_back(const std::vector<Binding>& bindings, Outputs& output
     }
     --state->pending;
   };
-  callback.userdata1 = &mapping;
+  callback.userdata1 = mapping.get();
   for (size_t k = 0; k < mapped.size(); ++k) {
-    callback.userdata2 = &mapped_ok[k];
+    callback.userdata2 = &mapping->ok[k];
     wgpuBufferMapAsync(slots_[mapped[k]].staging.get(), WGPUMapMode_Read, 0, readback_bytes(*bindings[mapped[k]].plan),
                        callback);
   }
-  pipeline_->device().poll_until([&] { return mapping.pending.load() == 0; });
+  try {
+    pipeline_->device().poll_until([&] { return mapping->pending.load() == 0; });
+  } catch (...) {
+    if (mapping->pending.load() != 0) mapping.release();  // callbacks still to come write there: leave it to them
+    throw;
+  }
 
   for (size_t k = 0; k < mapped.size(); ++k) {
-    if (!mapped_ok[k]) continue;
+    if (!mapping->ok[k]) continue;
     const BufferPlan& plan = *bindings[mapped[k]].plan;
     const WGPUBuffer staging = slots_[mapped[k]].staging.get();
     const uint64_t bytes = readback_bytes(plan);
     const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(staging, 0, bytes));
     if (data != nullptr) outputs.put(plan.buffer->name, std::vector<uint8_t>(data, data + bytes));
-    else if (mapping.error.empty()) mapping.error = "no mapped range for '" + plan.buffer->name + "'";
+    else if (mapping->error.empty()) mapping->error = "no mapped range for '" + plan.buffer->name + "'";
     wgpuBufferUnmap(staging);
   }
-  if (!mapping.error.empty()) throw Error(ErrorKind::gpu, "reading the outputs back failed: " + mapping.error);
+  if (!mapping->error.empty()) throw Error(ErrorKind::gpu, "reading the outputs back failed: " + mapping->error);
 }
 
 void Dispatcher::forget_buffers() {
