@@ -1,0 +1,193 @@
+#include "gpu/device.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "util/log.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::gpu {
+
+// What wgpu-native's device callbacks report, read by the rest of the backend.
+struct DeviceContext::CallbackState {
+  std::atomic<bool> lost{false};
+  std::atomic<uint64_t> uncaptured{0};  // errors no scope caught (internal ones among them)
+  std::mutex mutex;
+  std::string why;
+  std::string last_uncaptured;
+
+  void set_lost(std::string_view reason) {
+    std::lock_guard lock(mutex);
+    if (!lost.exchange(true)) why = reason;
+  }
+  void add_uncaptured(std::string_view message) {
+    std::lock_guard lock(mutex);
+    last_uncaptured = message;
+    ++uncaptured;
+  }
+};
+
+namespace {
+
+std::string_view loss_reason(WGPUDeviceLostReason reason) {
+  switch (reason) {
+    case WGPUDeviceLostReason_Destroyed: return "destroyed";
+    case WGPUDeviceLostReason_CallbackCancelled: return "released";
+    case WGPUDeviceLostReason_FailedCreation: return "failed creation";
+    default: return "unknown";
+  }
+}
+
+void on_device_lost(WGPUDevice const*, WGPUDeviceLostReason reason, WGPUStringView message, void* state, void*) {
+  if (reason == WGPUDeviceLostReason_CallbackCancelled) return;  // we released it
+  const std::string why = std::string(loss_reason(reason)) + ": " + std::string(from_view(message));
+  if (reason != WGPUDeviceLostReason_Destroyed) log::warn("GPU device lost ({})", why);
+  static_cast<DeviceContext::CallbackState*>(state)->set_lost(why);
+}
+
+// wgpu-native aborts on errors no scope catches unless this callback exists.
+// Scopes cannot filter internal errors there, so those arrive here too.
+void on_uncaptured_error(WGPUDevice const*, WGPUErrorType, WGPUStringView message, void* state, void*) {
+  log::debug("GPU error outside an error scope: {}", from_view(message));
+  static_cast<DeviceContext::CallbackState*>(state)->add_uncaptured(from_view(message));
+}
+
+// wgpu reports work on a destroyed or lost device as a validation error.
+bool says_device_lost(std::string_view message) { return message.find("device is lost") != std::string_view::npos; }
+
+}  // namespace
+
+std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found) {
+  std::shared_ptr<DeviceContext> ctx(new DeviceContext());
+  ctx->callbacks_ = std::make_unique<CallbackState>();
+  ctx->adapter_ = std::move(found.adapter);
+  ctx->adapter_info_ = std::move(found.info);
+
+  WGPULimits adapter_limits{};
+  if (wgpuAdapterGetLimits(ctx->adapter_.get(), &adapter_limits) != WGPUStatus_Success)
+    throw Error(ErrorKind::no_adapter, "cannot read the limits of adapter '" + ctx->adapter_info_.name + "'");
+  adapter_limits.nextInChain = nullptr;
+
+  WGPUDeviceDescriptor descriptor{};
+  descriptor.label = to_view("vyre");
+  descriptor.requiredLimits = &adapter_limits;
+  descriptor.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
+  descriptor.deviceLostCallbackInfo.callback = on_device_lost;
+  descriptor.deviceLostCallbackInfo.userdata1 = ctx->callbacks_.get();
+  descriptor.uncapturedErrorCallbackInfo.callback = on_uncaptured_error;
+  descriptor.uncapturedErrorCallbackInfo.userdata1 = ctx->callbacks_.get();
+
+  struct Request {
+    bool done = false;
+    WGPUDevice device = nullptr;
+    std::string message;
+  } request;
+  WGPURequestDeviceCallbackInfo callback{};
+  callback.mode = WGPUCallbackMode_AllowSpontaneous;
+  callback.callback = [](WGPURequestDeviceStatus status, WGPUDevice device, WGPUStringView message, void* r, void*) {
+    auto* req = static_cast<Request*>(r);
+    if (status == WGPURequestDeviceStatus_Success) req->device = device;
+    else req->message = from_view(message);
+    req->done = true;
+  };
+  callback.userdata1 = &request;
+  wgpuAdapterRequestDevice(ctx->adapter_.get(), &descriptor, callback);
+  if (!request.done) throw Error(ErrorKind::gpu, "wgpu-native did not answer a device request");
+  if (request.device == nullptr)
+    throw Error(ErrorKind::no_adapter,
+                "adapter '" + ctx->adapter_info_.name + "' could not open a device: " + request.message);
+  ctx->device_ = wgpu::Device(request.device);
+  ctx->queue_ = wgpu::Queue(wgpuDeviceGetQueue(request.device));
+  if (wgpuDeviceGetLimits(request.device, &ctx->limits_) != WGPUStatus_Success)
+    throw Error(ErrorKind::gpu, "cannot read the device limits of '" + ctx->adapter_info_.name + "'");
+  ctx->limits_.nextInChain = nullptr;
+  log::debug("opened GPU device on '{}' ({}, {})", ctx->adapter_info_.name, ctx->adapter_info_.backend,
+             ctx->adapter_info_.type);
+  return ctx;
+}
+
+DeviceContext::~DeviceContext() = default;
+
+void DeviceContext::check_alive() const {
+  if (!callbacks_->lost.load()) return;
+  std::lock_guard lock(callbacks_->mutex);
+  throw Error(ErrorKind::device_lost, "the GPU device on '" + adapter_info_.name + "' was lost (" + callbacks_->why +
+                                          "); create a new vyre::gpu::Backend to continue");
+}
+
+void DeviceContext::mark_lost(std::string_view why) { callbacks_->set_lost(why); }
+
+uint64_t DeviceContext::uncaptured_errors() const { return callbacks_->uncaptured.load(); }
+
+std::string DeviceContext::last_uncaptured_error() const {
+  std::lock_guard lock(callbacks_->mutex);
+  return callbacks_->last_uncaptured;
+}
+
+void DeviceContext::poll_until(const std::function<bool()>& done) {
+  // The device may report "idle" a few times before the callback of work it
+  // just finished runs; a long run of idle polls means it never will.
+  int idle_polls = 0;
+  while (!done()) {
+    check_alive();  // wgpu-native may abort when polling a lost device
+    const bool idle = wgpuDevicePoll(device_.get(), WGPU_TRUE, nullptr);
+    if (done()) break;
+    if (idle && ++idle_polls > 1000) throw Error(ErrorKind::gpu, "the GPU went idle without completing the request");
+    if (idle) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+void DeviceContext::wait_for(WGPUSubmissionIndex submission) {
+  check_alive();
+  wgpuDevicePoll(device_.get(), WGPU_TRUE, &submission);
+  check_alive();
+}
+
+ErrorScope::ErrorScope(DeviceContext& device) : device_(device), uncaptured_before_(device.uncaptured_errors()) {
+  // wgpu-native has no internal-error filter; those arrive as uncaptured.
+  wgpuDevicePushErrorScope(device_.device(), WGPUErrorFilter_OutOfMemory);
+  wgpuDevicePushErrorScope(device_.device(), WGPUErrorFilter_Validation);
+}
+
+ErrorScope::~ErrorScope() {
+  if (!open_) return;
+  try {
+    pop();  // balance the stack when an exception left the section early
+  } catch (const std::exception& e) {
+    log::debug("discarding an error scope: {}", e.what());
+  }
+}
+
+std::optional<std::string> ErrorScope::pop() {
+  open_ = false;
+  struct Popped {
+    int answered = 0;
+    std::optional<std::string> first;
+  } popped;
+  WGPUPopErrorScopeCallbackInfo callback{};
+  callback.mode = WGPUCallbackMode_AllowSpontaneous;
+  callback.callback = [](WGPUPopErrorScopeStatus status, WGPUErrorType type, WGPUStringView message, void* p, void*) {
+    auto* out = static_cast<Popped*>(p);
+    ++out->answered;
+    if (out->first) return;
+    if (status != WGPUPopErrorScopeStatus_Success) out->first = "error scope failed: " + std::string(from_view(message));
+    else if (type != WGPUErrorType_NoError) out->first = std::string(from_view(message));
+  };
+  callback.userdata1 = &popped;
+  for (int i = 0; i < 2; ++i) wgpuDevicePopErrorScope(device_.device(), callback);
+  if (popped.answered != 2) device_.poll_until([&] { return popped.answered == 2; });
+  if (!popped.first && device_.uncaptured_errors() != uncaptured_before_) popped.first = device_.last_uncaptured_error();
+  return popped.first;
+}
+
+void ErrorScope::check(std::string_view what) {
+  auto error = pop();
+  if (!error) return;
+  if (says_device_lost(*error)) {
+    device_.mark_lost(*error);
+    device_.check_alive();
+  }
+  throw Error(ErrorKind::gpu, std::string(what) + ": " + *error);
+}
+
+}  // namespace vyre::gpu

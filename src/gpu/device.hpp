@@ -1,0 +1,88 @@
+// An open device on one adapter: its queue and limits, device-loss tracking,
+// error scopes and the waits that drive wgpu-native's callbacks.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpu/adapter_selection.hpp"
+#include "gpu/handles.hpp"
+#include "vyre/gpu.hpp"
+
+namespace vyre::gpu {
+
+class DeviceContext {
+ public:
+  // Opens a device with the adapter's own limits (not WebGPU's defaults), so
+  // large buffers and up to the adapter's invocations per workgroup work.
+  // Throws Error(no_adapter) when the adapter cannot open one.
+  static std::shared_ptr<DeviceContext> open(FoundAdapter adapter);
+  ~DeviceContext();
+  DeviceContext(const DeviceContext&) = delete;
+  DeviceContext& operator=(const DeviceContext&) = delete;
+
+  WGPUDevice device() const { return device_.get(); }
+  WGPUQueue queue() const { return queue_.get(); }
+  const WGPULimits& limits() const { return limits_; }
+  const AdapterInfo& adapter() const { return adapter_info_; }
+
+  // Error scopes are one stack per device, so every section that pushes and
+  // pops them holds this lock.
+  std::mutex& scope_mutex() { return scope_mutex_; }
+
+  // Throws Error(device_lost) once the device is gone.
+  void check_alive() const;
+  void mark_lost(std::string_view why);
+
+  // Errors that reached no error scope: a count, and the latest message.
+  uint64_t uncaptured_errors() const;
+  std::string last_uncaptured_error() const;
+
+  // Blocks until `done()` holds, polling the device so that callbacks run.
+  // Throws Error(gpu) when the device goes idle and `done()` still fails.
+  void poll_until(const std::function<bool()>& done);
+  // Blocks until the given submission has finished.
+  void wait_for(WGPUSubmissionIndex submission);
+
+  struct CallbackState;
+
+ private:
+  DeviceContext() = default;
+
+  std::unique_ptr<CallbackState> callbacks_;  // outlives device_: its callbacks point here
+  wgpu::Adapter adapter_;
+  wgpu::Device device_;
+  wgpu::Queue queue_;
+  WGPULimits limits_{};
+  AdapterInfo adapter_info_;
+  std::mutex scope_mutex_;
+};
+
+// Pushes validation and out-of-memory error scopes; check() pops them and
+// throws what they caught, or what reached the device uncaptured meanwhile.
+// Hold the device's scope_mutex() around it.
+class ErrorScope {
+ public:
+  explicit ErrorScope(DeviceContext& device);
+  ~ErrorScope();
+  ErrorScope(const ErrorScope&) = delete;
+  ErrorScope& operator=(const ErrorScope&) = delete;
+
+  // The first error caught, if any.
+  std::optional<std::string> pop();
+  // Throws Error(gpu, what + the error), or Error(device_lost) when the error
+  // says the device is gone.
+  void check(std::string_view what);
+
+ private:
+  DeviceContext& device_;
+  uint64_t uncaptured_before_;
+  bool open_ = true;
+};
+
+}  // namespace vyre::gpu
