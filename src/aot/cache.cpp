@@ -43,6 +43,7 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
 }
 
 Cache::Impl::~Impl() {
+  bool cleanup_requested = false;
   {
     std::lock_guard lock(worker_mutex);
     worker_stop = true;
@@ -54,18 +55,21 @@ Cache::Impl::~Impl() {
     else
       worker.detach();  // forked child: the worker thread exists only in the parent
   }
+  {
+    std::lock_guard lock(worker_mutex);
+    cleanup_requested = worker_cleanup;
+  }
+  // Best effort: a destructor must not throw.
   try {
+    if (cleanup_requested) cleanup_now();
     flush_pending();
   } catch (...) {
-    // Counters are best effort; a destructor must not throw.
   }
 }
 
-void Cache::Impl::count(const Counters& delta, int64_t usage_bytes, int64_t usage_entries) {
+void Cache::Impl::count(const Counters& delta) {
   std::lock_guard lock(pending_mutex);
   pending += delta;
-  pending_usage_bytes += usage_bytes;
-  pending_usage_entries += usage_entries;
 }
 
 CleanupPolicy Cache::Impl::cleanup_policy() const {
@@ -96,43 +100,52 @@ void Cache::Impl::flush_pending() {
   last_flush_ms = now_unix_ms();
   if (!writable) return;
   Counters delta;
-  int64_t usage_bytes = 0, usage_entries = 0;
   {
     std::lock_guard lock(pending_mutex);
     std::swap(delta, pending);
-    std::swap(usage_bytes, pending_usage_bytes);
-    std::swap(usage_entries, pending_usage_entries);
   }
-  int stats = writable->stats_fd();
-  if (!delta.empty() && !add_to_shard(stats, delta)) {
-    log::warn_once("aot-stats", "AOT cache: cannot write statistics under " + writable->path().string() +
-                                    "/.stats: " + std::strerror(errno));
-    return;  // dropped: counters must not grow without bound in a process that cannot write them
-  }
-  if (usage_bytes == 0 && usage_entries == 0) return;
+  if (delta.empty()) return;
+  if (!add_to_shard(writable->stats_fd(), delta))
+    // Dropped: counters must not grow without bound in a process that cannot write them.
+    warn_unwritable("cannot write statistics under " + writable->path().string() + "/.stats: " + std::strerror(errno));
+}
+
+void Cache::Impl::warn_unwritable(const std::string& problem) const {
+  log::warn_once("aot-write:" + (writable ? writable->path().string() : std::string()),
+                 "AOT cache: " + problem + "; programs not in the cache are lowered on every run");
+}
+
+void Cache::Impl::record_growth(int64_t bytes, int64_t entries) {
   Usage usage;
-  if (!add_usage(stats, usage_bytes, usage_entries, usage)) return;
+  if (!writable || !add_usage(writable->stats_fd(), bytes, entries, usage)) return;
   const bool over = (options.max_bytes != 0 && static_cast<uint64_t>(usage.bytes) > options.max_bytes) ||
                     (options.max_entries != 0 && static_cast<uint64_t>(usage.entries) > options.max_entries);
   const bool stale = usage.scanned_unix_ms == 0 || now_unix_ms() - usage.scanned_unix_ms > kRescanIntervalMs;
-  if (!over && !stale) return;
+  if (over || stale) wake_worker(false, true);
+}
+
+void Cache::Impl::cleanup_now() {
+  if (!writable) return;
   CleanupResult cleaned = run_cleanup(*writable, cleanup_policy(), FileLock::Mode::try_only);
-  if (cleaned.ran && cleaned.evicted > 0) {
-    Counters evictions;
-    evictions.evictions = cleaned.evicted;
-    add_to_shard(stats, evictions);
-  }
-  if (cleaned.ran)
-    log::debug("AOT cache cleanup: {} evicted ({} bytes), {} swept, {} entries left", cleaned.evicted,
-               cleaned.bytes_freed, cleaned.swept, cleaned.entries);
+  if (!cleaned.ran) return;
+  Counters evictions;
+  evictions.evictions = cleaned.evicted;
+  if (cleaned.evicted > 0) count(evictions);
+  log::debug("AOT cache cleanup: {} evicted ({} bytes), {} swept, {} entries left", cleaned.evicted,
+             cleaned.bytes_freed, cleaned.swept, cleaned.entries);
 }
 
 void Cache::Impl::maybe_flush_in_background() {
   const int64_t interval = options.stats_flush_interval.count();
   if (now_unix_ms() - last_flush_ms.load(std::memory_order_relaxed) < interval) return;
+  wake_worker(true, false);
+}
+
+void Cache::Impl::wake_worker(bool flush, bool cleanup) {
   std::lock_guard lock(worker_mutex);
-  if (worker_stop) return;
-  worker_flush = true;
+  worker_flush = worker_flush || flush;
+  worker_cleanup = worker_cleanup || cleanup;
+  if (worker_stop) return;  // the destructor runs what is left
   if (!worker.joinable()) {
     worker_pid = ::getpid();
     worker = std::thread([this] { worker_loop(); });
@@ -143,13 +156,15 @@ void Cache::Impl::maybe_flush_in_background() {
 void Cache::Impl::worker_loop() {
   std::unique_lock lock(worker_mutex);
   for (;;) {
-    worker_wake.wait(lock, [&] { return worker_stop || worker_flush; });
+    worker_wake.wait(lock, [&] { return worker_stop || worker_flush || worker_cleanup; });
     if (worker_stop) break;
-    worker_flush = false;
+    bool flush = std::exchange(worker_flush, false);
+    bool cleanup = std::exchange(worker_cleanup, false);
     worker_busy = true;
     lock.unlock();
     try {
-      flush_pending();
+      if (cleanup) cleanup_now();
+      if (flush || cleanup) flush_pending();
     } catch (const std::exception& e) {
       log::warn_once("aot-background", std::string("AOT cache background maintenance failed: ") + e.what());
     }
@@ -163,7 +178,7 @@ void Cache::Impl::worker_loop() {
 
 void Cache::Impl::wait_idle() {
   std::unique_lock lock(worker_mutex);
-  worker_idle.wait(lock, [&] { return !worker_busy; });
+  worker_idle.wait(lock, [&] { return !worker_busy && !worker_cleanup; });
 }
 
 // ---- Cache ---------------------------------------------------------------
@@ -239,7 +254,6 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
   artifact.lower_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   delta.lowering_us += static_cast<uint64_t>(artifact.lower_ms * 1000.0);
 
-  int64_t usage_bytes = 0, usage_entries = 0;
   if (impl.writable) {
     try {
       Metadata meta = make_metadata(parts, program_label, artifact.wgsl, artifact.lower_ms);
@@ -248,8 +262,7 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
         case PublishResult::Outcome::written:
           ++delta.writes;
           delta.bytes_written += published.bytes;
-          usage_bytes = static_cast<int64_t>(published.bytes);
-          usage_entries = 1;
+          impl.record_growth(static_cast<int64_t>(published.bytes), 1);
           break;
         case PublishResult::Outcome::present: break;
         case PublishResult::Outcome::skipped:
@@ -257,8 +270,7 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
           break;
         case PublishResult::Outcome::failed:
           ++delta.errors;
-          log::warn_once("aot-write:" + impl.writable->path().string(),
-                         "AOT cache: " + published.problem + "; programs are lowered without caching");
+          impl.warn_unwritable(published.problem);
           break;
       }
     } catch (const std::exception& e) {
@@ -266,7 +278,7 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
       log::warn_once("aot-write-exception", std::string("AOT cache: publication failed: ") + e.what());
     }
   }
-  impl.count(delta, usage_bytes, usage_entries);
+  impl.count(delta);
   impl.maybe_flush_in_background();
   return artifact;
 }

@@ -27,12 +27,18 @@ struct Cache::Impl {
   std::unique_ptr<CacheDirectory> writable;
   std::vector<std::unique_ptr<CacheDirectory>> readonly;
 
-  // Counters and size changes not yet on disk.
-  void count(const Counters& delta, int64_t usage_bytes = 0, int64_t usage_entries = 0);
-  // Writes pending counters to this process's shard and the size estimate,
-  // then runs cleanup (without waiting for its lock) when the estimate is
-  // over a bound or was last scanned long ago.
+  // Counters not yet on disk.
+  void count(const Counters& delta);
+  // Writes pending counters to this process's shard.
   void flush_pending();
+  // Adds a publication to the on-disk size estimate at once (so that a
+  // process killed later has still counted it) and asks the background
+  // worker for a cleanup when the estimate is over a bound or was last
+  // corrected by a scan long ago.
+  void record_growth(int64_t bytes, int64_t entries);
+  // Cleanup without waiting for the cleanup lock (another process's cleanup
+  // is as good); counts its evictions.
+  void cleanup_now();
   // Hands flush_pending() to the background worker when the flush interval
   // has passed; never blocks.
   void maybe_flush_in_background();
@@ -40,6 +46,9 @@ struct Cache::Impl {
   void wait_idle();
 
   CleanupPolicy cleanup_policy() const;
+  // One warning per process for a writable directory that refuses writes,
+  // whichever write noticed first.
+  void warn_unwritable(const std::string& problem) const;
   // The writable directory first, then the read-only layers.
   std::vector<CacheDirectory*> layers() const;
   // Throws Error(io) when there is no writable directory.
@@ -47,8 +56,6 @@ struct Cache::Impl {
 
   std::mutex pending_mutex;
   Counters pending;
-  int64_t pending_usage_bytes = 0;
-  int64_t pending_usage_entries = 0;
   std::atomic<int64_t> last_flush_ms{0};
   std::mutex flush_mutex;  // one flush at a time
 
@@ -60,7 +67,9 @@ struct Cache::Impl {
   pid_t worker_pid = 0;
   bool worker_stop = false;
   bool worker_flush = false;
+  bool worker_cleanup = false;
   bool worker_busy = false;
+  void wake_worker(bool flush, bool cleanup);
   void worker_loop();
 };
 

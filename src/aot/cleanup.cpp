@@ -34,6 +34,7 @@ CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy
 
   const int dirfd = directory.fd();
   const int64_t now = now_unix_ms();
+  const Usage usage_before = read_usage(directory.stats_fd());
   const int64_t orphan_cutoff = now - policy.grace_ms;
   DirectoryScan scan = scan_directory(dirfd, OwnerRule::self);
   if (!scan.ok) return result;
@@ -92,7 +93,8 @@ CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy
   }
   result.entries = entries;
   result.bytes = bytes;
-  set_usage(directory.stats_fd(), Usage{static_cast<int64_t>(bytes), static_cast<int64_t>(entries), now});
+  set_usage_after_scan(directory.stats_fd(), Usage{static_cast<int64_t>(bytes), static_cast<int64_t>(entries), now},
+                       usage_before);
   return result;
 }
 

@@ -27,7 +27,6 @@ Metadata make_metadata(const KeyParts& parts, std::string_view program, std::str
 std::string encode_metadata(const Metadata& meta) {
   // toml++ writes tables in key order; the field names are the format.
   toml::table table{
-      {"format", static_cast<int64_t>(meta.format)},
       {"key", meta.key},
       {"program", meta.program},
       {"program_digest", meta.parts.program_digest},
@@ -42,7 +41,8 @@ std::string encode_metadata(const Metadata& meta) {
       {"lower_ms", meta.lower_ms},
   };
   std::ostringstream out;
-  out << "# vyre AOT cache entry (docs/cache.md)\n" << table << '\n';
+  // The format first, where a reader of any version looks before anything else.
+  out << "# vyre AOT cache entry (docs/cache.md)\nformat = " << meta.format << '\n' << table << '\n';
   return out.str();
 }
 

@@ -257,7 +257,6 @@ TransferReport Cache::import_from(const std::filesystem::path& source) {
   if (!from) throw Error(ErrorKind::io, "cannot import: " + problem);
   TransferReport report;
   Counters delta;
-  int64_t usage_bytes = 0, usage_entries = 0;
   DirectoryScan scan = scan_directory(from->fd(), from->owner_rule());
   for (const auto& e : scan.entries) {
     if (!e.complete()) continue;
@@ -272,17 +271,16 @@ TransferReport Cache::import_from(const std::filesystem::path& source) {
         ++report.copied;
         ++delta.writes;
         delta.bytes_written += published.bytes;
-        usage_bytes += static_cast<int64_t>(published.bytes);
-        ++usage_entries;
+        impl_->record_growth(static_cast<int64_t>(published.bytes), 1);
         break;
       case PublishResult::Outcome::present: ++report.skipped_present; break;
       case PublishResult::Outcome::skipped: ++report.skipped_bad; break;
       case PublishResult::Outcome::failed:
-        impl_->count(delta, usage_bytes, usage_entries);
+        impl_->count(delta);
         throw Error(ErrorKind::io, "cannot import: " + published.problem);
     }
   }
-  impl_->count(delta, usage_bytes, usage_entries);
+  impl_->count(delta);
   impl_->flush_pending();
   return report;
 }

@@ -148,6 +148,17 @@ bool set_usage(int stats_dirfd, const Usage& usage) {
   return write_usage_unlocked(stats_dirfd, usage);
 }
 
+bool set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before) {
+  if (stats_dirfd < 0) return false;
+  FileLock lock = FileLock::acquire(stats_dirfd, "usage.lock", FileLock::Mode::wait);
+  if (!lock.held()) return false;
+  Usage now = read_usage_unlocked(stats_dirfd);
+  Usage result = scanned;
+  result.bytes += std::max<int64_t>(0, now.bytes - before.bytes);
+  result.entries += std::max<int64_t>(0, now.entries - before.entries);
+  return write_usage_unlocked(stats_dirfd, result);
+}
+
 Usage read_usage(int stats_dirfd) { return stats_dirfd < 0 ? Usage{} : read_usage_unlocked(stats_dirfd); }
 
 }  // namespace vyre::aot

@@ -45,6 +45,10 @@ struct Usage {
 // the file cannot be updated.
 bool add_usage(int stats_dirfd, int64_t bytes, int64_t entries, Usage& result);
 bool set_usage(int stats_dirfd, const Usage& usage);
+// Sets the estimate to a scan's result plus what writers added while the
+// scan ran (the growth of the estimate since `before`), so that a cleanup
+// never makes the estimate smaller than the truth.
+bool set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before);
 Usage read_usage(int stats_dirfd);
 
 }  // namespace vyre::aot

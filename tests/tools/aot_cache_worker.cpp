@@ -11,6 +11,9 @@
 //     --max-entries N / --max-bytes N   bounds of the cache
 //     --fsize-limit N     RLIMIT_FSIZE in bytes, SIGXFSZ ignored (a full disk)
 //     --readonly DIR      a read-only layer
+//     --lower-ms N        lowering takes N milliseconds
+//     --start-at MS       wait until this Unix time in milliseconds (a start line
+//                         for many workers)
 //
 // Exits 0 when every artifact had the right WGSL, 3 when one did not; prints
 // "hits=H misses=M".
@@ -18,7 +21,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -33,7 +38,8 @@ int main(int argc, char** argv) {
   }
   vyre::aot::CacheOptions options;
   options.directory = argv[1];
-  long programs = 10, bytes = 256, rounds = 1;
+  long programs = 10, bytes = 256, rounds = 1, lower_ms = 0;
+  long long start_at = 0;
   bool forever = false;
   std::string prefix = "p", crash_at;
   for (int i = 2; i < argc; ++i) {
@@ -49,6 +55,8 @@ int main(int argc, char** argv) {
     else if (arg == "--prefix") prefix = next();
     else if (arg == "--bytes") bytes = std::stol(next());
     else if (arg == "--rounds") rounds = std::stol(next());
+    else if (arg == "--lower-ms") lower_ms = std::stol(next());
+    else if (arg == "--start-at") start_at = std::stoll(next());
     else if (arg == "--forever") forever = true;
     else if (arg == "--crash-at") crash_at = next();
     else if (arg == "--max-entries") options.max_entries = std::stoull(next());
@@ -69,13 +77,22 @@ int main(int argc, char** argv) {
       if (step == crash_at) raise(SIGKILL);
     };
 
+  using namespace std::chrono;
+  auto start = system_clock::time_point(milliseconds(start_at));
+  if (start > system_clock::now()) std::this_thread::sleep_until(start);
+
   long hits = 0, misses = 0, wrong = 0;
   {
     vyre::aot::Cache cache(options);
     auto lookup = [&](const std::string& name) {
       std::string expected = vyre::test::synthetic_wgsl(name, static_cast<size_t>(bytes));
       auto artifact = cache.load_or_compile(
-          vyre::test::synthetic_parts(name), [&] { return expected; }, name);
+          vyre::test::synthetic_parts(name),
+          [&] {
+            if (lower_ms > 0) usleep(static_cast<useconds_t>(lower_ms * 1000));
+            return expected;
+          },
+          name);
       if (artifact.wgsl != expected) ++wrong;
       (artifact.cache_hit ? hits : misses) += 1;
     };
