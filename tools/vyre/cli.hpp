@@ -1,29 +1,34 @@
 // Shared pieces of the `vyre` command-line program: command registration,
-// exit codes (docs/cli.md) and error reporting.
+// exit codes (docs/cli.md), error reporting, reading programs and the
+// options every command that lowers a program takes.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
+
+#include "vyre/dispatch.hpp"
+#include "vyre/program.hpp"
 
 namespace vyre::cli {
 
 // Exit codes, documented in docs/cli.md.
 enum Exit : int {
   kOk = 0,
-  kFailure = 1,       // the command ran and the answer is "no": invalid program, bad cache entries
+  kFailure = 1,       // the answer is "no": an invalid program, bad cache entries
   kUsage = 2,         // bad command line
   kInvalidInput = 3,  // inputs that do not fit the program, unreadable files
   kNoGpu = 4,         // no usable GPU adapter
-  kGpuError = 5,      // the GPU reported an error
+  kGpuError = 5,      // the GPU reported an error (shader, pipeline, device lost, a limit)
   kInternal = 70,     // a bug: please report it
 };
 
 // A command's body returns an exit code; exceptions are mapped by run_guarded.
 using Action = std::function<int()>;
 
-// Each command file adds its subcommand and sets `action` for it.
+// Each command file adds its subcommand and sets `action` when it is chosen.
 void add_validate(CLI::App& app, Action& action);
 void add_hash(CLI::App& app, Action& action);
 void add_lower(CLI::App& app, Action& action);
@@ -31,8 +36,26 @@ void add_run(CLI::App& app, Action& action);
 void add_devices(CLI::App& app, Action& action);
 void add_demo(CLI::App& app, Action& action);
 
-// Runs an action, printing any error as "vyre: error: ..." on stderr and
-// mapping it to an exit code.
+// Runs an action, printing any error on stderr ("vyre: error: ...", or one
+// line per problem for an invalid program) and mapping it to an exit code.
 int run_guarded(const Action& action);
+
+// Reads and validates a program file ("-" reads stdin). Problems are
+// reported with the file name in front of each JSON path.
+Program load_program(const std::string& path);
+
+// --workgroup X,Y,Z and --ulp N: the DispatchConfig fields that shape WGSL.
+struct ConfigOptions {
+  std::string workgroup;
+  std::optional<int> ulp;
+  DispatchConfig to_config() const;
+};
+void add_config_options(CLI::App* cmd, ConfigOptions& options);
+
+// "64" or "64,1,1" -> {64,1,1}; throws Error(invalid_input) naming `what`.
+Dim3 parse_dim3(const std::string& text, const std::string& what);
+
+// The source of a JSON string: "text" with quotes and escapes.
+std::string json_quote(const std::string& s);
 
 }  // namespace vyre::cli

@@ -1,0 +1,109 @@
+#include "lower/wgsl_helpers.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string_view>
+
+namespace vyre::lower {
+namespace {
+
+struct FixedHelper {
+  std::string_view name;
+  std::string_view text;
+};
+
+// In emission order.
+constexpr std::array kFixedHelpers{
+    FixedHelper{"vyre_opaque_u32", "fn vyre_opaque_u32(x: u32) -> u32 { return x; }\n"},
+    FixedHelper{"vyre_opaque_i32", "fn vyre_opaque_i32(x: i32) -> i32 { return x; }\n"},
+    FixedHelper{"vyre_opaque_f32", "fn vyre_opaque_f32(x: f32) -> f32 { return x; }\n"},
+    FixedHelper{"vyre_opaque_bool", "fn vyre_opaque_bool(x: bool) -> bool { return x; }\n"},
+    FixedHelper{"vyre_f32_bits", "fn vyre_f32_bits(bits: u32) -> f32 { return bitcast<f32>(bits); }\n"},
+    FixedHelper{"vyre_div_u32",
+                "fn vyre_div_u32(a: u32, b: u32) -> u32 {\n"
+                "  if (b == 0u) { return a; }\n"
+                "  return a / b;\n"
+                "}\n"},
+    FixedHelper{"vyre_rem_u32",
+                "fn vyre_rem_u32(a: u32, b: u32) -> u32 {\n"
+                "  if (b == 0u) { return 0u; }\n"
+                "  return a % b;\n"
+                "}\n"},
+    FixedHelper{"vyre_div_i32",
+                "fn vyre_div_i32(a: i32, b: i32) -> i32 {\n"
+                "  if (b == 0i || (a == i32(-2147483648) && b == -1i)) { return a; }\n"
+                "  return a / b;\n"
+                "}\n"},
+    FixedHelper{"vyre_rem_i32",
+                "fn vyre_rem_i32(a: i32, b: i32) -> i32 {\n"
+                "  if (b == 0i || (a == i32(-2147483648) && b == -1i)) { return 0i; }\n"
+                "  return a % b;\n"
+                "}\n"},
+    // NaN is tested on the bits, which no fast-math rewrite can fold away.
+    FixedHelper{"vyre_f32_to_u32",
+                "fn vyre_f32_to_u32(x: f32) -> u32 {\n"
+                "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0u; }\n"
+                "  if (x >= 4294967296.0f) { return 4294967295u; }\n"
+                "  if (x <= 0.0f) { return 0u; }\n"
+                "  return u32(x);\n"
+                "}\n"},
+    FixedHelper{"vyre_f32_to_i32",
+                "fn vyre_f32_to_i32(x: f32) -> i32 {\n"
+                "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0i; }\n"
+                "  if (x >= 2147483648.0f) { return 2147483647i; }\n"
+                "  if (x <= -2147483648.0f) { return i32(-2147483648); }\n"
+                "  return i32(x);\n"
+                "}\n"},
+};
+
+}  // namespace
+
+std::string wgsl_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::U32: return "u32";
+    case ScalarType::I32: return "i32";
+    case ScalarType::F32: return "f32";
+    case ScalarType::Bool: return "bool";
+  }
+  return "u32";
+}
+
+const std::string& HelperSet::use(const std::string& name) {
+  for (const auto& h : kFixedHelpers)
+    if (h.name == name) return *fixed_.insert(name).first;
+  throw std::logic_error("unknown WGSL helper " + name);
+}
+
+std::string HelperSet::use_uniform_loader(const std::string& wgsl_buffer, ScalarType type) {
+  const std::string name = "vyre_load_" + wgsl_buffer;
+  const std::string t = wgsl_type(type);
+  per_buffer_.emplace(name, "fn " + name + "(i: u32) -> " + t + " {\n  return " + wgsl_buffer + "[i / 4u][i % 4u];\n}\n");
+  return name;
+}
+
+std::string HelperSet::use_compare_exchange(const std::string& wgsl_buffer, ScalarType type) {
+  const std::string name = "vyre_compare_exchange_" + wgsl_buffer;
+  const std::string t = wgsl_type(type);
+  // WGSL only has a weak compare-exchange, which may fail spuriously; retry
+  // until it either succeeds or sees a different value.
+  per_buffer_.emplace(name, "fn " + name + "(i: u32, expected: " + t + ", value: " + t + ") -> " + t +
+                                " {\n"
+                                "  loop {\n"
+                                "    let r = atomicCompareExchangeWeak(&" +
+                                wgsl_buffer +
+                                "[i], expected, value);\n"
+                                "    if (r.exchanged || r.old_value != expected) { return r.old_value; }\n"
+                                "  }\n"
+                                "}\n");
+  return name;
+}
+
+std::string HelperSet::definitions() const {
+  std::string out;
+  for (const auto& h : kFixedHelpers)
+    if (fixed_.count(std::string(h.name))) out += std::string(h.text);
+  for (const auto& [name, text] : per_buffer_) out += text;
+  return out;
+}
+
+}  // namespace vyre::lower

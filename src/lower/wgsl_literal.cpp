@@ -1,0 +1,41 @@
+#include "lower/wgsl_literal.hpp"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace vyre::lower {
+
+std::string u32_literal(uint32_t v) { return std::to_string(v) + "u"; }
+
+std::string i32_literal(int32_t v) {
+  // -2147483648i would negate 2147483648i, which overflows i32.
+  if (v == INT32_MIN) return "i32(-2147483648)";
+  if (v < 0) return "(" + std::to_string(v) + "i)";
+  return std::to_string(v) + "i";
+}
+
+std::string f32_literal(uint32_t bits, HelperSet& helpers) {
+  const float f = std::bit_cast<float>(bits);
+  if (!std::isnormal(f) && !(f == 0.0f && !std::signbit(f))) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%08xu", bits);
+    return helpers.use("vyre_f32_bits") + "(" + hex + ")";
+  }
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(f));
+  std::string text(buf, res.ptr);
+  // A WGSL front end may read the decimal into a double first; keep the
+  // decimal only if that path lands on the same f32.
+  double d = 0;
+  std::from_chars(text.data(), text.data() + text.size(), d);
+  if (static_cast<float>(d) != std::fabs(f)) {
+    res = std::to_chars(buf, buf + sizeof buf, std::fabs(f), std::chars_format::hex);
+    text = "0x" + std::string(buf, res.ptr);
+  }
+  text += "f";
+  return std::signbit(f) ? "(-" + text + ")" : text;
+}
+
+}  // namespace vyre::lower

@@ -1,0 +1,19 @@
+// Spelling literals in WGSL so that the shader holds exactly the program's
+// bits, and never anything WGSL would reject at shader creation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "lower/wgsl_helpers.hpp"
+
+namespace vyre::lower {
+
+std::string u32_literal(uint32_t v);
+std::string i32_literal(int32_t v);
+// NaN, infinities, -0.0 and subnormals go through vyre_f32_bits (a runtime
+// call); other values are a decimal when it reads back exactly even through
+// a double, else a hexadecimal float.
+std::string f32_literal(uint32_t bits, HelperSet& helpers);
+
+}  // namespace vyre::lower

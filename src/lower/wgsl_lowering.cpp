@@ -1,0 +1,425 @@
+// Program -> WGSL. The text is a function of the canonical program and the
+// effective workgroup size only (see shaping_signature), so equal cache keys
+// always mean equal shaders.
+//
+// Names: buffers become b_<name>, locals l_<name>, and everything the
+// lowering adds is vyre_*; user names can therefore never clash with WGSL
+// keywords or with each other.
+#include <map>
+#include <set>
+
+#include "lower/effective_config.hpp"
+#include "lower/wgsl_helpers.hpp"
+#include "lower/wgsl_literal.hpp"
+#include "vyre/error.hpp"
+#include "vyre/lower.hpp"
+#include "vyre/validate.hpp"
+
+namespace vyre {
+namespace {
+
+using lower::HelperSet;
+using lower::wgsl_type;
+
+std::string buffer_name(const std::string& name) { return "b_" + name; }
+std::string local_name(const std::string& name) { return "l_" + name; }
+
+class WgslLowering {
+ public:
+  WgslLowering(const Program& p, const DispatchConfig& config)
+      : p_(p), workgroup_size_(lower::effective_workgroup_size(p, config)) {
+    const auto slots = lower::length_slot_buffers(p);
+    for (size_t i = 0; i < slots.size(); ++i) length_slot_[slots[i]->name] = i;
+    for (const auto& b : p.buffers) atomic_[b.name] = buffer_is_atomic(p, b.name);
+  }
+
+  std::string run() {
+    scopes_.emplace_back();
+    block(p_.body, 1);
+    std::string out;
+    out += declarations();
+    out += helpers_.definitions();
+    if (!out.empty()) out += "\n";
+    out += "@compute @workgroup_size(" + std::to_string(workgroup_size_[0]) + ", " + std::to_string(workgroup_size_[1]) +
+           ", " + std::to_string(workgroup_size_[2]) + ")\n";
+    out += "fn " + std::string(ShaderInterface::kEntryPoint) + "(" + entry_parameters() + ") {\n";
+    out += body_;
+    out += "}\n";
+    return out;
+  }
+
+ private:
+  // ---- module scope --------------------------------------------------------
+
+  std::string declarations() const {
+    std::string out;
+    for (const Buffer* b : canonical_buffer_order(p_)) {
+      const std::string t = wgsl_type(b->type);
+      const std::string element = atomic_.at(b->name) ? "atomic<" + t + ">" : t;
+      const std::string n = buffer_name(b->name);
+      switch (b->access) {
+        case Access::Read:
+        case Access::ReadWrite: {
+          const std::string array = b->runtime_sized() ? "array<" + element + ">"
+                                                       : "array<" + element + ", " + std::to_string(b->count) + ">";
+          out += "@group(0) @binding(" + std::to_string(*b->binding) + ") var<storage, " +
+                 (b->access == Access::Read ? "read" : "read_write") + "> " + n + ": " + array + ";\n";
+          break;
+        }
+        case Access::Uniform:
+          // Uniform arrays need a 16-byte element stride: pack four values to a row.
+          out += "@group(0) @binding(" + std::to_string(*b->binding) + ") var<uniform> " + n + ": array<vec4<" + t +
+                 ">, " + std::to_string((uint64_t{b->count} + 3) / 4) + ">;\n";
+          break;
+        case Access::Workgroup:
+          out += "var<workgroup> " + n + ": array<" + element + ", " + std::to_string(b->count) + ">;\n";
+          break;
+      }
+    }
+    if (!length_slot_.empty())
+      out += "@group(" + std::to_string(ShaderInterface::kLengthsGroup) + ") @binding(" +
+             std::to_string(ShaderInterface::kLengthsBinding) + ") var<uniform> vyre_lengths: array<vec4<u32>, " +
+             std::to_string((length_slot_.size() + 3) / 4) + ">;\n";
+    return out;
+  }
+
+  std::string entry_parameters() const {
+    static const std::pair<const char*, const char*> kBuiltins[] = {
+        {"vyre_gid", "@builtin(global_invocation_id) vyre_gid: vec3<u32>"},
+        {"vyre_lid", "@builtin(local_invocation_id) vyre_lid: vec3<u32>"},
+        {"vyre_lidx", "@builtin(local_invocation_index) vyre_lidx: u32"},
+        {"vyre_wid", "@builtin(workgroup_id) vyre_wid: vec3<u32>"},
+        {"vyre_nwg", "@builtin(num_workgroups) vyre_nwg: vec3<u32>"},
+    };
+    std::string out;
+    for (const auto& [name, decl] : kBuiltins) {
+      if (!builtins_.count(name)) continue;
+      if (!out.empty()) out += ", ";
+      out += decl;
+    }
+    return out;
+  }
+
+  // ---- statements ----------------------------------------------------------
+
+  void line(int depth, const std::string& text) {
+    body_.append(static_cast<size_t>(depth) * 2, ' ');
+    body_ += text;
+    body_ += '\n';
+  }
+
+  void block(const std::vector<Stmt>& stmts, int depth) {
+    scopes_.emplace_back();
+    for (const auto& s : stmts) stmt(s, depth);
+    scopes_.pop_back();
+  }
+
+  void stmt(const Stmt& s, int depth) {
+    switch (s.op) {
+      case StmtOp::Let: {
+        const ScalarType t = type_of(s.exprs[0]);
+        line(depth, "var " + local_name(s.name) + ": " + wgsl_type(t) + " = " + expr(s.exprs[0]) + ";");
+        scopes_.back()[s.name] = t;
+        return;
+      }
+      case StmtOp::Assign:
+        line(depth, local_name(s.name) + " = " + expr(s.exprs[0]) + ";");
+        return;
+      case StmtOp::Store: {
+        const Buffer& b = *p_.find_buffer(s.name);
+        const std::string element = buffer_name(b.name) + "[" + index(s.exprs[0], b) + "]";
+        if (atomic_.at(b.name))
+          line(depth, "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");");
+        else
+          line(depth, element + " = " + expr(s.exprs[1]) + ";");
+        return;
+      }
+      case StmtOp::If:
+        line(depth, "if (" + expr(s.exprs[0]) + ") {");
+        block(s.body, depth + 1);
+        if (!s.else_body.empty()) {
+          line(depth, "} else {");
+          block(s.else_body, depth + 1);
+        }
+        line(depth, "}");
+        return;
+      case StmtOp::Loop: {
+        const ScalarType t = type_of(s.exprs[0]);
+        const std::string v = local_name(s.name);
+        const std::string one = t == ScalarType::I32 ? "1i" : "1u";
+        line(depth, "for (var " + v + ": " + wgsl_type(t) + " = " + expr(s.exprs[0]) + "; " + v + " < " + expr(s.exprs[1]) +
+                        "; " + v + " = " + v + " + " + one + ") {");
+        scopes_.emplace_back();
+        scopes_.back()[s.name] = t;
+        block(s.body, depth + 1);
+        scopes_.pop_back();
+        line(depth, "}");
+        return;
+      }
+      case StmtOp::While:
+        line(depth, "while (" + expr(s.exprs[0]) + ") {");
+        block(s.body, depth + 1);
+        line(depth, "}");
+        return;
+      case StmtOp::Break: line(depth, "break;"); return;
+      case StmtOp::Continue: line(depth, "continue;"); return;
+      case StmtOp::Return: line(depth, "return;"); return;
+      case StmtOp::Barrier:
+        line(depth, s.barrier == BarrierKind::Workgroup ? "workgroupBarrier();" : "storageBarrier();");
+        return;
+      case StmtOp::Eval: line(depth, "_ = " + expr(s.exprs[0]) + ";"); return;
+    }
+  }
+
+  // ---- types ---------------------------------------------------------------
+
+  ScalarType local_type(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto found = it->find(name);
+      if (found != it->end()) return found->second;
+    }
+    throw Error(ErrorKind::lowering, "internal: unknown local '" + name + "'");
+  }
+
+  ScalarType type_of(const Expr& e) const {
+    switch (op_info(e.op).cls) {
+      case OpClass::Literal:
+        return e.op == Op::LitU32 ? ScalarType::U32
+               : e.op == Op::LitI32 ? ScalarType::I32
+               : e.op == Op::LitF32 ? ScalarType::F32
+                                    : ScalarType::Bool;
+      case OpClass::Var: return local_type(e.name);
+      case OpClass::Load:
+      case OpClass::Atomic: return p_.find_buffer(e.name)->type;
+      case OpClass::Len:
+      case OpClass::Builtin: return ScalarType::U32;
+      case OpClass::Binary:
+        switch (e.op) {
+          case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return ScalarType::Bool;
+          default: return type_of(e.args[0]);
+        }
+      case OpClass::Unary: return type_of(e.args[0]);
+      case OpClass::Ternary: return type_of(e.args[e.op == Op::Select ? 1 : 0]);
+      case OpClass::Conversion: return static_cast<ScalarType>(e.imm);
+    }
+    return ScalarType::U32;
+  }
+
+  // ---- constants -------------------------------------------------------------
+
+  bool fixed_length(const std::string& buffer) const {
+    const Buffer* b = p_.find_buffer(buffer);
+    return b && !b->runtime_sized();
+  }
+
+  // True when WGSL would evaluate the expression at shader creation.
+  bool is_const(const Expr& e) const {
+    switch (op_info(e.op).cls) {
+      case OpClass::Literal: return true;
+      case OpClass::Len: return fixed_length(e.name);
+      case OpClass::Binary:
+      case OpClass::Unary:
+      case OpClass::Ternary:
+        for (const auto& a : e.args)
+          if (!is_const(a)) return false;
+        return true;
+      case OpClass::Conversion: {
+        const auto to = static_cast<ScalarType>(e.imm);
+        const bool via_helper = e.op == Op::Cast && type_of(e.args[0]) == ScalarType::F32 &&
+                                (to == ScalarType::U32 || to == ScalarType::I32);
+        return !via_helper && is_const(e.args[0]);
+      }
+      default: return false;
+    }
+  }
+
+  std::string literal(const Expr& e, bool opaque) {
+    std::string text;
+    ScalarType t = type_of(e);
+    switch (e.op) {
+      case Op::LitU32: text = lower::u32_literal(e.imm); break;
+      case Op::LitI32: text = lower::i32_literal(static_cast<int32_t>(e.imm)); break;
+      case Op::LitBool: text = e.imm ? "true" : "false"; break;
+      default:
+        text = lower::f32_literal(e.imm, helpers_);
+        if (text.rfind("vyre_f32_bits", 0) == 0) return text;  // already a runtime call
+        break;
+    }
+    if (!opaque) return text;
+    return helpers_.use("vyre_opaque_" + wgsl_type(t)) + "(" + text + ")";
+  }
+
+  // ---- expressions -------------------------------------------------------------
+
+  // A constant expression (other than a bare literal) is emitted with its
+  // leaves passed through opaque calls, so WGSL evaluates it at run time with
+  // the format's semantics instead of rejecting it at shader creation.
+  std::string expr(const Expr& e, bool opaque = false) {
+    if (!opaque && op_info(e.op).cls != OpClass::Literal && is_const(e)) opaque = true;
+    auto arg = [&](size_t i) { return expr(e.args[i], opaque); };
+    const OpInfo& info = op_info(e.op);
+    switch (info.cls) {
+      case OpClass::Literal: return literal(e, opaque);
+      case OpClass::Var: return local_name(e.name);
+      case OpClass::Len: return length(e.name, opaque);
+      case OpClass::Builtin: return builtin(e);
+      case OpClass::Load: return load(e);
+      case OpClass::Atomic: return atomic(e);
+      case OpClass::Binary: return binary(e.op, type_of(e.args[0]), arg(0), arg(1));
+      case OpClass::Unary: return unary(e.op, type_of(e.args[0]), arg(0));
+      case OpClass::Ternary:
+        switch (e.op) {
+          case Op::Fma: return "fma(" + arg(0) + ", " + arg(1) + ", " + arg(2) + ")";
+          // WGSL's clamp may pick the median for floats and rejects lo > hi in
+          // constants; the format means min(max(x, lo), hi).
+          case Op::Clamp: return "min(max(" + arg(0) + ", " + arg(1) + "), " + arg(2) + ")";
+          default: return "select(" + arg(2) + ", " + arg(1) + ", " + arg(0) + ")";
+        }
+      case OpClass::Conversion: return conversion(e, arg(0));
+    }
+    throw Error(ErrorKind::lowering, "internal: unknown operator");
+  }
+
+  std::string length(const std::string& buffer, bool opaque) {
+    const Buffer* b = p_.find_buffer(buffer);
+    if (!b->runtime_sized()) {
+      const std::string n = lower::u32_literal(b->count);
+      return opaque ? helpers_.use("vyre_opaque_u32") + "(" + n + ")" : n;
+    }
+    const size_t slot = length_slot_.at(buffer);
+    static const char kComponent[] = {'x', 'y', 'z', 'w'};
+    return "vyre_lengths[" + std::to_string(slot / 4) + "]." + kComponent[slot % 4];
+  }
+
+  std::string builtin(const Expr& e) {
+    const auto axis = static_cast<Axis>(e.imm);
+    if (e.op == Op::Lid && axis == Axis::Flat) {
+      builtins_.insert("vyre_lidx");
+      return "vyre_lidx";
+    }
+    const char* name = e.op == Op::Gid ? "vyre_gid" : e.op == Op::Lid ? "vyre_lid" : e.op == Op::Wid ? "vyre_wid" : "vyre_nwg";
+    builtins_.insert(name);
+    return std::string(name) + "." + std::string(to_string(axis));
+  }
+
+  // An index into a buffer. A constant index that is not a plain in-range
+  // literal is made opaque: WGSL rejects constant indices that are negative
+  // or beyond a fixed-size array.
+  std::string index(const Expr& idx, const Buffer& b) {
+    if (!is_const(idx)) return expr(idx);
+    if (idx.op == Op::LitU32 || idx.op == Op::LitI32) {
+      const int64_t v = idx.op == Op::LitU32 ? int64_t{idx.imm} : int64_t{static_cast<int32_t>(idx.imm)};
+      const bool in_range = v >= 0 && (b.runtime_sized() || v < int64_t{b.count});
+      if (in_range) return expr(idx);
+    }
+    return expr(idx, true);
+  }
+
+  std::string as_u32(const Expr& idx) {
+    return type_of(idx) == ScalarType::U32 ? expr(idx) : "u32(" + expr(idx) + ")";
+  }
+
+  std::string load(const Expr& e) {
+    const Buffer& b = *p_.find_buffer(e.name);
+    if (b.access == Access::Uniform)
+      return helpers_.use_uniform_loader(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ")";
+    const std::string element = buffer_name(b.name) + "[" + index(e.args[0], b) + "]";
+    return atomic_.at(b.name) ? "atomicLoad(&" + element + ")" : element;
+  }
+
+  std::string atomic(const Expr& e) {
+    const Buffer& b = *p_.find_buffer(e.name);
+    const auto op = static_cast<AtomicOp>(e.imm);
+    if (op == AtomicOp::CompareExchange)
+      return helpers_.use_compare_exchange(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ", " +
+             expr(e.args[1]) + ", " + expr(e.args[2]) + ")";
+    const std::string pointer = "&" + buffer_name(b.name) + "[" + index(e.args[0], b) + "]";
+    if (op == AtomicOp::Load) return "atomicLoad(" + pointer + ")";
+    static const std::map<AtomicOp, const char*> kNames = {
+        {AtomicOp::Add, "atomicAdd"}, {AtomicOp::Sub, "atomicSub"}, {AtomicOp::Min, "atomicMin"},
+        {AtomicOp::Max, "atomicMax"}, {AtomicOp::And, "atomicAnd"}, {AtomicOp::Or, "atomicOr"},
+        {AtomicOp::Xor, "atomicXor"}, {AtomicOp::Exchange, "atomicExchange"}};
+    return std::string(kNames.at(op)) + "(" + pointer + ", " + expr(e.args[1]) + ")";
+  }
+
+  std::string binary(Op op, ScalarType t, const std::string& a, const std::string& b) {
+    auto infix = [&](const char* o) { return "(" + a + " " + o + " " + b + ")"; };
+    switch (op) {
+      case Op::Add: return infix("+");
+      case Op::Sub: return infix("-");
+      case Op::Mul: return infix("*");
+      case Op::Div:
+        if (t == ScalarType::F32) return infix("/");
+        return helpers_.use(t == ScalarType::U32 ? "vyre_div_u32" : "vyre_div_i32") + "(" + a + ", " + b + ")";
+      case Op::Rem:
+        if (t == ScalarType::F32) return infix("%");
+        return helpers_.use(t == ScalarType::U32 ? "vyre_rem_u32" : "vyre_rem_i32") + "(" + a + ", " + b + ")";
+      case Op::Min: return "min(" + a + ", " + b + ")";
+      case Op::Max: return "max(" + a + ", " + b + ")";
+      case Op::And: return infix("&");
+      case Op::Or: return infix("|");
+      case Op::Xor: return infix("^");
+      // Shift amounts are taken modulo 32.
+      case Op::Shl: return "(" + a + " << (" + b + " & 31u))";
+      case Op::Shr: return "(" + a + " >> (" + b + " & 31u))";
+      case Op::Eq: return infix("==");
+      case Op::Ne: return infix("!=");
+      case Op::Lt: return infix("<");
+      case Op::Le: return infix("<=");
+      case Op::Gt: return infix(">");
+      case Op::Ge: return infix(">=");
+      case Op::LAnd: return infix("&&");
+      case Op::LOr: return infix("||");
+      case Op::Pow: return "pow(" + a + ", " + b + ")";
+      case Op::Atan2: return "atan2(" + a + ", " + b + ")";
+      default: break;
+    }
+    throw Error(ErrorKind::lowering, "internal: not a binary operator");
+  }
+
+  std::string unary(Op op, ScalarType, const std::string& a) {
+    static const std::map<Op, const char*> kCalls = {
+        {Op::Abs, "abs"},          {Op::Popcount, "countOneBits"}, {Op::Clz, "countLeadingZeros"},
+        {Op::Ctz, "countTrailingZeros"}, {Op::ReverseBits, "reverseBits"}, {Op::Sqrt, "sqrt"},
+        {Op::InverseSqrt, "inverseSqrt"}, {Op::Exp, "exp"},      {Op::Exp2, "exp2"},
+        {Op::Log, "log"},          {Op::Log2, "log2"},             {Op::Sin, "sin"},
+        {Op::Cos, "cos"},          {Op::Tan, "tan"},               {Op::Tanh, "tanh"},
+        {Op::Floor, "floor"},      {Op::Ceil, "ceil"},             {Op::Round, "round"},
+        {Op::Trunc, "trunc"},      {Op::Fract, "fract"}};
+    switch (op) {
+      case Op::Neg: return "(-" + a + ")";
+      case Op::Not: return "(!" + a + ")";
+      case Op::BitNot: return "(~" + a + ")";
+      default: break;
+    }
+    return std::string(kCalls.at(op)) + "(" + a + ")";
+  }
+
+  std::string conversion(const Expr& e, const std::string& a) {
+    const auto to = static_cast<ScalarType>(e.imm);
+    const ScalarType from = type_of(e.args[0]);
+    if (to == from) return a;
+    if (e.op == Op::Bitcast) return "bitcast<" + wgsl_type(to) + ">(" + a + ")";
+    if (from == ScalarType::F32 && to == ScalarType::U32) return helpers_.use("vyre_f32_to_u32") + "(" + a + ")";
+    if (from == ScalarType::F32 && to == ScalarType::I32) return helpers_.use("vyre_f32_to_i32") + "(" + a + ")";
+    return wgsl_type(to) + "(" + a + ")";
+  }
+
+  const Program& p_;
+  Dim3 workgroup_size_;
+  HelperSet helpers_;
+  std::map<std::string, size_t> length_slot_;
+  std::map<std::string, bool> atomic_;
+  std::vector<std::map<std::string, ScalarType>> scopes_;
+  std::set<std::string> builtins_;
+  std::string body_;
+};
+
+}  // namespace
+
+std::string lower_to_wgsl(const Program& program, const DispatchConfig& config) {
+  require_valid(program);
+  return WgslLowering(program, config).run();
+}
+
+}  // namespace vyre

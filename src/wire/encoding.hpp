@@ -1,0 +1,18 @@
+// Shared constants of the wire format (docs/wire-format.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace vyre::wire {
+
+inline constexpr std::array<uint8_t, 4> kMagic{'V', 'Y', 'R', 'W'};
+// The one NaN the wire format holds: every f32 NaN literal is written as this.
+inline constexpr uint32_t kCanonicalNaN = 0x7fc00000u;
+
+inline uint32_t canonical_f32_bits(uint32_t bits) {
+  const bool nan = (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0;
+  return nan ? kCanonicalNaN : bits;
+}
+
+}  // namespace vyre::wire

@@ -1,0 +1,157 @@
+// WGSL lowering: the text's shape, its determinism, what shapes it, and the
+// binding interface. (That wgpu-native accepts every lowered program is
+// tested in gpu_lowering_test.cpp, on a real device.)
+#include <gtest/gtest.h>
+
+#include "support/programs.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/error.hpp"
+#include "vyre/lower.hpp"
+#include "vyre/wire.hpp"
+
+using namespace vyre;
+using namespace vyre::build;
+
+namespace {
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+}  // namespace
+
+TEST(Lower, XorLooksLikeTheHandWrittenShader) {
+  const std::string wgsl = lower_to_wgsl(vyre::test::xor_program());
+  EXPECT_TRUE(contains(wgsl, "@group(0) @binding(0) var<storage, read> b_a: array<u32>;")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "@group(0) @binding(2) var<storage, read_write> b_out: array<u32>;")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "@compute @workgroup_size(64, 1, 1)")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "@builtin(global_invocation_id) vyre_gid: vec3<u32>")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "b_out[l_i] = (b_a[l_i] ^ b_b[l_i]);")) << wgsl;
+  // len(out) of a runtime-sized buffer comes from the lengths uniform.
+  EXPECT_TRUE(contains(wgsl, "@group(1) @binding(0) var<uniform> vyre_lengths: array<vec4<u32>, 1>;")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "(l_i < vyre_lengths[0].x)")) << wgsl;
+}
+
+TEST(Lower, IsDeterministicAndIgnoresDeclarationOrderAndName) {
+  Program a = vyre::test::every_construct_program();
+  Program b = a;
+  std::reverse(b.buffers.begin(), b.buffers.end());
+  b.name = "renamed";
+  EXPECT_EQ(lower_to_wgsl(a), lower_to_wgsl(a));
+  EXPECT_EQ(lower_to_wgsl(a), lower_to_wgsl(b));
+}
+
+TEST(Lower, WorkgroupOverrideShapesTheText) {
+  const Program p = vyre::test::xor_program();
+  DispatchConfig c;
+  c.workgroup_override = Dim3{128, 1, 1};
+  const std::string wgsl = lower_to_wgsl(p, c);
+  EXPECT_TRUE(contains(wgsl, "@workgroup_size(128, 1, 1)")) << wgsl;
+  EXPECT_NE(wgsl, lower_to_wgsl(p));
+  c.workgroup_override = Dim3{0, 1, 1};
+  EXPECT_THROW(lower_to_wgsl(p, c), Error);
+  c.workgroup_override = Dim3{1024, 2, 1};
+  EXPECT_THROW(lower_to_wgsl(p, c), Error);
+}
+
+TEST(Lower, ShapingSignatureNamesExactlyWhatChangesTheText) {
+  const Program p = vyre::test::xor_program();
+  DispatchConfig none;
+  EXPECT_EQ(shaping_signature(p, none), "");
+  // An override equal to the program's own size changes nothing.
+  DispatchConfig same;
+  same.workgroup_override = p.workgroup_size;
+  EXPECT_EQ(shaping_signature(p, same), "");
+  EXPECT_EQ(lower_to_wgsl(p, same), lower_to_wgsl(p, none));
+  // The grid never shapes the shader.
+  DispatchConfig grid;
+  grid.grid = Dim3{7, 1, 1};
+  EXPECT_EQ(shaping_signature(p, grid), "");
+  EXPECT_EQ(lower_to_wgsl(p, grid), lower_to_wgsl(p, none));
+  // A real override does, and the signature says so.
+  DispatchConfig other;
+  other.workgroup_override = Dim3{32, 2, 1};
+  EXPECT_EQ(shaping_signature(p, other), "workgroup=32,2,1");
+  EXPECT_NE(lower_to_wgsl(p, other), lower_to_wgsl(p, none));
+  // This lowering has no approximate transcendentals: a ULP budget changes nothing.
+  DispatchConfig ulp;
+  ulp.ulp_budget = 4;
+  const Program q = vyre::test::every_construct_program();
+  EXPECT_EQ(shaping_signature(q, ulp), shaping_signature(q, none));
+  EXPECT_EQ(lower_to_wgsl(q, ulp), lower_to_wgsl(q, none));
+}
+
+TEST(Lower, IntegerDivisionAndCastsUseTheFormatsSemantics) {
+  const std::string wgsl = lower_to_wgsl(vyre::test::every_construct_program());
+  for (const char* helper : {"fn vyre_div_u32", "fn vyre_rem_u32", "fn vyre_div_i32", "fn vyre_rem_i32",
+                             "fn vyre_f32_to_u32", "fn vyre_f32_to_i32"})
+    EXPECT_TRUE(contains(wgsl, helper)) << helper << "\n" << wgsl;
+  EXPECT_TRUE(contains(wgsl, "<< (3u & 31u)") || contains(wgsl, "<< (33u & 31u)")) << wgsl;
+  // Only what is used is emitted.
+  const std::string xor_wgsl = lower_to_wgsl(vyre::test::xor_program());
+  EXPECT_FALSE(contains(xor_wgsl, "vyre_div")) << xor_wgsl;
+}
+
+TEST(Lower, ConstantExpressionsAreNeverLeftForShaderCreation) {
+  for (const Program& p : vyre::test::constant_hazard_programs()) {
+    const std::string wgsl = lower_to_wgsl(p);
+    // Every operator on constants has its constants passed through a call.
+    if (p.name == "u32_add_overflow") {
+      EXPECT_TRUE(contains(wgsl, "(vyre_opaque_u32(4294967295u) + vyre_opaque_u32(1u))")) << wgsl;
+    }
+    if (p.name == "i32_min_literal") {
+      EXPECT_TRUE(contains(wgsl, "i32(-2147483648)")) << wgsl;
+    }
+    if (p.name == "f32_inf_literal") {
+      EXPECT_TRUE(contains(wgsl, "vyre_f32_bits(0x7f800000u)")) << wgsl;
+    }
+    if (p.name == "const_index_out_of_range") {
+      EXPECT_TRUE(contains(wgsl, "b_w[vyre_opaque_u32(9u)]")) << wgsl;
+      EXPECT_TRUE(contains(wgsl, "b_w[vyre_opaque_i32((-1i))]")) << wgsl;
+      EXPECT_TRUE(contains(wgsl, "b_out[vyre_opaque_u32(7u)]")) << wgsl;
+    }
+  }
+}
+
+TEST(Lower, UniformArraysArePackedFourToARow) {
+  const Program p = ProgramBuilder()
+                        .uniform("u", 0, ScalarType::F32, 5)
+                        .output("out", 1, ScalarType::F32)
+                        .body({store("out", u32(0), load("u", u32(4)))})
+                        .build();
+  const std::string wgsl = lower_to_wgsl(p);
+  EXPECT_TRUE(contains(wgsl, "var<uniform> b_u: array<vec4<f32>, 2>;")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "return b_u[i / 4u][i % 4u];")) << wgsl;
+  const ShaderInterface iface = shader_interface(p);
+  ASSERT_EQ(iface.bindings.size(), 2u);
+  EXPECT_EQ(iface.bindings[0].kind, BindingKind::Uniform);
+  EXPECT_EQ(iface.bindings[0].binding_bytes(5), 32u);
+  EXPECT_EQ(iface.bindings[1].binding_bytes(5), 20u);
+}
+
+TEST(Lower, AtomicBuffersAreAtomicEverywhere) {
+  const Program p = ProgramBuilder()
+                        .output("h", 0, ScalarType::U32, 4)
+                        .body({eval(atomic(AtomicOp::Add, "h", u32(0), u32(1))), store("h", u32(1), load("h", u32(2))),
+                               eval(atomic_compare_exchange("h", u32(3), u32(0), u32(5)))})
+                        .build();
+  const std::string wgsl = lower_to_wgsl(p);
+  EXPECT_TRUE(contains(wgsl, "array<atomic<u32>, 4>")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "atomicStore(&b_h[1u], atomicLoad(&b_h[2u]));")) << wgsl;
+  EXPECT_TRUE(contains(wgsl, "atomicCompareExchangeWeak")) << wgsl;
+  EXPECT_TRUE(shader_interface(p).bindings[0].atomic);
+}
+
+TEST(Lower, InterfaceListsBindingsInBindingOrderAndTheLengthsNeeded) {
+  const ShaderInterface iface = shader_interface(vyre::test::every_construct_program());
+  std::vector<uint32_t> bindings;
+  for (const auto& b : iface.bindings) bindings.push_back(b.binding);
+  EXPECT_EQ(bindings, (std::vector<uint32_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(iface.workgroup_size, (Dim3{8, 2, 1}));
+  EXPECT_EQ(iface.length_slots, (std::vector<std::string>{"out"}));
+  EXPECT_EQ(iface.lengths_bytes(), 16u);
+  EXPECT_TRUE(shader_interface(vyre::test::example("saxpy")).length_slots == std::vector<std::string>{"out"});
+}
+
+TEST(Lower, InvalidProgramsAreRefused) {
+  Program p = vyre::test::xor_program();
+  p.body.push_back(break_());
+  EXPECT_THROW(lower_to_wgsl(p), ProgramError);
+  EXPECT_THROW(shader_interface(p), ProgramError);
+}

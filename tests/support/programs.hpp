@@ -1,0 +1,27 @@
+// Programs shared by several tests, built with the C++ builder.
+#pragma once
+
+#include <vector>
+
+#include "vyre/builder.hpp"
+#include "vyre/program.hpp"
+
+namespace vyre::test {
+
+// The spec's xor example.
+Program xor_program();
+
+// One program touching every statement and every expression of the format
+// (every operator, every builtin, atomics, barriers, uniform and workgroup
+// buffers), valid.
+Program every_construct_program();
+
+// Programs whose constant sub-expressions would be WGSL shader-creation
+// errors if lowered naively (division by a zero literal, overflow, shifts
+// past the width, out-of-range constant indices, special floats...).
+std::vector<Program> constant_hazard_programs();
+
+// Reads examples/NAME.json.
+Program example(const std::string& name);
+
+}  // namespace vyre::test

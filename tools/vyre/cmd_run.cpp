@@ -1,0 +1,142 @@
+// vyre run PROG.json [...]: run a program on the GPU through the AOT cache
+// and print its outputs as one JSON object on stdout.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "run_inputs.hpp"
+#include "values.hpp"
+#include "vyre/error.hpp"
+#include "vyre/gpu.hpp"
+
+namespace vyre::cli {
+namespace {
+
+struct RunOptions {
+  std::string file;
+  std::vector<std::string> inputs;
+  std::vector<std::string> sizes;
+  std::string run_file;
+  std::string grid;
+  ConfigOptions config;
+  bool check = false;
+  bool verbose = false;
+  std::string report_json;
+};
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string fmt_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f ms", ms);
+  return buf;
+}
+
+int run(const RunOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const Program program = load_program(o.file);
+  const double parse_ms = ms_since(start);
+
+  RunInputs run = o.run_file.empty() ? RunInputs{} : read_run_file(program, o.run_file);
+  for (const auto& opt : o.inputs) apply_input_option(program, opt, run.inputs);
+  for (const auto& opt : o.sizes) apply_size_option(program, opt, run.inputs);
+  if (!o.grid.empty()) run.grid = parse_dim3(o.grid, "--grid");
+  const DispatchConfig config = o.config.to_config();
+
+  auto t = std::chrono::steady_clock::now();
+  gpu::Backend backend;
+  const double backend_ms = ms_since(t);
+  t = std::chrono::steady_clock::now();
+  gpu::Pipeline pipeline = backend.compile(program, config);
+  const double compile_ms = ms_since(t);
+  gpu::DispatchReport dispatch_report;
+  const Outputs outputs = pipeline.dispatch(run.inputs, run.grid, &dispatch_report);
+  const double total_ms = ms_since(start);
+
+  // Outputs in binding order, one JSON object.
+  std::string out = "{";
+  bool first = true;
+  for (const Buffer* b : canonical_buffer_order(program)) {
+    if (!b->output) continue;
+    out += (first ? "" : ", ") + json_quote(b->name) + ": " + format_values(b->type, outputs.bytes(b->name));
+    first = false;
+  }
+  std::cout << out << "}\n";
+
+  const auto& c = pipeline.compile_report();
+  if (o.verbose) {
+    const auto& a = backend.adapter();
+    std::cerr << "vyre: adapter " << a.name << " (" << a.backend << ", " << a.type << "), opened in " << fmt_ms(backend_ms)
+              << "\n"
+              << "vyre: cache " << (c.cache_hit ? "hit" : "miss") << " for key " << c.cache_key << " in "
+              << fmt_ms(c.cache_ms) << (c.cache_hit ? "" : " (lowering " + fmt_ms(c.lower_ms) + ")") << "\n"
+              << "vyre: shader module " << fmt_ms(c.shader_ms) << ", compute pipeline " << fmt_ms(c.pipeline_ms) << "\n"
+              << "vyre: dispatch of " << dispatch_report.grid[0] << "x" << dispatch_report.grid[1] << "x"
+              << dispatch_report.grid[2] << " workgroups: upload " << fmt_ms(dispatch_report.upload_ms) << ", run "
+              << fmt_ms(dispatch_report.dispatch_ms) << ", readback " << fmt_ms(dispatch_report.readback_ms) << "\n"
+              << "vyre: total " << fmt_ms(total_ms) << " (parse " << fmt_ms(parse_ms) << ", compile " << fmt_ms(compile_ms)
+              << ")\n";
+  }
+  if (!o.report_json.empty()) {
+    nlohmann::json report = {
+        {"program", program.name},
+        {"adapter", backend.adapter().name},
+        {"cache_hit", c.cache_hit},
+        {"cache_key", c.cache_key},
+        {"timings_ms",
+         {{"parse", parse_ms},
+          {"backend", backend_ms},
+          {"cache", c.cache_ms},
+          {"lower", c.lower_ms},
+          {"shader", c.shader_ms},
+          {"pipeline", c.pipeline_ms},
+          {"upload", dispatch_report.upload_ms},
+          {"dispatch", dispatch_report.dispatch_ms},
+          {"readback", dispatch_report.readback_ms},
+          {"total", total_ms}}}};
+    std::ofstream f(o.report_json, std::ios::trunc);
+    f << report.dump() << "\n";
+    if (!f) throw Error(ErrorKind::io, "cannot write " + o.report_json);
+  }
+  if (o.check) {
+    if (run.expect.empty()) throw Error(ErrorKind::invalid_input, "--check needs expected outputs (\"expect\" in --inputs FILE)");
+    int code = kOk;
+    for (const auto& [name, want] : run.expect) {
+      const Buffer* b = program.find_buffer(name);
+      if (!outputs.has(name)) throw Error(ErrorKind::invalid_input, "--check: '" + name + "' is not an output buffer");
+      if (!values_equal(b->type, outputs.bytes(name), want)) {
+        std::cerr << "vyre: check failed for '" << name << "': expected " << format_values(b->type, want) << "\n";
+        code = kFailure;
+      }
+    }
+    return code;
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("run", "Run a program on the GPU (through the AOT cache) and print its outputs as JSON");
+  auto o = std::make_shared<RunOptions>();
+  cmd->add_option("program", o->file, "Program file (JSON; - reads stdin)")->required();
+  cmd->add_option("--input", o->inputs, "NAME=V1,V2,... or NAME=@FILE (raw little-endian bytes); repeatable");
+  cmd->add_option("--size", o->sizes, "NAME=N: element count of a runtime-sized buffer given no contents; repeatable");
+  cmd->add_option("--inputs", o->run_file, "Run file: {\"inputs\": {...}, \"sizes\": {...}, \"grid\": [...], \"expect\": {...}}");
+  cmd->add_option("--grid", o->grid, "Number of workgroups X[,Y,Z] (default: from the first output's length)");
+  add_config_options(cmd, o->config);
+  cmd->add_flag("--check", o->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");
+  cmd->add_flag("-v,--verbose", o->verbose, "Tell on stderr whether the cache hit and how long each stage took");
+  cmd->add_option("--report-json", o->report_json, "Write the cache result and stage timings as JSON to this file");
+  cmd->footer(
+      "Outputs print in binding order as {\"name\": [values], ...}; f32 values read back to the same bits, with "
+      "\"nan\", \"inf\" and \"-inf\" as strings.");
+  cmd->callback([&action, o] { action = [o] { return run(*o); }; });
+}
+
+}  // namespace vyre::cli

@@ -1,0 +1,106 @@
+#include "run_inputs.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "cli.hpp"
+#include "ir/json_document.hpp"
+#include "values.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cli {
+namespace {
+
+using json_detail::Value;
+
+const Buffer& buffer_named(const Program& program, const std::string& name, const std::string& what) {
+  if (const Buffer* b = program.find_buffer(name)) return *b;
+  std::string names;
+  for (const auto& b : program.buffers) names += (names.empty() ? "" : ", ") + b.name;
+  throw Error(ErrorKind::invalid_input, what + ": the program has no buffer named '" + name + "' (it has: " + names + ")");
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& option, const std::string& flag) {
+  const size_t eq = option.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(ErrorKind::invalid_input, flag + " '" + option + "' is not of the form NAME=VALUE");
+  return {option.substr(0, eq), option.substr(eq + 1)};
+}
+
+std::string read_bytes(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::io, what + ": cannot read " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+uint32_t parse_count(const std::string& text, const std::string& what) {
+  uint32_t n = 0;
+  auto res = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || res.ec != std::errc() || res.ptr != text.data() + text.size())
+    throw Error(ErrorKind::invalid_input, what + ": '" + text + "' is not an element count");
+  return n;
+}
+
+}  // namespace
+
+void apply_input_option(const Program& program, const std::string& option, Inputs& inputs) {
+  auto [name, value] = split_assignment(option, "--input");
+  const Buffer& b = buffer_named(program, name, "--input " + name);
+  if (!value.empty() && value[0] == '@') {
+    const std::string bytes = read_bytes(value.substr(1), "--input " + name);
+    inputs.bytes(name, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+  } else {
+    inputs.bytes(name, parse_values(b.type, value, "--input " + name));
+  }
+}
+
+void apply_size_option(const Program& program, const std::string& option, Inputs& inputs) {
+  auto [name, value] = split_assignment(option, "--size");
+  buffer_named(program, name, "--size " + name);
+  inputs.size(name, parse_count(value, "--size " + name));
+}
+
+RunInputs read_run_file(const Program& program, const std::string& path) {
+  RunInputs run;
+  Value doc;
+  try {
+    doc = json_detail::parse_document(read_bytes(path, "--inputs"), JsonLimits{});
+  } catch (const ProgramError& e) {
+    throw Error(ErrorKind::invalid_input, path + ": " + e.what());
+  }
+  if (doc.kind != Value::Kind::Object) throw Error(ErrorKind::invalid_input, path + ": expected a JSON object");
+  for (const auto& [key, value] : doc.members) {
+    const std::string at = path + ": " + key;
+    if (key == "inputs" || key == "expect") {
+      if (value.kind != Value::Kind::Object) throw Error(ErrorKind::invalid_input, at + " must be an object");
+      for (const auto& [name, values] : value.members) {
+        const Buffer& b = buffer_named(program, name, at);
+        auto bytes = values_from_json(b.type, values, at + "." + name);
+        if (key == "inputs")
+          run.inputs.bytes(name, std::move(bytes));
+        else
+          run.expect[name] = std::move(bytes);
+      }
+    } else if (key == "sizes") {
+      if (value.kind != Value::Kind::Object) throw Error(ErrorKind::invalid_input, at + " must be an object");
+      for (const auto& [name, n] : value.members) {
+        buffer_named(program, name, at);
+        run.inputs.size(name, parse_count(n.text, at + "." + name));
+      }
+    } else if (key == "grid") {
+      if (value.kind != Value::Kind::Array || value.items.size() != 3)
+        throw Error(ErrorKind::invalid_input, at + " must be an array of three integers");
+      Dim3 g{};
+      for (size_t i = 0; i < 3; ++i) g[i] = parse_count(value.items[i].text, at);
+      run.grid = g;
+    } else if (key != "description") {
+      throw Error(ErrorKind::invalid_input, at + ": unknown key (inputs, sizes, grid, expect, description)");
+    }
+  }
+  return run;
+}
+
+}  // namespace vyre::cli

@@ -1,0 +1,112 @@
+#include "values.hpp"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "util/f32_text.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cli {
+namespace {
+
+void append_u32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+uint32_t read_u32(const std::vector<uint8_t>& bytes, size_t i) {
+  uint32_t v = 0;
+  std::memcpy(&v, bytes.data() + 4 * i, 4);
+  return v;
+}
+
+uint32_t parse_one(ScalarType type, std::string_view s, const std::string& what) {
+  auto bad = [&](const std::string& why) {
+    return Error(ErrorKind::invalid_input, what + ": '" + std::string(s) + "' " + why);
+  };
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (type == ScalarType::F32) {
+    float f = 0;
+    switch (parse_f32(s, f)) {
+      case F32ParseError::none: return std::bit_cast<uint32_t>(f);
+      case F32ParseError::overflow: throw bad("is beyond the f32 range");
+      case F32ParseError::syntax: throw bad("is not an f32 (a decimal, nan, inf or -inf)");
+    }
+  }
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  if (type == ScalarType::U32 || hex) {
+    uint32_t v = 0;
+    const auto digits = hex ? s.substr(2) : s;
+    auto res = std::from_chars(digits.data(), digits.data() + digits.size(), v, hex ? 16 : 10);
+    if (res.ec == std::errc::result_out_of_range) throw bad("does not fit 32 bits");
+    if (res.ec != std::errc() || res.ptr != digits.data() + digits.size())
+      throw bad(type == ScalarType::U32 ? "is not a u32 (decimal or 0x hex)" : "is not an i32 (decimal, or 0x hex bits)");
+    return v;
+  }
+  int32_t v = 0;
+  auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (res.ec == std::errc::result_out_of_range) throw bad("does not fit i32");
+  if (res.ec != std::errc() || res.ptr != s.data() + s.size()) throw bad("is not an i32");
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace
+
+std::vector<uint8_t> parse_values(ScalarType type, std::string_view csv, const std::string& what) {
+  std::vector<uint8_t> out;
+  if (csv.empty()) return out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = csv.find(',', start);
+    append_u32(out, parse_one(type, csv.substr(start, comma == std::string_view::npos ? csv.npos : comma - start), what));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<uint8_t> values_from_json(ScalarType type, const json_detail::Value& array, const std::string& what) {
+  using Kind = json_detail::Value::Kind;
+  if (array.kind != Kind::Array) throw Error(ErrorKind::invalid_input, what + " must be an array of values");
+  std::vector<uint8_t> out;
+  for (const auto& v : array.items) {
+    if (v.kind != Kind::Number && v.kind != Kind::String)
+      throw Error(ErrorKind::invalid_input, what + " holds " + std::string(json_detail::kind_name(v.kind)) + ", not a value");
+    append_u32(out, parse_one(type, v.text, what));
+  }
+  return out;
+}
+
+std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
+  std::string out = "[";
+  const size_t n = bytes.size() / 4;
+  for (size_t i = 0; i < n; ++i) {
+    if (i) out += ", ";
+    const uint32_t v = read_u32(bytes, i);
+    switch (type) {
+      case ScalarType::I32: out += std::to_string(static_cast<int32_t>(v)); break;
+      case ScalarType::F32: {
+        const float f = std::bit_cast<float>(v);
+        out += f32_needs_word(f) ? "\"" + format_f32(f) + "\"" : format_f32(f);
+        break;
+      }
+      default: out += std::to_string(v); break;
+    }
+  }
+  return out + "]";
+}
+
+bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size() / 4; ++i) {
+    const uint32_t x = read_u32(a, i), y = read_u32(b, i);
+    if (x == y) continue;
+    if (type == ScalarType::F32 && std::isnan(std::bit_cast<float>(x)) && std::isnan(std::bit_cast<float>(y))) continue;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vyre::cli
