@@ -145,17 +145,39 @@ TEST(AotKey, WorkgroupOverrideChangesTheKeyUnlessItRepeatsTheProgramsOwn) {
   EXPECT_EQ(vyre::aot::key_parts(p, "fp", same).key(), key);
 }
 
-TEST(AotKey, UlpBudgetChangesTheKeyOnlyWhereItCanShapeTheText) {
-  vyre::DispatchConfig budget;
-  budget.ulp_budget = 4;
-  vyre::Program with_exp = exp_program();
-  EXPECT_NE(vyre::aot::key_parts(with_exp, "fp", budget).key(), vyre::aot::key_parts(with_exp, "fp").key());
-  vyre::DispatchConfig zero;
-  zero.ulp_budget = 0;
-  EXPECT_EQ(vyre::aot::key_parts(with_exp, "fp", zero).key(), vyre::aot::key_parts(with_exp, "fp").key());
-  // xor has no transcendental a budget could shorten.
-  vyre::Program no_exp = xor_program();
-  EXPECT_EQ(vyre::aot::key_parts(no_exp, "fp", budget).key(), vyre::aot::key_parts(no_exp, "fp").key());
+// Both ways at once, against the real lowering: two configs give the same
+// key exactly when they give the same WGSL text.
+TEST(AotKey, ConfigsChangeTheKeyExactlyWhenTheyChangeTheText) {
+  std::vector<vyre::DispatchConfig> configs(1);
+  for (vyre::Dim3 wg : {vyre::Dim3{64, 1, 1}, vyre::Dim3{128, 1, 1}, vyre::Dim3{32, 2, 1}, vyre::Dim3{1, 1, 1}}) {
+    vyre::DispatchConfig c;
+    c.workgroup_override = wg;
+    configs.push_back(c);
+  }
+  for (int ulp : {0, 1, 4, 255}) {
+    vyre::DispatchConfig c;
+    c.ulp_budget = static_cast<uint8_t>(ulp);
+    configs.push_back(c);
+  }
+  for (vyre::Dim3 grid : {vyre::Dim3{1, 1, 1}, vyre::Dim3{9, 3, 1}}) {
+    vyre::DispatchConfig c;
+    c.grid = grid;
+    configs.push_back(c);
+  }
+  vyre::DispatchConfig all;
+  all.workgroup_override = vyre::Dim3{128, 1, 1};
+  all.ulp_budget = 4;
+  all.grid = vyre::Dim3{2, 1, 1};
+  configs.push_back(all);
+
+  for (const vyre::Program& p : {xor_program(), exp_program()}) {
+    for (size_t i = 0; i < configs.size(); ++i)
+      for (size_t j = 0; j < configs.size(); ++j) {
+        bool same_text = vyre::lower_to_wgsl(p, configs[i]) == vyre::lower_to_wgsl(p, configs[j]);
+        bool same_key = vyre::aot::key_parts(p, "fp", configs[i]).key() == vyre::aot::key_parts(p, "fp", configs[j]).key();
+        EXPECT_EQ(same_text, same_key) << p.name << " configs " << i << " and " << j;
+      }
+  }
 }
 
 TEST(AotKey, ProgramChangesChangeTheKey) {

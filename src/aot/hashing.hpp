@@ -1,4 +1,4 @@
-// SHA-256 as lowercase hex, and the length-prefixed encoding the key
+// SHA-256 (vyre::sha256) as lowercase hex, and the length-prefixed encoding the key
 // derivation hashes (docs/cache.md, "Key derivation").
 #pragma once
 
