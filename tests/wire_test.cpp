@@ -216,3 +216,16 @@ TEST(Wire, RandomBytesNeverCrash) {
   }
   SUCCEED() << accepted << " mutated inputs decoded";
 }
+
+// The wire format is frozen at version 1: identities (and so cache keys)
+// must not change between builds. Any change here needs a new version.
+TEST(Wire, XorExampleHasItsFrozenBytesAndDigest) {
+  const auto bytes = to_wire(vyre::test::example("xor"));
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t b : bytes) hex += std::string{kHex[b >> 4], kHex[b & 15]};
+  EXPECT_EQ(hex,
+            "5659525701400101030161000000000001620000010000036f75740100020001020001690700031904016906036f75740102036f"
+            "75740401691405016104016905016204016900");
+  EXPECT_EQ(digest(vyre::test::example("xor")).hex(), "a3de9b847d61fd7438eb89ee330bb7700fb90d9e266e5e1dbeb586295038b364");
+}

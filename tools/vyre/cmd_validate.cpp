@@ -1,5 +1,6 @@
 // vyre validate PROG.json...: exit 0 when every program is valid, else 1
-// with each problem on stderr as FILE: PATH: message.
+// with each problem on stderr as FILE: PATH: message (an unreadable file is
+// a problem too, so scripts need only the two codes).
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,8 @@ void add_validate(CLI::App& app, Action& action) {
           load_program(file);
         } catch (const ProgramError& e) {
           problems = e.diagnostics();
+        } catch (const Error& e) {
+          problems.push_back({"", e.what()});  // unreadable: not valid either
         }
         if (*json) {
           nlohmann::json out = {{"file", file}, {"valid", problems.empty()}, {"errors", nlohmann::json::array()}};

@@ -1,0 +1,360 @@
+// The CPU reference interpreter. It resolves the program once (names to
+// slots, types onto nodes), then runs every workgroup in order and every
+// invocation of a workgroup as a fiber, so that barriers and workgroup
+// memory behave as on a GPU. Programs without barriers run each invocation
+// straight through.
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "dispatch/plan.hpp"
+#include "lower/effective_config.hpp"
+#include "reference/scalar_ops.hpp"
+#include "reference/workgroup_fibers.hpp"
+#include "vyre/error.hpp"
+#include "vyre/reference.hpp"
+#include "vyre/validate.hpp"
+
+namespace vyre::reference {
+namespace {
+
+// ---- the resolved program ------------------------------------------------------
+
+struct RExpr {
+  Op op = Op::LitU32;
+  ScalarType type = ScalarType::U32;     // result type
+  ScalarType operand = ScalarType::U32;  // type of args[0] (operators, conversions)
+  uint32_t imm = 0;
+  size_t index = 0;  // local slot (Var) or buffer index (Load, Len, Atomic)
+  std::vector<RExpr> args;
+};
+
+struct RStmt {
+  StmtOp op = StmtOp::Return;
+  size_t index = 0;  // local slot (Let, Assign, Loop) or buffer index (Store)
+  ScalarType type = ScalarType::U32;  // loop variable type
+  std::vector<RExpr> exprs;
+  std::vector<RStmt> body, else_body;
+};
+
+class Resolver {
+ public:
+  explicit Resolver(const Program& p) : p_(p) {
+    for (size_t i = 0; i < p.buffers.size(); ++i) buffer_index_[p.buffers[i].name] = i;
+  }
+
+  std::vector<RStmt> block(const std::vector<Stmt>& stmts) {
+    std::vector<std::string> declared;
+    std::vector<RStmt> out;
+    for (const auto& s : stmts) out.push_back(stmt(s, declared));
+    for (const auto& name : declared) scope_.erase(name);
+    return out;
+  }
+
+  size_t slots() const { return slot_count_; }
+  bool has_barrier() const { return has_barrier_; }
+
+ private:
+  struct Local {
+    size_t slot;
+    ScalarType type;
+  };
+
+  size_t declare(const std::string& name, ScalarType type, std::vector<std::string>& declared) {
+    const size_t slot = slot_count_++;
+    scope_[name] = {slot, type};
+    declared.push_back(name);
+    return slot;
+  }
+
+  RStmt stmt(const Stmt& s, std::vector<std::string>& declared) {
+    RStmt r;
+    r.op = s.op;
+    for (const auto& e : s.exprs) r.exprs.push_back(expr(e));
+    switch (s.op) {
+      case StmtOp::Let: r.index = declare(s.name, r.exprs[0].type, declared); break;
+      case StmtOp::Assign: r.index = scope_.at(s.name).slot; break;
+      case StmtOp::Store: r.index = buffer_index_.at(s.name); break;
+      case StmtOp::Loop: {
+        std::vector<std::string> loop_scope;
+        r.type = r.exprs[0].type;
+        r.index = declare(s.name, r.type, loop_scope);
+        r.body = block(s.body);
+        scope_.erase(s.name);
+        return r;
+      }
+      case StmtOp::Barrier: has_barrier_ = true; break;
+      default: break;
+    }
+    r.body = block(s.body);
+    r.else_body = block(s.else_body);
+    return r;
+  }
+
+  RExpr expr(const Expr& e) {
+    RExpr r;
+    r.op = e.op;
+    r.imm = e.imm;
+    for (const auto& a : e.args) r.args.push_back(expr(a));
+    if (!r.args.empty()) r.operand = r.args[0].type;
+    switch (op_info(e.op).cls) {
+      case OpClass::Literal:
+        r.type = e.op == Op::LitU32 ? ScalarType::U32
+                 : e.op == Op::LitI32 ? ScalarType::I32
+                 : e.op == Op::LitF32 ? ScalarType::F32
+                                      : ScalarType::Bool;
+        break;
+      case OpClass::Var: {
+        const Local& l = scope_.at(e.name);
+        r.index = l.slot;
+        r.type = l.type;
+        break;
+      }
+      case OpClass::Load:
+      case OpClass::Atomic:
+        r.index = buffer_index_.at(e.name);
+        r.type = p_.buffers[r.index].type;
+        break;
+      case OpClass::Len:
+        r.index = buffer_index_.at(e.name);
+        r.type = ScalarType::U32;
+        break;
+      case OpClass::Builtin: r.type = ScalarType::U32; break;
+      case OpClass::Binary:
+        switch (e.op) {
+          case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: r.type = ScalarType::Bool; break;
+          default: r.type = r.operand; break;
+        }
+        break;
+      case OpClass::Unary: r.type = r.operand; break;
+      case OpClass::Ternary: r.type = r.args[e.op == Op::Select ? 1 : 0].type; break;
+      case OpClass::Conversion: r.type = static_cast<ScalarType>(e.imm); break;
+    }
+    return r;
+  }
+
+  const Program& p_;
+  std::map<std::string, size_t> buffer_index_;
+  std::map<std::string, Local> scope_;
+  size_t slot_count_ = 0;
+  bool has_barrier_ = false;
+};
+
+// ---- execution -------------------------------------------------------------------
+
+struct Memory {
+  std::vector<uint32_t> data;
+  uint32_t length = 0;  // what `len` reads
+};
+
+enum class Flow { Next, Break, Continue, Return };
+
+struct Invocation {
+  Dim3 gid{}, lid{}, wid{};
+  uint32_t lid_flat = 0;
+  std::vector<uint32_t> locals;
+};
+
+class Machine {
+ public:
+  Machine(const Program& p, std::vector<Memory>& memory, const Dim3& grid, WorkgroupFibers* fibers)
+      : p_(p), memory_(memory), grid_(grid), fibers_(fibers) {}
+
+  Flow block(const std::vector<RStmt>& stmts, Invocation& inv) {
+    for (const auto& s : stmts) {
+      const Flow f = stmt(s, inv);
+      if (f != Flow::Next) return f;
+    }
+    return Flow::Next;
+  }
+
+ private:
+  static int64_t index_value(const RExpr& e, uint32_t v) {
+    return e.type == ScalarType::I32 ? int64_t{static_cast<int32_t>(v)} : int64_t{v};
+  }
+
+  // Out-of-bounds accesses are safe: loads give 0, stores are dropped.
+  uint32_t* element(size_t buffer, const RExpr& index_expr, uint32_t index_bits) {
+    Memory& m = memory_[buffer];
+    const int64_t i = index_value(index_expr, index_bits);
+    if (i < 0 || i >= static_cast<int64_t>(m.data.size())) return nullptr;
+    return &m.data[static_cast<size_t>(i)];
+  }
+
+  Flow stmt(const RStmt& s, Invocation& inv) {
+    switch (s.op) {
+      case StmtOp::Let:
+      case StmtOp::Assign: inv.locals[s.index] = eval(s.exprs[0], inv); return Flow::Next;
+      case StmtOp::Store: {
+        const uint32_t i = eval(s.exprs[0], inv);
+        const uint32_t v = eval(s.exprs[1], inv);
+        if (uint32_t* slot = element(s.index, s.exprs[0], i)) *slot = v;
+        return Flow::Next;
+      }
+      case StmtOp::If: return eval(s.exprs[0], inv) ? block(s.body, inv) : block(s.else_body, inv);
+      case StmtOp::Loop: {
+        const ScalarType t = s.type;
+        for (inv.locals[s.index] = eval(s.exprs[0], inv);
+             apply_binary(Op::Lt, t, inv.locals[s.index], eval(s.exprs[1], inv)); inv.locals[s.index] += 1) {
+          const Flow f = block(s.body, inv);
+          if (f == Flow::Break) break;
+          if (f == Flow::Return) return f;
+        }
+        return Flow::Next;
+      }
+      case StmtOp::While:
+        while (eval(s.exprs[0], inv)) {
+          const Flow f = block(s.body, inv);
+          if (f == Flow::Break) break;
+          if (f == Flow::Return) return f;
+        }
+        return Flow::Next;
+      case StmtOp::Break: return Flow::Break;
+      case StmtOp::Continue: return Flow::Continue;
+      case StmtOp::Return: return Flow::Return;
+      case StmtOp::Barrier:
+        if (fibers_) fibers_->barrier();
+        return Flow::Next;
+      case StmtOp::Eval: eval(s.exprs[0], inv); return Flow::Next;
+    }
+    return Flow::Next;
+  }
+
+  uint32_t builtin(const RExpr& e, const Invocation& inv) const {
+    const auto axis = static_cast<Axis>(e.imm);
+    if (axis == Axis::Flat) return inv.lid_flat;
+    const size_t a = static_cast<size_t>(axis);
+    switch (e.op) {
+      case Op::Gid: return inv.gid[a];
+      case Op::Lid: return inv.lid[a];
+      case Op::Wid: return inv.wid[a];
+      default: return grid_[a];
+    }
+  }
+
+  uint32_t eval(const RExpr& e, Invocation& inv) {
+    switch (op_info(e.op).cls) {
+      case OpClass::Literal: return e.imm;
+      case OpClass::Var: return inv.locals[e.index];
+      case OpClass::Len: return memory_[e.index].length;
+      case OpClass::Builtin: return builtin(e, inv);
+      case OpClass::Load: {
+        const uint32_t i = eval(e.args[0], inv);
+        const uint32_t* slot = element(e.index, e.args[0], i);
+        return slot ? *slot : 0;
+      }
+      case OpClass::Binary: {
+        const uint32_t a = eval(e.args[0], inv);
+        // land and lor short-circuit, as WGSL's && and || do.
+        if (e.op == Op::LAnd && !a) return 0;
+        if (e.op == Op::LOr && a) return 1;
+        return apply_binary(e.op, e.operand, a, eval(e.args[1], inv));
+      }
+      case OpClass::Unary: return apply_unary(e.op, e.operand, eval(e.args[0], inv));
+      case OpClass::Ternary: {
+        const uint32_t a = eval(e.args[0], inv);
+        const uint32_t b = eval(e.args[1], inv);
+        const uint32_t c = eval(e.args[2], inv);
+        if (e.op == Op::Select) return a ? b : c;  // both evaluated
+        return apply_ternary(e.op, e.operand, a, b, c);
+      }
+      case OpClass::Conversion: {
+        const uint32_t a = eval(e.args[0], inv);
+        return e.op == Op::Bitcast ? a : apply_cast(e.operand, e.type, a);
+      }
+      case OpClass::Atomic: return atomic(e, inv);
+    }
+    return 0;
+  }
+
+  uint32_t atomic(const RExpr& e, Invocation& inv) {
+    const auto op = static_cast<AtomicOp>(e.imm);
+    const uint32_t i = eval(e.args[0], inv);
+    std::optional<uint32_t> expected;
+    if (op == AtomicOp::CompareExchange) expected = eval(e.args[1], inv);
+    const uint32_t operand = op == AtomicOp::Load ? 0 : eval(e.args.back(), inv);
+    uint32_t* slot = element(e.index, e.args[0], i);
+    if (!slot) return 0;
+    const uint32_t old = *slot;
+    if (op == AtomicOp::Load) return old;
+    if (op == AtomicOp::CompareExchange) {
+      if (old == *expected) *slot = operand;
+      return old;
+    }
+    *slot = apply_atomic(op, p_.buffers[e.index].type, old, operand);
+    return old;
+  }
+
+  const Program& p_;
+  std::vector<Memory>& memory_;
+  Dim3 grid_;
+  WorkgroupFibers* fibers_;
+};
+
+}  // namespace
+
+Outputs run(const Program& program, const Inputs& inputs, const DispatchConfig& config) {
+  require_valid(program);
+  lower::effective_workgroup_size(program, config);  // same refusals as the GPU path
+  const DispatchPlan plan = plan_dispatch(program, config, inputs);
+
+  // Memory, indexed like program.buffers.
+  std::vector<Memory> memory(program.buffers.size());
+  for (const auto& bp : plan.buffers) {
+    const size_t i = static_cast<size_t>(bp.buffer - program.buffers.data());
+    memory[i].length = bp.elements;
+    memory[i].data.assign(bp.elements, 0);
+    if (!bp.initial.empty()) std::memcpy(memory[i].data.data(), bp.initial.data(), bp.initial.size());
+  }
+  std::vector<size_t> workgroup_buffers;
+  for (size_t i = 0; i < program.buffers.size(); ++i)
+    if (program.buffers[i].access == Access::Workgroup) {
+      workgroup_buffers.push_back(i);
+      memory[i].length = program.buffers[i].count;
+    }
+
+  Resolver resolver(program);
+  const std::vector<RStmt> body = resolver.block(program.body);
+  const Dim3 wg = plan.workgroup_size;
+  const Dim3 grid = plan.grid;
+  const size_t per_group = size_t{wg[0]} * wg[1] * wg[2];
+
+  std::optional<WorkgroupFibers> fibers;
+  if (resolver.has_barrier()) fibers.emplace();
+  Machine machine(program, memory, grid, fibers ? &*fibers : nullptr);
+  std::vector<Invocation> invocations(per_group);
+  for (auto& inv : invocations) inv.locals.assign(resolver.slots(), 0);
+
+  for (uint32_t gz = 0; gz < grid[2]; ++gz)
+    for (uint32_t gy = 0; gy < grid[1]; ++gy)
+      for (uint32_t gx = 0; gx < grid[0]; ++gx) {
+        // Workgroup memory starts zeroed in every workgroup, as WebGPU guarantees.
+        for (size_t i : workgroup_buffers) memory[i].data.assign(program.buffers[i].count, 0);
+        for (size_t flat = 0; flat < per_group; ++flat) {
+          Invocation& inv = invocations[flat];
+          inv.lid = {static_cast<uint32_t>(flat % wg[0]), static_cast<uint32_t>(flat / wg[0] % wg[1]),
+                     static_cast<uint32_t>(flat / (size_t{wg[0]} * wg[1]))};
+          inv.lid_flat = static_cast<uint32_t>(flat);
+          inv.wid = {gx, gy, gz};
+          for (size_t a = 0; a < 3; ++a) inv.gid[a] = inv.wid[a] * wg[a] + inv.lid[a];
+        }
+        auto one = [&](size_t flat) { machine.block(body, invocations[flat]); };
+        if (fibers) {
+          fibers->run(per_group, one);
+        } else {
+          for (size_t flat = 0; flat < per_group; ++flat) one(flat);
+        }
+      }
+
+  Outputs out;
+  for (size_t i = 0; i < program.buffers.size(); ++i) {
+    const Buffer& b = program.buffers[i];
+    if (!b.output) continue;
+    std::vector<uint8_t> bytes(memory[i].data.size() * 4);
+    if (!bytes.empty()) std::memcpy(bytes.data(), memory[i].data.data(), bytes.size());
+    out.put(b.name, std::move(bytes));
+  }
+  return out;
+}
+
+}  // namespace vyre::reference

@@ -1,0 +1,207 @@
+#include "reference/scalar_ops.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace vyre::reference {
+namespace {
+
+float as_f32(uint32_t bits) { return std::bit_cast<float>(bits); }
+uint32_t bits_of(float f) { return std::bit_cast<uint32_t>(f); }
+int32_t as_i32(uint32_t bits) { return static_cast<int32_t>(bits); }
+uint32_t bits_of(int32_t v) { return static_cast<uint32_t>(v); }
+
+constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+
+// Transcendentals are computed in double and rounded once: the oracle holds
+// the best f32 answer, and GPUs are checked against WGSL's error bounds.
+float via_double(double (*f)(double), float x) { return static_cast<float>(f(static_cast<double>(x))); }
+
+uint32_t binary_u32(Op op, uint32_t a, uint32_t b) {
+  switch (op) {
+    case Op::Add: return a + b;
+    case Op::Sub: return a - b;
+    case Op::Mul: return a * b;
+    case Op::Div: return b == 0 ? a : a / b;
+    case Op::Rem: return b == 0 ? 0 : a % b;
+    case Op::Min: return std::min(a, b);
+    case Op::Max: return std::max(a, b);
+    case Op::And: return a & b;
+    case Op::Or: return a | b;
+    case Op::Xor: return a ^ b;
+    case Op::Shl: return a << (b & 31);
+    case Op::Shr: return a >> (b & 31);
+    case Op::Eq: return a == b;
+    case Op::Ne: return a != b;
+    case Op::Lt: return a < b;
+    case Op::Le: return a <= b;
+    case Op::Gt: return a > b;
+    case Op::Ge: return a >= b;
+    default: break;
+  }
+  throw std::logic_error("reference: bad u32 operator");
+}
+
+uint32_t binary_i32(Op op, uint32_t ua, uint32_t ub) {
+  const int32_t a = as_i32(ua), b = as_i32(ub);
+  switch (op) {
+    // Wrapping arithmetic: compute on the bits.
+    case Op::Add: return ua + ub;
+    case Op::Sub: return ua - ub;
+    case Op::Mul: return ua * ub;
+    case Op::Div: return (b == 0 || (a == kMin && b == -1)) ? ua : bits_of(a / b);
+    case Op::Rem: return (b == 0 || (a == kMin && b == -1)) ? 0 : bits_of(a % b);
+    case Op::Min: return bits_of(std::min(a, b));
+    case Op::Max: return bits_of(std::max(a, b));
+    case Op::And: return ua & ub;
+    case Op::Or: return ua | ub;
+    case Op::Xor: return ua ^ ub;
+    case Op::Shl: return ua << (ub & 31);
+    case Op::Shr: return bits_of(a >> (ub & 31));  // arithmetic (C++20 defines it)
+    case Op::Eq: return a == b;
+    case Op::Ne: return a != b;
+    case Op::Lt: return a < b;
+    case Op::Le: return a <= b;
+    case Op::Gt: return a > b;
+    case Op::Ge: return a >= b;
+    default: break;
+  }
+  throw std::logic_error("reference: bad i32 operator");
+}
+
+uint32_t binary_f32(Op op, uint32_t ua, uint32_t ub) {
+  const float a = as_f32(ua), b = as_f32(ub);
+  switch (op) {
+    case Op::Add: return bits_of(a + b);
+    case Op::Sub: return bits_of(a - b);
+    case Op::Mul: return bits_of(a * b);
+    case Op::Div: return bits_of(a / b);
+    // WGSL: x % y = x - y * trunc(x / y).
+    case Op::Rem: return bits_of(a - b * std::trunc(a / b));
+    case Op::Min: return bits_of(std::fmin(a, b));
+    case Op::Max: return bits_of(std::fmax(a, b));
+    case Op::Eq: return a == b;
+    case Op::Ne: return a != b;
+    case Op::Lt: return a < b;
+    case Op::Le: return a <= b;
+    case Op::Gt: return a > b;
+    case Op::Ge: return a >= b;
+    case Op::Pow: return bits_of(static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b))));
+    case Op::Atan2: return bits_of(static_cast<float>(std::atan2(static_cast<double>(a), static_cast<double>(b))));
+    default: break;
+  }
+  throw std::logic_error("reference: bad f32 operator");
+}
+
+uint32_t unary_f32(Op op, float x) {
+  switch (op) {
+    case Op::Neg: return bits_of(-x);
+    case Op::Abs: return bits_of(std::fabs(x));
+    case Op::Sqrt: return bits_of(via_double(std::sqrt, x));
+    case Op::InverseSqrt: return bits_of(static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))));
+    case Op::Exp: return bits_of(via_double(std::exp, x));
+    case Op::Exp2: return bits_of(via_double(std::exp2, x));
+    case Op::Log: return bits_of(via_double(std::log, x));
+    case Op::Log2: return bits_of(via_double(std::log2, x));
+    case Op::Sin: return bits_of(via_double(std::sin, x));
+    case Op::Cos: return bits_of(via_double(std::cos, x));
+    case Op::Tan: return bits_of(via_double(std::tan, x));
+    case Op::Tanh: return bits_of(via_double(std::tanh, x));
+    case Op::Floor: return bits_of(std::floor(x));
+    case Op::Ceil: return bits_of(std::ceil(x));
+    case Op::Round: return bits_of(std::nearbyint(x));  // ties to even (the default rounding mode)
+    case Op::Trunc: return bits_of(std::trunc(x));
+    case Op::Fract: return bits_of(x - std::floor(x));
+    default: break;
+  }
+  throw std::logic_error("reference: bad f32 unary operator");
+}
+
+}  // namespace
+
+uint32_t apply_binary(Op op, ScalarType type, uint32_t a, uint32_t b) {
+  switch (op) {
+    case Op::LAnd: return (a && b) ? 1 : 0;
+    case Op::LOr: return (a || b) ? 1 : 0;
+    default: break;
+  }
+  switch (type) {
+    case ScalarType::U32: return binary_u32(op, a, b);
+    case ScalarType::I32: return binary_i32(op, a, b);
+    case ScalarType::F32: return binary_f32(op, a, b);
+    case ScalarType::Bool:
+      if (op == Op::Eq) return a == b;
+      if (op == Op::Ne) return a != b;
+      break;
+  }
+  throw std::logic_error("reference: bad operator for its type");
+}
+
+uint32_t apply_unary(Op op, ScalarType type, uint32_t a) {
+  switch (op) {
+    case Op::Not: return a ? 0 : 1;
+    case Op::BitNot: return ~a;
+    case Op::Popcount: return static_cast<uint32_t>(std::popcount(a));
+    case Op::Clz: return static_cast<uint32_t>(std::countl_zero(a));
+    case Op::Ctz: return static_cast<uint32_t>(std::countr_zero(a));
+    case Op::ReverseBits: {
+      uint32_t r = 0;
+      for (int i = 0; i < 32; ++i) r |= ((a >> i) & 1u) << (31 - i);
+      return r;
+    }
+    default: break;
+  }
+  if (type == ScalarType::F32) return unary_f32(op, as_f32(a));
+  if (type == ScalarType::I32) {
+    if (op == Op::Neg) return 0u - a;  // wraps: -MIN is MIN
+    if (op == Op::Abs) return as_i32(a) < 0 ? 0u - a : a;
+  }
+  if (type == ScalarType::U32 && op == Op::Abs) return a;
+  throw std::logic_error("reference: bad unary operator for its type");
+}
+
+uint32_t apply_ternary(Op op, ScalarType type, uint32_t a, uint32_t b, uint32_t c) {
+  if (op == Op::Fma) return bits_of(std::fma(as_f32(a), as_f32(b), as_f32(c)));
+  if (op == Op::Clamp) return apply_binary(Op::Min, type, apply_binary(Op::Max, type, a, b), c);
+  throw std::logic_error("reference: bad ternary operator");
+}
+
+uint32_t apply_cast(ScalarType from, ScalarType to, uint32_t a) {
+  if (from == to) return a;
+  if (to == ScalarType::Bool) return from == ScalarType::F32 ? (as_f32(a) != 0.0f ? 1 : 0) : (a != 0 ? 1 : 0);
+  if (from == ScalarType::Bool) return to == ScalarType::F32 ? bits_of(a ? 1.0f : 0.0f) : (a ? 1u : 0u);
+  if (from == ScalarType::F32) {
+    const float x = as_f32(a);
+    if (std::isnan(x)) return 0;
+    if (to == ScalarType::U32) {
+      if (x >= 4294967296.0f) return 0xffffffffu;
+      if (x <= 0.0f) return 0;
+      return static_cast<uint32_t>(x);
+    }
+    if (x >= 2147483648.0f) return bits_of(std::numeric_limits<int32_t>::max());
+    if (x <= -2147483648.0f) return bits_of(kMin);
+    return bits_of(static_cast<int32_t>(x));
+  }
+  if (to == ScalarType::F32) return from == ScalarType::U32 ? bits_of(static_cast<float>(a)) : bits_of(static_cast<float>(as_i32(a)));
+  return a;  // u32 <-> i32 keeps the bits
+}
+
+uint32_t apply_atomic(AtomicOp op, ScalarType type, uint32_t old_value, uint32_t operand) {
+  switch (op) {
+    case AtomicOp::Add: return old_value + operand;
+    case AtomicOp::Sub: return old_value - operand;
+    case AtomicOp::Min: return apply_binary(Op::Min, type, old_value, operand);
+    case AtomicOp::Max: return apply_binary(Op::Max, type, old_value, operand);
+    case AtomicOp::And: return old_value & operand;
+    case AtomicOp::Or: return old_value | operand;
+    case AtomicOp::Xor: return old_value ^ operand;
+    case AtomicOp::Exchange: return operand;
+    default: break;
+  }
+  throw std::logic_error("reference: bad atomic operation");
+}
+
+}  // namespace vyre::reference

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, then builds and runs a
+# consumer project against it twice: with find_package(vyre CONFIG) and with
+# pkg-config. Usage: install_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+
+echo "== find_package(vyre CONFIG)"
+cmake -S "$src/tests/install/consumer" -B "$tmp/cmake-build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/cmake-build" >/dev/null
+"$tmp/cmake-build/consumer"
+
+echo "== pkg-config vyre"
+PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --exists vyre
+# shellcheck disable=SC2046
+g++ -o "$tmp/pc-consumer" "$src/tests/install/consumer/consumer.cpp" \
+  $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs vyre)
+"$tmp/pc-consumer"
+
+echo "== installed CLI"
+"$tmp/prefix/bin/vyre" --version
+"$tmp/prefix/bin/vyre" hash "$src/examples/xor.json"
