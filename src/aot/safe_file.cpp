@@ -102,13 +102,15 @@ FileRead read_file_at(int dirfd, const std::string& name, uint64_t max_bytes, Ow
       if (result.data.size() >= limit) break;
       result.data.resize(std::min(limit, result.data.size() * 2 + 4096));
     }
-    ssize_t n = ::read(fd.get(), result.data.data() + filled, result.data.size() - filled);
+    const size_t wanted = result.data.size() - filled;
+    ssize_t n = ::read(fd.get(), result.data.data() + filled, wanted);
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail(FileRead::Outcome::error, std::strerror(errno));
     }
-    if (n == 0) break;
     filled += static_cast<size_t>(n);
+    // A regular file reads short only at its end: no second read to see 0.
+    if (static_cast<size_t>(n) < wanted) break;
   }
   if (filled > max_bytes)
     return fail(FileRead::Outcome::too_large, name + " grew over the bound of " + std::to_string(max_bytes) + " bytes");
