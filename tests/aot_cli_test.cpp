@@ -1,5 +1,10 @@
 // `vyre cache`: every subcommand as a user runs it, against a private cache
 // directory and a fixed fingerprint.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +59,49 @@ TEST_F(AotCli, WarmFillsTheCacheWithoutRunningAnything) {
   EXPECT_EQ(first.err.find('\r'), std::string::npos);  // no progress bar when stderr is not a terminal
   auto second = vyre({"cache", "warm", example("xor")});
   EXPECT_NE(second.out.find("0 lowered, 1 already cached"), std::string::npos) << second.out;
+}
+
+// Runs `vyre args...` with stderr on a pseudo-terminal; returns what it drew there.
+std::string stderr_on_a_terminal(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return "no pty";
+  std::string slave_name = ptsname(master);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int slave = open(slave_name.c_str(), O_RDWR | O_NOCTTY);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(slave, 2);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> argv{const_cast<char*>(VYRE_CLI_PATH)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  std::string drawn;
+  char buf[4096];
+  for (;;) {
+    pollfd p{master, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+      continue;
+    }
+    ssize_t n = read(master, buf, sizeof buf);
+    if (n <= 0) break;
+    drawn.append(buf, static_cast<size_t>(n));
+  }
+  waitpid(pid, nullptr, 0);
+  close(master);
+  return drawn;
+}
+
+TEST_F(AotCli, WarmDrawsAProgressBarOnlyOnATerminal) {
+  std::string drawn = stderr_on_a_terminal({"cache", "warm", example("xor"), example("saxpy")}, env());
+  if (drawn == "no pty") GTEST_SKIP() << "no pseudo-terminal here";
+  EXPECT_NE(drawn.find("\r"), std::string::npos);
+  EXPECT_NE(drawn.find("/2 "), std::string::npos) << drawn;
+  EXPECT_NE(drawn.find("[###"), std::string::npos) << drawn;
 }
 
 TEST_F(AotCli, WarmForATargetFingerprintAndConfig) {
