@@ -237,14 +237,21 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
   };
 
   for (CacheDirectory* layer : impl.layers()) {
-    EntryRead read = read_entry(layer->fd(), artifact.key, layer->owner_rule());
-    switch (read.status) {
-      case EntryRead::Status::good: return hit(*layer, read);
-      case EntryRead::Status::bad:
-      case EntryRead::Status::other_format: note_bad(*layer, read); break;
-      case EntryRead::Status::error: note_error(*layer, read); break;
-      case EntryRead::Status::missing:
-      case EntryRead::Status::incomplete: break;
+    try {
+      EntryRead read = read_entry(layer->fd(), artifact.key, layer->owner_rule());
+      switch (read.status) {
+        case EntryRead::Status::good: return hit(*layer, read);
+        case EntryRead::Status::bad:
+        case EntryRead::Status::other_format: note_bad(*layer, read); break;
+        case EntryRead::Status::error: note_error(*layer, read); break;
+        case EntryRead::Status::missing:
+        case EntryRead::Status::incomplete: break;
+      }
+    } catch (const std::exception& e) {
+      // Whatever went wrong in the cache, the dispatch goes on by lowering.
+      EntryRead failed;
+      failed.problem = e.what();
+      note_error(*layer, failed);
     }
   }
 
