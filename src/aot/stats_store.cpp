@@ -1,5 +1,7 @@
 #include "aot/stats_store.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <toml++/toml.h>
@@ -122,10 +124,23 @@ Usage read_usage_unlocked(int dirfd) {
   return u;
 }
 
+// The estimate is rewritten in place, one fixed-size record, never renamed
+// or truncated: replacing a file by rename (or truncating it to zero) makes
+// ext4 flush it to disk at once (auto_da_alloc), which would put a disk
+// write on every miss. A record torn by a crash reads as unknown, and the
+// next cleanup's scan replaces it.
 bool write_usage_unlocked(int dirfd, const Usage& u) {
+  constexpr size_t kRecordBytes = 128;
   std::ostringstream out;
-  out << "bytes = " << u.bytes << "\nentries = " << u.entries << "\nscanned_unix_ms = " << u.scanned_unix_ms << '\n';
-  return write_atomic_at(dirfd, "usage.toml", out.str()) == 0;
+  out << "bytes = " << u.bytes << "\nentries = " << u.entries << "\nscanned_unix_ms = " << u.scanned_unix_ms;
+  std::string record = out.str();
+  record.resize(kRecordBytes - 1, ' ');
+  record += '\n';
+  Fd fd(::openat(dirfd, "usage.toml", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return false;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !owner_accepted(st.st_uid, OwnerRule::self)) return false;
+  return ::pwrite(fd.get(), record.data(), record.size(), 0) == static_cast<ssize_t>(record.size());
 }
 
 }  // namespace
