@@ -4,8 +4,13 @@
 // lowering. The cache never fails a dispatch: when it cannot read or write it
 // lowers the program and warns once. It knows nothing of GPUs: the
 // fingerprint is a string it is given.
+//
+// Layout, entry format, key derivation, concurrency and crash model,
+// eviction, stats and safety rules: docs/cache.md. Settings:
+// docs/configuration.md.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -13,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "vyre/dispatch.hpp"
 #include "vyre/program.hpp"
@@ -21,6 +27,14 @@ namespace vyre::aot {
 
 // Version of the key derivation and of the entry format.
 inline constexpr uint32_t kCacheVersion = 1;
+
+// Reads of cache files never go past these bounds.
+inline constexpr uint64_t kMaxWgslBytes = 16u << 20;
+inline constexpr uint64_t kMaxMetadataBytes = 64u << 10;
+
+// Default bounds of the writable directory (0 in a setting means unbounded).
+inline constexpr uint64_t kDefaultMaxBytes = 1ull << 30;
+inline constexpr uint64_t kDefaultMaxEntries = 100'000;
 
 // Everything a cache key is made of, kept apart so that a miss can be
 // explained component by component.
@@ -35,12 +49,18 @@ struct KeyParts {
   std::string spec_hash() const;
   // cache_key(spec_hash(), fingerprint): 64 lowercase hex characters.
   std::string key() const;
+
+  friend bool operator==(const KeyParts&, const KeyParts&) = default;
 };
 
 KeyParts key_parts(const Program& program, std::string_view fingerprint, const DispatchConfig& config = {});
 
 // Versioned, length-prefixed key derivation (docs/cache.md).
 std::string cache_key(std::string_view spec_hash, std::string_view fingerprint);
+
+// True for exactly 64 lowercase hexadecimal characters: the only strings
+// that ever become a file name in the cache.
+bool is_valid_key(std::string_view key);
 
 struct Artifact {
   std::string wgsl;
@@ -52,6 +72,122 @@ struct Artifact {
 struct CacheOptions {
   // Writable directory; nullopt: no disk cache (lower every time).
   std::optional<std::filesystem::path> directory;
+  // Searched after the writable directory, never written (caches shipped
+  // with an application).
+  std::vector<std::filesystem::path> readonly_directories;
+  // Bounds of the writable directory; 0: unbounded.
+  uint64_t max_bytes = kDefaultMaxBytes;
+  uint64_t max_entries = kDefaultMaxEntries;
+  // A hit refreshes an entry's recency only when it is older than this, so
+  // that hits rarely write.
+  std::chrono::seconds recency_granularity{600};
+  // Temporary and unpaired files older than this are swept by cleanup.
+  std::chrono::seconds orphan_grace{3600};
+  // Counters reach the on-disk stats at most this often (and at destruction).
+  std::chrono::milliseconds stats_flush_interval{2000};
+  // Called at each step of publishing an entry ("wgsl-temp", "wgsl-renamed",
+  // "metadata-temp", "metadata-renamed"): a seam for crash-injection tests
+  // and tracing. Empty by default.
+  std::function<void(std::string_view step)> on_publish_step;
+
+  // Directory from Cache::default_directory(); read-only layers and bounds
+  // from VYRE_AOT_CACHE_READONLY_DIRS, VYRE_AOT_CACHE_MAX_BYTES and
+  // VYRE_AOT_CACHE_MAX_ENTRIES.
+  static CacheOptions from_environment();
+};
+
+// Counters summed over every process that used the directory, plus its
+// present size.
+struct CacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t writes = 0;
+  uint64_t evictions = 0;
+  uint64_t bad_entries = 0;   // entries found corrupt, torn, foreign or unsafe
+  uint64_t errors = 0;        // reads or writes the file system refused
+  uint64_t bytes_written = 0;
+  double lowering_ms = 0;     // time spent lowering on misses
+  double time_saved_ms = 0;   // lowering time the hits did not spend
+  uint64_t entries = 0;       // complete entries now in the writable directory
+  uint64_t bytes = 0;         // their size (WGSL plus metadata)
+};
+
+enum class EntryState {
+  ok,             // complete; its metadata parses (ls) or it verified (verify, show)
+  bad,            // corrupt, torn, unsafe file, or metadata for another key
+  incomplete,     // only one of the pair exists (a write in progress or interrupted)
+  other_format,   // written by another entry format version: ignored, never read
+};
+std::string_view to_string(EntryState state);
+
+struct EntryInfo {
+  std::string key;
+  std::filesystem::path directory;  // the layer it lives in
+  bool readonly_layer = false;
+  EntryState state = EntryState::ok;
+  std::string problem;              // why it is not ok
+  uint32_t format = 0;
+  std::string program;              // the program's label (Program::name)
+  KeyParts parts;
+  std::string spec_hash;
+  std::string content_sha256;
+  uint64_t wgsl_bytes = 0;
+  uint64_t metadata_bytes = 0;
+  int64_t created_unix_ms = 0;
+  int64_t last_used_unix_ms = 0;   // recency (metadata modification time)
+  double lower_ms = 0;
+};
+
+struct VerifyReport {
+  uint64_t checked = 0;
+  uint64_t good = 0;
+  std::vector<EntryInfo> bad;       // state bad, with the problem
+  uint64_t removed = 0;             // bad entries removed from the writable directory
+  uint64_t other_format = 0;        // left alone
+  uint64_t incomplete = 0;          // unpaired files (swept when older than the grace period)
+};
+
+struct PruneOptions {
+  std::optional<uint64_t> max_bytes;    // evict least recently used down to this size
+  std::optional<uint64_t> max_entries;  // and to this many entries
+  std::optional<std::chrono::seconds> older_than;  // evict entries unused for longer
+};
+
+struct PruneReport {
+  uint64_t evicted = 0;
+  uint64_t bytes_freed = 0;
+  uint64_t swept = 0;               // orphaned temporary and unpaired files removed
+  uint64_t entries = 0;             // left
+  uint64_t bytes = 0;
+};
+
+struct TransferReport {
+  uint64_t copied = 0;
+  uint64_t skipped_present = 0;     // already there and good
+  uint64_t skipped_bad = 0;         // did not verify: not copied
+};
+
+// Why a lookup hits or misses, component by component.
+struct Explanation {
+  struct Component {
+    std::string name;   // "program digest", "shaping", ...
+    std::string value;
+    std::string hash;   // SHA-256 of the value as it enters the key
+  };
+  std::vector<Component> components;
+  std::string spec_hash;
+  std::string key;
+  bool hit = false;
+  std::optional<std::filesystem::path> found_in;  // layer of the hit (or of a bad entry)
+  std::string problem;                            // the entry at this key is bad: why
+  // Other entries for the same program digest and what differs in each
+  // ("fingerprint.driver: cached 'A', now 'B'").
+  struct Neighbour {
+    std::string key;
+    std::filesystem::path directory;
+    std::vector<std::string> differences;
+  };
+  std::vector<Neighbour> same_program;
 };
 
 class Cache {
@@ -62,14 +198,37 @@ class Cache {
   static Cache from_environment();
 
   explicit Cache(CacheOptions options);
-  ~Cache();
+  ~Cache();  // flushes stats; joins background cleanup
   Cache(Cache&&) noexcept;
   Cache& operator=(Cache&&) noexcept;
 
+  // The writable directory in use (nullopt when there is none or it was
+  // refused as unsafe).
   const std::optional<std::filesystem::path>& directory() const;
+  const CacheOptions& options() const;
 
   Artifact load_or_compile(const Program& program, std::string_view fingerprint, const DispatchConfig& config = {});
   Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower);
+  // As above; `program_label` is recorded in the entry's metadata for ls and stats.
+  Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower,
+                           std::string_view program_label);
+
+  // Maintenance (docs/cache.md). None of these throws for an unreadable
+  // entry; they throw Error(io) only when the directory itself is unusable.
+  CacheStats stats();  // flushes this process's counters first
+  void zero_stats();
+  std::vector<EntryInfo> list() const;  // every layer; metadata only, no digests
+  std::optional<EntryInfo> show(std::string_view key, std::string* wgsl = nullptr) const;  // verified
+  VerifyReport verify(bool remove_bad = true);
+  PruneReport prune(const PruneOptions& options);
+  uint64_t clear();                       // removes every entry; returns how many
+  TransferReport export_to(const std::filesystem::path& destination) const;
+  TransferReport import_from(const std::filesystem::path& source);
+  Explanation explain(const KeyParts& parts) const;
+
+  // Writes this process's counters to disk now and waits for a cleanup that
+  // is running in the background.
+  void flush();
 
  private:
   struct Impl;

@@ -35,6 +35,7 @@ void add_lower(CLI::App& app, Action& action);
 void add_run(CLI::App& app, Action& action);
 void add_devices(CLI::App& app, Action& action);
 void add_demo(CLI::App& app, Action& action);
+void add_cache(CLI::App& app, Action& action);
 
 // Runs an action, printing any error on stderr ("vyre: error: ...", or one
 // line per problem for an invalid program) and mapping it to an exit code.

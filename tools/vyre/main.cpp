@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add_run(app, action);
   add_devices(app, action);
   add_demo(app, action);
+  add_cache(app, action);
 
   try {
     app.parse(argc, argv);

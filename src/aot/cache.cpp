@@ -1,0 +1,298 @@
+// Lookups and publication: the path every dispatch takes.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "aot/cache_impl.hpp"
+#include "aot/entry.hpp"
+#include "aot/publish.hpp"
+#include "util/log.hpp"
+#include "vyre/error.hpp"
+#include "vyre/lower.hpp"
+
+namespace vyre::aot {
+namespace {
+
+std::string short_key(const std::string& key) { return key.substr(0, 16); }
+
+}  // namespace
+
+Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
+  last_flush_ms = now_unix_ms();
+  if (options.directory) {
+    std::string problem;
+    writable = CacheDirectory::open_writable(*options.directory, problem);
+    if (writable) {
+      directory = writable->path();
+    } else {
+      log::warn_once("aot-directory", "AOT cache disabled: " + problem +
+                                          ". Programs are lowered on every run; set VYRE_AOT_CACHE_DIR to a "
+                                          "directory of your own to cache them.");
+    }
+  }
+  for (const auto& path : options.readonly_directories) {
+    std::string problem;
+    if (auto layer = CacheDirectory::open_readonly(path, problem))
+      readonly.push_back(std::move(layer));
+    else
+      log::warn_once("aot-readonly:" + path.string(), "AOT cache: read-only layer skipped: " + problem);
+  }
+}
+
+Cache::Impl::~Impl() {
+  bool cleanup_requested = false;
+  {
+    std::lock_guard lock(worker_mutex);
+    worker_stop = true;
+  }
+  worker_wake.notify_all();
+  if (worker.joinable()) {
+    if (worker_pid == ::getpid())
+      worker.join();
+    else
+      worker.detach();  // forked child: the worker thread exists only in the parent
+  }
+  {
+    std::lock_guard lock(worker_mutex);
+    cleanup_requested = worker_cleanup;
+  }
+  // Best effort: a destructor must not throw.
+  try {
+    if (cleanup_requested) cleanup_now();
+    flush_pending();
+  } catch (...) {
+  }
+}
+
+void Cache::Impl::count(const Counters& delta) {
+  std::lock_guard lock(pending_mutex);
+  pending += delta;
+}
+
+CleanupPolicy Cache::Impl::cleanup_policy() const {
+  CleanupPolicy policy;
+  if (options.max_bytes != 0) policy.max_bytes = options.max_bytes;
+  if (options.max_entries != 0) policy.max_entries = options.max_entries;
+  policy.grace_ms = std::chrono::duration_cast<std::chrono::milliseconds>(options.orphan_grace).count();
+  return policy;
+}
+
+std::vector<CacheDirectory*> Cache::Impl::layers() const {
+  std::vector<CacheDirectory*> out;
+  if (writable) out.push_back(writable.get());
+  for (const auto& layer : readonly) out.push_back(layer.get());
+  return out;
+}
+
+CacheDirectory& Cache::Impl::require_writable() const {
+  if (!writable)
+    throw Error(ErrorKind::io,
+                "no writable AOT cache directory: set VYRE_AOT_CACHE_DIR (or XDG_CACHE_HOME or HOME) to a directory "
+                "of your own");
+  return *writable;
+}
+
+void Cache::Impl::flush_pending() {
+  std::lock_guard flush_lock(flush_mutex);
+  last_flush_ms = now_unix_ms();
+  if (!writable) return;
+  Counters delta;
+  {
+    std::lock_guard lock(pending_mutex);
+    std::swap(delta, pending);
+  }
+  if (delta.empty()) return;
+  if (!add_to_shard(writable->stats_fd(), delta))
+    // Dropped: counters must not grow without bound in a process that cannot write them.
+    warn_unwritable("cannot write statistics under " + writable->path().string() + "/.stats: " + std::strerror(errno));
+}
+
+void Cache::Impl::warn_unwritable(const std::string& problem) const {
+  log::warn_once("aot-write:" + (writable ? writable->path().string() : std::string()),
+                 "AOT cache: " + problem + "; programs not in the cache are lowered on every run");
+}
+
+void Cache::Impl::record_growth(int64_t bytes, int64_t entries) {
+  Usage usage;
+  if (!writable || !add_usage(writable->stats_fd(), bytes, entries, usage)) return;
+  const bool over = (options.max_bytes != 0 && static_cast<uint64_t>(usage.bytes) > options.max_bytes) ||
+                    (options.max_entries != 0 && static_cast<uint64_t>(usage.entries) > options.max_entries);
+  const bool stale = usage.scanned_unix_ms == 0 || now_unix_ms() - usage.scanned_unix_ms > kRescanIntervalMs;
+  if (over || stale) wake_worker(false, true);
+}
+
+void Cache::Impl::cleanup_now() {
+  if (!writable) return;
+  CleanupResult cleaned = run_cleanup(*writable, cleanup_policy(), FileLock::Mode::try_only);
+  if (!cleaned.ran) return;
+  Counters evictions;
+  evictions.evictions = cleaned.evicted;
+  if (cleaned.evicted > 0) count(evictions);
+  log::debug("AOT cache cleanup: {} evicted ({} bytes), {} swept, {} entries left", cleaned.evicted,
+             cleaned.bytes_freed, cleaned.swept, cleaned.entries);
+}
+
+void Cache::Impl::maybe_flush_in_background() {
+  const int64_t interval = options.stats_flush_interval.count();
+  if (now_unix_ms() - last_flush_ms.load(std::memory_order_relaxed) < interval) return;
+  wake_worker(true, false);
+}
+
+void Cache::Impl::wake_worker(bool flush, bool cleanup) {
+  std::lock_guard lock(worker_mutex);
+  worker_flush = worker_flush || flush;
+  worker_cleanup = worker_cleanup || cleanup;
+  if (worker_stop) return;  // the destructor runs what is left
+  if (!worker.joinable()) {
+    worker_pid = ::getpid();
+    worker = std::thread([this] { worker_loop(); });
+  }
+  worker_wake.notify_one();
+}
+
+void Cache::Impl::worker_loop() {
+  std::unique_lock lock(worker_mutex);
+  for (;;) {
+    worker_wake.wait(lock, [&] { return worker_stop || worker_flush || worker_cleanup; });
+    if (worker_stop) break;
+    bool flush = std::exchange(worker_flush, false);
+    bool cleanup = std::exchange(worker_cleanup, false);
+    worker_busy = true;
+    lock.unlock();
+    try {
+      if (cleanup) cleanup_now();
+      if (flush || cleanup) flush_pending();
+    } catch (const std::exception& e) {
+      log::warn_once("aot-background", std::string("AOT cache background maintenance failed: ") + e.what());
+    }
+    lock.lock();
+    worker_busy = false;
+    worker_idle.notify_all();
+  }
+  worker_busy = false;
+  worker_idle.notify_all();
+}
+
+void Cache::Impl::wait_idle() {
+  std::unique_lock lock(worker_mutex);
+  worker_idle.wait(lock, [&] { return !worker_busy && !worker_cleanup; });
+}
+
+// ---- Cache ---------------------------------------------------------------
+
+Cache::Cache(CacheOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Cache::~Cache() = default;
+Cache::Cache(Cache&&) noexcept = default;
+Cache& Cache::operator=(Cache&&) noexcept = default;
+
+Cache Cache::from_environment() { return Cache(CacheOptions::from_environment()); }
+
+const std::optional<std::filesystem::path>& Cache::directory() const { return impl_->directory; }
+const CacheOptions& Cache::options() const { return impl_->options; }
+
+Artifact Cache::load_or_compile(const Program& program, std::string_view fingerprint, const DispatchConfig& config) {
+  return load_or_compile(
+      key_parts(program, fingerprint, config), [&] { return lower_to_wgsl(program, config); }, program.name);
+}
+
+Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower) {
+  return load_or_compile(parts, lower, {});
+}
+
+Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower,
+                                std::string_view program_label) {
+  Impl& impl = *impl_;
+  Artifact artifact;
+  artifact.key = parts.key();
+  Counters delta;
+
+  auto note_bad = [&](const CacheDirectory& layer, const EntryRead& read) {
+    ++delta.bad_entries;
+    log::warn_once("aot-bad-entry:" + layer.path().string(),
+                   "AOT cache: bad entry " + short_key(artifact.key) + "... in " + layer.path().string() + " (" +
+                       read.problem + ")" + (layer.writable() ? "; it is replaced" : "; it is skipped") +
+                       ". `vyre cache verify` checks every entry.");
+  };
+  auto note_error = [&](const CacheDirectory& layer, const EntryRead& read) {
+    ++delta.errors;
+    log::warn_once("aot-read:" + layer.path().string(),
+                   "AOT cache: cannot read " + layer.path().string() + " (" + read.problem + "); lowering instead");
+  };
+  auto hit = [&](const CacheDirectory& layer, EntryRead& read) {
+    ++delta.hits;
+    delta.time_saved_us += static_cast<uint64_t>(std::max(0.0, read.meta.lower_ms) * 1000.0);
+    const int64_t granularity_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(impl.options.recency_granularity).count();
+    // Refresh recency only now and then, so that hits rarely write.
+    if (layer.writable() && now_unix_ms() - read.metadata_mtime_ms >= granularity_ms)
+      ::utimensat(layer.fd(), metadata_name(artifact.key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+    artifact.wgsl = std::move(read.wgsl);
+    artifact.cache_hit = true;
+    impl.count(delta);
+    impl.maybe_flush_in_background();
+    return artifact;
+  };
+
+  for (CacheDirectory* layer : impl.layers()) {
+    try {
+      EntryRead read = read_entry(layer->fd(), artifact.key, layer->owner_rule());
+      switch (read.status) {
+        case EntryRead::Status::good: return hit(*layer, read);
+        case EntryRead::Status::bad:
+        case EntryRead::Status::other_format: note_bad(*layer, read); break;
+        case EntryRead::Status::error: note_error(*layer, read); break;
+        case EntryRead::Status::missing:
+        case EntryRead::Status::incomplete: break;
+      }
+    } catch (const std::exception& e) {
+      // Whatever went wrong in the cache, the dispatch goes on by lowering.
+      EntryRead failed;
+      failed.problem = e.what();
+      note_error(*layer, failed);
+    }
+  }
+
+  ++delta.misses;
+  const auto start = std::chrono::steady_clock::now();
+  artifact.wgsl = lower();  // a lowering error is the program's, not the cache's: it propagates
+  artifact.lower_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  delta.lowering_us += static_cast<uint64_t>(artifact.lower_ms * 1000.0);
+
+  if (impl.writable) {
+    try {
+      Metadata meta = make_metadata(parts, program_label, artifact.wgsl, artifact.lower_ms);
+      PublishResult published = publish_entry(*impl.writable, meta, artifact.wgsl, impl.options.on_publish_step);
+      switch (published.outcome) {
+        case PublishResult::Outcome::written:
+          ++delta.writes;
+          delta.bytes_written += published.bytes;
+          impl.record_growth(static_cast<int64_t>(published.bytes), 1);
+          break;
+        case PublishResult::Outcome::present: break;
+        case PublishResult::Outcome::skipped:
+          log::warn_once("aot-skipped", "AOT cache: not caching " + short_key(artifact.key) + "...: " + published.problem);
+          break;
+        case PublishResult::Outcome::failed:
+          ++delta.errors;
+          impl.warn_unwritable(published.problem);
+          break;
+      }
+    } catch (const std::exception& e) {
+      ++delta.errors;
+      log::warn_once("aot-write-exception", std::string("AOT cache: publication failed: ") + e.what());
+    }
+  }
+  impl.count(delta);
+  impl.maybe_flush_in_background();
+  return artifact;
+}
+
+void Cache::flush() {
+  impl_->wait_idle();
+  impl_->flush_pending();
+}
+
+}  // namespace vyre::aot

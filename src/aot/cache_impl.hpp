@@ -1,0 +1,81 @@
+// The state behind vyre::aot::Cache, shared by the files that implement it
+// (cache.cpp: lookups and publication; maintenance.cpp: the tools).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "aot/cleanup.hpp"
+#include "aot/directory.hpp"
+#include "aot/stats_store.hpp"
+#include "vyre/aot.hpp"
+
+namespace vyre::aot {
+
+struct Cache::Impl {
+  explicit Impl(CacheOptions opts);
+  ~Impl();
+
+  CacheOptions options;
+  std::optional<std::filesystem::path> directory;  // the writable directory in use
+  std::unique_ptr<CacheDirectory> writable;
+  std::vector<std::unique_ptr<CacheDirectory>> readonly;
+
+  // Counters not yet on disk.
+  void count(const Counters& delta);
+  // Writes pending counters to this process's shard.
+  void flush_pending();
+  // Adds a publication to the on-disk size estimate at once (so that a
+  // process killed later has still counted it) and asks the background
+  // worker for a cleanup when the estimate is over a bound or was last
+  // corrected by a scan long ago.
+  void record_growth(int64_t bytes, int64_t entries);
+  // Cleanup without waiting for the cleanup lock (another process's cleanup
+  // is as good); counts its evictions.
+  void cleanup_now();
+  // Hands flush_pending() to the background worker when the flush interval
+  // has passed; never blocks.
+  void maybe_flush_in_background();
+  // Waits for the worker to be idle.
+  void wait_idle();
+
+  CleanupPolicy cleanup_policy() const;
+  // One warning per process for a writable directory that refuses writes,
+  // whichever write noticed first.
+  void warn_unwritable(const std::string& problem) const;
+  // The writable directory first, then the read-only layers.
+  std::vector<CacheDirectory*> layers() const;
+  // Throws Error(io) when there is no writable directory.
+  CacheDirectory& require_writable() const;
+
+  std::mutex pending_mutex;
+  Counters pending;
+  std::atomic<int64_t> last_flush_ms{0};
+  std::mutex flush_mutex;  // one flush at a time
+
+  // The background worker: started on first use, joined at destruction.
+  std::mutex worker_mutex;
+  std::condition_variable worker_wake;
+  std::condition_variable worker_idle;
+  std::thread worker;
+  pid_t worker_pid = 0;
+  bool worker_stop = false;
+  bool worker_flush = false;
+  bool worker_cleanup = false;
+  bool worker_busy = false;
+  void wake_worker(bool flush, bool cleanup);
+  void worker_loop();
+};
+
+// How often the size estimate is corrected by a full scan even when it
+// stays under the bounds (writes by processes killed before they flushed
+// are otherwise never counted).
+inline constexpr int64_t kRescanIntervalMs = 24 * 3600 * 1000;
+
+}  // namespace vyre::aot

@@ -1,0 +1,101 @@
+#include "aot/cleanup.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "aot/publish.hpp"
+#include "aot/scan.hpp"
+#include "aot/stats_store.hpp"
+
+namespace vyre::aot {
+namespace {
+
+uint64_t sweep_temporaries(int dirfd, const std::vector<ScannedTemporary>& temporaries, int64_t cutoff_ms) {
+  uint64_t swept = 0;
+  for (const auto& t : temporaries)
+    if (t.mtime_ms < cutoff_ms && ::unlinkat(dirfd, t.name.c_str(), 0) == 0) ++swept;
+  return swept;
+}
+
+uint64_t bound_target(uint64_t bound, double low_water) {
+  return static_cast<uint64_t>(static_cast<double>(bound) * low_water);
+}
+
+}  // namespace
+
+CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy, FileLock::Mode lock_mode) {
+  CleanupResult result;
+  FileLock lock = directory.cleanup_lock(lock_mode);
+  if (!lock.held()) return result;
+  result.ran = true;
+
+  const int dirfd = directory.fd();
+  const int64_t now = now_unix_ms();
+  const Usage usage_before = read_usage(directory.stats_fd());
+  const int64_t orphan_cutoff = now - policy.grace_ms;
+  DirectoryScan scan = scan_directory(dirfd, OwnerRule::self);
+  if (!scan.ok) return result;
+
+  result.swept += sweep_temporaries(dirfd, scan.temporaries, orphan_cutoff);
+  if (int stats = directory.stats_fd(); stats >= 0) {
+    DirectoryScan stats_scan = scan_directory(stats, OwnerRule::self);
+    result.swept += sweep_temporaries(stats, stats_scan.temporaries, orphan_cutoff);
+  }
+
+  std::vector<const ScannedEntry*> complete;
+  for (const auto& entry : scan.entries) {
+    if (entry.complete()) {
+      complete.push_back(&entry);
+      continue;
+    }
+    // Unsafe files are never an entry a writer made; unpaired files are
+    // orphans once older than the grace period (a writer is done by then).
+    if (entry.unsafe() || entry.newest_ms() < orphan_cutoff) {
+      FileLock stripe = directory.stripe_lock(entry.key, FileLock::Mode::try_only);
+      if (!stripe.held()) continue;
+      remove_entry_files(dirfd, entry.key);
+      ++result.swept;
+    }
+  }
+
+  uint64_t bytes = 0;
+  for (const auto* e : complete) bytes += e->bytes();
+  uint64_t entries = complete.size();
+
+  std::sort(complete.begin(), complete.end(), [](const ScannedEntry* a, const ScannedEntry* b) {
+    if (a->last_used_ms() != b->last_used_ms()) return a->last_used_ms() < b->last_used_ms();
+    return a->key < b->key;
+  });
+  const bool over_bytes = policy.max_bytes && bytes > *policy.max_bytes;
+  const bool over_entries = policy.max_entries && entries > *policy.max_entries;
+  const uint64_t target_bytes = over_bytes ? bound_target(*policy.max_bytes, policy.low_water) : UINT64_MAX;
+  const uint64_t target_entries = over_entries ? bound_target(*policy.max_entries, policy.low_water) : UINT64_MAX;
+  const int64_t unused_cutoff = policy.older_than_ms ? now - *policy.older_than_ms : INT64_MIN;
+
+  for (const auto* e : complete) {
+    bool too_old = e->last_used_ms() < unused_cutoff;
+    // Sorted oldest first: once one entry may stay, so may all that follow.
+    if (!too_old && bytes <= target_bytes && entries <= target_entries) break;
+    FileLock stripe = directory.stripe_lock(e->key, FileLock::Mode::try_only);
+    if (!stripe.held()) continue;  // being written: leave it
+    FileFacts meta_now = file_facts_at(dirfd, metadata_name(e->key), OwnerRule::self);
+    if (meta_now.exists && meta_now.mtime_ms != e->metadata.mtime_ms) continue;  // used or rewritten since the scan
+    if (meta_now.exists) {
+      remove_entry_files(dirfd, e->key);
+      ++result.evicted;
+      result.bytes_freed += e->bytes();
+    }
+    bytes -= e->bytes();
+    --entries;
+  }
+  result.entries = entries;
+  result.bytes = bytes;
+  set_usage_after_scan(directory.stats_fd(), Usage{static_cast<int64_t>(bytes), static_cast<int64_t>(entries), now},
+                       usage_before);
+  return result;
+}
+
+}  // namespace vyre::aot

@@ -1,0 +1,35 @@
+// Cleanup: evicts least recently used entries when the writable directory
+// is over its bounds and sweeps orphaned temporary files and unpaired or
+// unsafe files. Runs under the directory's cleanup lock, so never twice at
+// once; evicts a key only under its write stripe, skipping keys being written.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "aot/directory.hpp"
+
+namespace vyre::aot {
+
+struct CleanupPolicy {
+  std::optional<uint64_t> max_bytes;    // nullopt: unbounded
+  std::optional<uint64_t> max_entries;  // nullopt: unbounded
+  // When a bound is exceeded, evict down to this fraction of it, so that
+  // cleanup does not run again after every write.
+  double low_water = 0.8;
+  std::optional<int64_t> older_than_ms;  // also evict entries unused for longer
+  int64_t grace_ms = 3600'000;           // age before a temporary or unpaired file is an orphan
+};
+
+struct CleanupResult {
+  bool ran = false;  // false: another cleanup holds the lock (or it cannot be taken)
+  uint64_t evicted = 0;
+  uint64_t bytes_freed = 0;
+  uint64_t swept = 0;
+  uint64_t entries = 0;  // complete entries left
+  uint64_t bytes = 0;
+};
+
+CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy, FileLock::Mode lock_mode);
+
+}  // namespace vyre::aot

@@ -1,0 +1,37 @@
+// Publishing an entry: under the key's write stripe, WGSL first, then the
+// metadata (the commit record), each through a temporary file renamed into
+// place. A crash at any point leaves either the old state, an uncommitted
+// WGSL file (a miss, swept later), or the complete new entry.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "aot/directory.hpp"
+#include "aot/entry.hpp"
+
+namespace vyre::aot {
+
+struct PublishResult {
+  enum class Outcome {
+    written,
+    present,  // a good entry was already there (another process wrote it)
+    skipped,  // not cacheable: over a size bound
+    failed,   // the file system refused: `error` and `problem` say why
+  } outcome = Outcome::failed;
+  int error = 0;
+  std::string problem;
+  uint64_t bytes = 0;  // written: WGSL plus metadata
+};
+
+using PublishStep = std::function<void(std::string_view step)>;
+
+PublishResult publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
+                            const PublishStep& on_step = {}, mode_t mode = 0600);
+
+// Removes an entry (metadata first, so that it is uncommitted before its
+// WGSL goes). The caller holds the key's stripe.
+void remove_entry_files(int dirfd, const std::string& key);
+
+}  // namespace vyre::aot

@@ -1,0 +1,59 @@
+#include "aot/scan.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "vyre/aot.hpp"
+
+namespace vyre::aot {
+
+std::string entry_key_of(std::string_view file_name, bool* is_metadata) {
+  if (file_name.size() != 69) return {};
+  std::string_view key = file_name.substr(0, 64);
+  std::string_view ext = file_name.substr(64);
+  if (!is_valid_key(key) || (ext != ".wgsl" && ext != ".toml")) return {};
+  if (is_metadata != nullptr) *is_metadata = ext == ".toml";
+  return std::string(key);
+}
+
+DirectoryScan scan_directory(int dirfd, OwnerRule rule) {
+  DirectoryScan scan;
+  // fdopendir takes ownership of its descriptor; give it a fresh one at offset 0.
+  int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    scan.ok = false;
+    return scan;
+  }
+  DIR* dir = ::fdopendir(fd);
+  if (dir == nullptr) {
+    ::close(fd);
+    scan.ok = false;
+    return scan;
+  }
+  std::unordered_map<std::string, size_t> index;
+  while (dirent* e = ::readdir(dir)) {
+    std::string_view name = e->d_name;
+    if (is_temporary_name(name)) {
+      FileFacts facts = file_facts_at(dirfd, std::string(name), rule);
+      if (facts.exists) scan.temporaries.push_back({std::string(name), facts.mtime_ms});
+      continue;
+    }
+    bool is_metadata = false;
+    std::string key = entry_key_of(name, &is_metadata);
+    if (key.empty()) continue;
+    auto [it, inserted] = index.try_emplace(key, scan.entries.size());
+    if (inserted) scan.entries.push_back({key, {}, {}});
+    ScannedEntry& entry = scan.entries[it->second];
+    (is_metadata ? entry.metadata : entry.wgsl) = file_facts_at(dirfd, std::string(name), rule);
+  }
+  ::closedir(dir);
+  std::sort(scan.entries.begin(), scan.entries.end(),
+            [](const ScannedEntry& a, const ScannedEntry& b) { return a.key < b.key; });
+  return scan;
+}
+
+}  // namespace vyre::aot

@@ -1,0 +1,179 @@
+#include "aot/stats_store.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <toml++/toml.h>
+
+#include <array>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "aot/safe_file.hpp"
+
+namespace vyre::aot {
+
+Counters& Counters::operator+=(const Counters& o) {
+  hits += o.hits;
+  misses += o.misses;
+  writes += o.writes;
+  evictions += o.evictions;
+  bad_entries += o.bad_entries;
+  errors += o.errors;
+  bytes_written += o.bytes_written;
+  lowering_us += o.lowering_us;
+  time_saved_us += o.time_saved_us;
+  return *this;
+}
+
+bool Counters::empty() const {
+  return hits == 0 && misses == 0 && writes == 0 && evictions == 0 && bad_entries == 0 && errors == 0 &&
+         bytes_written == 0 && lowering_us == 0 && time_saved_us == 0;
+}
+
+namespace {
+
+constexpr uint64_t kMaxStatsFileBytes = 64u << 10;
+
+// The fields of a shard file, by name.
+template <class Fn>
+void for_each_field(Counters& c, Fn&& fn) {
+  fn("hits", c.hits);
+  fn("misses", c.misses);
+  fn("writes", c.writes);
+  fn("evictions", c.evictions);
+  fn("bad_entries", c.bad_entries);
+  fn("errors", c.errors);
+  fn("bytes_written", c.bytes_written);
+  fn("lowering_us", c.lowering_us);
+  fn("time_saved_us", c.time_saved_us);
+}
+
+std::optional<toml::table> read_table(int dirfd, const std::string& name) {
+  FileRead file = read_file_at(dirfd, name, kMaxStatsFileBytes, OwnerRule::self);
+  if (file.outcome != FileRead::Outcome::ok) return std::nullopt;
+  try {
+    return toml::parse(file.data);
+  } catch (const toml::parse_error&) {
+    return std::nullopt;
+  }
+}
+
+Counters read_shard(int dirfd, unsigned shard) {
+  Counters c;
+  auto table = read_table(dirfd, "shard-" + std::to_string(shard) + ".toml");
+  if (!table) return c;
+  for_each_field(c, [&](const char* name, uint64_t& field) {
+    if (auto v = (*table)[name].value<int64_t>(); v && *v > 0) field = static_cast<uint64_t>(*v);
+  });
+  return c;
+}
+
+bool write_shard(int dirfd, unsigned shard, Counters c) {
+  std::ostringstream out;
+  for_each_field(c, [&](const char* name, uint64_t& field) {
+    // TOML integers are signed 64-bit; counters saturate rather than wrap.
+    uint64_t v = field > static_cast<uint64_t>(INT64_MAX) ? static_cast<uint64_t>(INT64_MAX) : field;
+    out << name << " = " << v << '\n';
+  });
+  return write_atomic_at(dirfd, "shard-" + std::to_string(shard) + ".toml", out.str()) == 0;
+}
+
+}  // namespace
+
+bool add_to_shard(int stats_dirfd, const Counters& delta) {
+  if (stats_dirfd < 0) return false;
+  unsigned shard = static_cast<unsigned>(::getpid()) % kStatsShards;
+  FileLock lock = FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", FileLock::Mode::wait);
+  if (!lock.held()) return false;
+  Counters c = read_shard(stats_dirfd, shard);
+  c += delta;
+  return write_shard(stats_dirfd, shard, c);
+}
+
+Counters read_all_shards(int stats_dirfd) {
+  Counters total;
+  if (stats_dirfd < 0) return total;
+  for (unsigned shard = 0; shard < kStatsShards; ++shard) total += read_shard(stats_dirfd, shard);
+  return total;
+}
+
+bool zero_all_shards(int stats_dirfd) {
+  if (stats_dirfd < 0) return false;
+  bool ok = true;
+  for (unsigned shard = 0; shard < kStatsShards; ++shard) {
+    FileLock lock = FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", FileLock::Mode::wait);
+    ok = lock.held() && write_shard(stats_dirfd, shard, Counters{}) && ok;
+  }
+  return ok;
+}
+
+namespace {
+
+Usage read_usage_unlocked(int dirfd) {
+  Usage u;
+  auto table = read_table(dirfd, "usage.toml");
+  if (!table) return u;
+  u.bytes = (*table)["bytes"].value_or<int64_t>(0);
+  u.entries = (*table)["entries"].value_or<int64_t>(0);
+  u.scanned_unix_ms = (*table)["scanned_unix_ms"].value_or<int64_t>(0);
+  if (u.bytes < 0) u.bytes = 0;
+  if (u.entries < 0) u.entries = 0;
+  return u;
+}
+
+// The estimate is rewritten in place, one fixed-size record, never renamed
+// or truncated: replacing a file by rename (or truncating it to zero) makes
+// ext4 flush it to disk at once (auto_da_alloc), which would put a disk
+// write on every miss. A record torn by a crash reads as unknown, and the
+// next cleanup's scan replaces it.
+bool write_usage_unlocked(int dirfd, const Usage& u) {
+  constexpr size_t kRecordBytes = 128;
+  std::ostringstream out;
+  out << "bytes = " << u.bytes << "\nentries = " << u.entries << "\nscanned_unix_ms = " << u.scanned_unix_ms;
+  std::string record = out.str();
+  record.resize(kRecordBytes - 1, ' ');
+  record += '\n';
+  Fd fd(::openat(dirfd, "usage.toml", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return false;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !owner_accepted(st.st_uid, OwnerRule::self)) return false;
+  return ::pwrite(fd.get(), record.data(), record.size(), 0) == static_cast<ssize_t>(record.size());
+}
+
+}  // namespace
+
+bool add_usage(int stats_dirfd, int64_t bytes, int64_t entries, Usage& result) {
+  if (stats_dirfd < 0) return false;
+  FileLock lock = FileLock::acquire(stats_dirfd, "usage.lock", FileLock::Mode::wait);
+  if (!lock.held()) return false;
+  result = read_usage_unlocked(stats_dirfd);
+  result.bytes = std::max<int64_t>(0, result.bytes + bytes);
+  result.entries = std::max<int64_t>(0, result.entries + entries);
+  if (bytes == 0 && entries == 0) return true;
+  return write_usage_unlocked(stats_dirfd, result);
+}
+
+bool set_usage(int stats_dirfd, const Usage& usage) {
+  if (stats_dirfd < 0) return false;
+  FileLock lock = FileLock::acquire(stats_dirfd, "usage.lock", FileLock::Mode::wait);
+  if (!lock.held()) return false;
+  return write_usage_unlocked(stats_dirfd, usage);
+}
+
+bool set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before) {
+  if (stats_dirfd < 0) return false;
+  FileLock lock = FileLock::acquire(stats_dirfd, "usage.lock", FileLock::Mode::wait);
+  if (!lock.held()) return false;
+  Usage now = read_usage_unlocked(stats_dirfd);
+  Usage result = scanned;
+  result.bytes += std::max<int64_t>(0, now.bytes - before.bytes);
+  result.entries += std::max<int64_t>(0, now.entries - before.entries);
+  return write_usage_unlocked(stats_dirfd, result);
+}
+
+Usage read_usage(int stats_dirfd) { return stats_dirfd < 0 ? Usage{} : read_usage_unlocked(stats_dirfd); }
+
+}  // namespace vyre::aot

@@ -1,0 +1,54 @@
+// Counters shared by every process that uses a cache directory, kept in
+// shards under .stats/ so that processes rarely wait for one another: each
+// process adds its counts to one shard (chosen by its pid) under that shard's
+// lock; readers sum all shards without locking (shards are replaced by
+// rename, so a reader sees a whole file). The size estimate that triggers
+// cleanup lives beside them.
+#pragma once
+
+#include <cstdint>
+
+namespace vyre::aot {
+
+struct Counters {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t writes = 0;
+  uint64_t evictions = 0;
+  uint64_t bad_entries = 0;
+  uint64_t errors = 0;
+  uint64_t bytes_written = 0;
+  uint64_t lowering_us = 0;
+  uint64_t time_saved_us = 0;
+
+  Counters& operator+=(const Counters& other);
+  bool empty() const;
+};
+
+inline constexpr unsigned kStatsShards = 8;
+
+// Adds `delta` to this process's shard. False when it cannot be written.
+bool add_to_shard(int stats_dirfd, const Counters& delta);
+// The sum of every shard (unreadable or malformed shards count as zero).
+Counters read_all_shards(int stats_dirfd);
+// Sets every shard to zero.
+bool zero_all_shards(int stats_dirfd);
+
+// The size of the writable directory as last scanned, plus what writers
+// added since.
+struct Usage {
+  int64_t bytes = 0;
+  int64_t entries = 0;
+  int64_t scanned_unix_ms = 0;  // 0: never scanned
+};
+// Adds to the estimate and returns the new one; nullopt-like `ok=false` when
+// the file cannot be updated.
+bool add_usage(int stats_dirfd, int64_t bytes, int64_t entries, Usage& result);
+bool set_usage(int stats_dirfd, const Usage& usage);
+// Sets the estimate to a scan's result plus what writers added while the
+// scan ran (the growth of the estimate since `before`), so that a cleanup
+// never makes the estimate smaller than the truth.
+bool set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before);
+Usage read_usage(int stats_dirfd);
+
+}  // namespace vyre::aot

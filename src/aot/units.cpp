@@ -1,0 +1,105 @@
+#include "aot/units.hpp"
+
+#include <cctype>
+#include <cstdio>
+
+namespace vyre::aot {
+namespace {
+
+// Digits at the start of `text`; the rest is left in `text`.
+std::optional<uint64_t> leading_number(std::string_view& text) {
+  uint64_t value = 0;
+  size_t i = 0;
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
+    uint64_t digit = static_cast<uint64_t>(text[i] - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  if (i == 0) return std::nullopt;
+  text.remove_prefix(i);
+  return value;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_size(std::string_view text) {
+  text = trim(text);
+  auto number = leading_number(text);
+  if (!number) return std::nullopt;
+  std::string unit = lower(trim(text));
+  uint64_t multiplier = 1;
+  if (unit.empty() || unit == "b") multiplier = 1;
+  else if (unit == "k" || unit == "kib") multiplier = 1ull << 10;
+  else if (unit == "m" || unit == "mib") multiplier = 1ull << 20;
+  else if (unit == "g" || unit == "gib") multiplier = 1ull << 30;
+  else if (unit == "t" || unit == "tib") multiplier = 1ull << 40;
+  else if (unit == "kb") multiplier = 1000;
+  else if (unit == "mb") multiplier = 1000'000;
+  else if (unit == "gb") multiplier = 1000'000'000;
+  else if (unit == "tb") multiplier = 1000'000'000'000;
+  else return std::nullopt;
+  if (*number > UINT64_MAX / multiplier) return std::nullopt;
+  return *number * multiplier;
+}
+
+std::optional<uint64_t> parse_count(std::string_view text) {
+  text = trim(text);
+  auto number = leading_number(text);
+  if (!number || !text.empty()) return std::nullopt;
+  return number;
+}
+
+std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
+  text = trim(text);
+  auto number = leading_number(text);
+  if (!number) return std::nullopt;
+  std::string unit = lower(trim(text));
+  uint64_t seconds_per = 0;
+  if (unit == "s") seconds_per = 1;
+  else if (unit == "m" || unit == "min") seconds_per = 60;
+  else if (unit == "h") seconds_per = 3600;
+  else if (unit == "d") seconds_per = 86400;
+  else if (unit == "w") seconds_per = 7 * 86400;
+  else return std::nullopt;
+  if (*number > static_cast<uint64_t>(INT64_MAX) / seconds_per) return std::nullopt;
+  return std::chrono::seconds(static_cast<int64_t>(*number * seconds_per));
+}
+
+std::string format_size(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0)
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
+  return buf;
+}
+
+std::string format_age(int64_t ms) {
+  if (ms < 0) ms = 0;
+  int64_t s = ms / 1000;
+  if (s < 60) return std::to_string(s) + "s";
+  if (s < 3600) return std::to_string(s / 60) + "m";
+  if (s < 86400) return std::to_string(s / 3600) + "h";
+  return std::to_string(s / 86400) + "d";
+}
+
+}  // namespace vyre::aot

@@ -1,0 +1,296 @@
+// `vyre cache`: every subcommand as a user runs it, against a private cache
+// directory and a fixed fingerprint.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/aot_fixtures.hpp"
+#include "support/test_support.hpp"
+#include "vyre/aot.hpp"
+#include "vyre/version.hpp"
+
+namespace {
+
+using nlohmann::json;
+using vyre::test::run_vyre;
+using vyre::test::source_path;
+using vyre::test::TempDir;
+
+const std::string kFingerprint =
+    "wgpu-native=29.0.1.1;backend=vulkan;vendor=0x10005;device=0x0000;name=llvmpipe;driver=Mesa 22.3.6";
+
+class AotCli : public ::testing::Test {
+ protected:
+  std::map<std::string, std::string> env(const std::string& fingerprint = kFingerprint) const {
+    return {{"VYRE_AOT_CACHE_DIR", tmp.path().string()},
+            {"VYRE_BACKEND_FINGERPRINT_OVERRIDE", fingerprint},
+            {"VYRE_AOT_CACHE_READONLY_DIRS", ""}};
+  }
+  vyre::test::ProcessResult vyre(const std::vector<std::string>& args) const { return run_vyre(args, env()); }
+  json vyre_json(const std::vector<std::string>& args) const {
+    auto r = vyre(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+  }
+  std::string example(const std::string& name) const { return source_path("examples/" + name + ".json").string(); }
+  void warm_examples() const {
+    auto r = vyre({"cache", "warm", example("xor"), example("saxpy"), example("collatz")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  std::string key_of(const std::string& program) const {
+    for (const auto& e : vyre_json({"cache", "ls", "--json"}))
+      if (e["program"] == program) return e["key"];
+    return {};
+  }
+
+  TempDir tmp;
+};
+
+TEST_F(AotCli, WarmFillsTheCacheWithoutRunningAnything) {
+  auto first = vyre({"cache", "warm", example("xor"), example("saxpy")});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("lowered"), std::string::npos);
+  EXPECT_NE(first.out.find("2 lowered, 0 already cached"), std::string::npos) << first.out;
+  EXPECT_EQ(first.err.find('\r'), std::string::npos);  // no progress bar when stderr is not a terminal
+  auto second = vyre({"cache", "warm", example("xor")});
+  EXPECT_NE(second.out.find("0 lowered, 1 already cached"), std::string::npos) << second.out;
+}
+
+// Runs `vyre args...` with stderr on a pseudo-terminal; returns what it drew there.
+std::string stderr_on_a_terminal(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return "no pty";
+  std::string slave_name = ptsname(master);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int slave = open(slave_name.c_str(), O_RDWR | O_NOCTTY);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(slave, 2);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> argv{const_cast<char*>(VYRE_CLI_PATH)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  std::string drawn;
+  char buf[4096];
+  for (;;) {
+    pollfd p{master, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+      continue;
+    }
+    ssize_t n = read(master, buf, sizeof buf);
+    if (n <= 0) break;
+    drawn.append(buf, static_cast<size_t>(n));
+  }
+  waitpid(pid, nullptr, 0);
+  close(master);
+  return drawn;
+}
+
+TEST_F(AotCli, WarmDrawsAProgressBarOnlyOnATerminal) {
+  std::string drawn = stderr_on_a_terminal({"cache", "warm", example("xor"), example("saxpy")}, env());
+  if (drawn == "no pty") GTEST_SKIP() << "no pseudo-terminal here";
+  EXPECT_NE(drawn.find("\r"), std::string::npos);
+  EXPECT_NE(drawn.find("/2 "), std::string::npos) << drawn;
+  EXPECT_NE(drawn.find("[###"), std::string::npos) << drawn;
+}
+
+TEST_F(AotCli, WarmForATargetFingerprintAndConfig) {
+  auto r = vyre({"cache", "warm", example("xor"), "--fingerprint", "backend=metal;device=target", "--workgroup", "32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto entries = vyre_json({"cache", "ls", "--json"});
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["fingerprint"], "backend=metal;device=target");
+  EXPECT_EQ(entries[0]["parts"]["shaping"], "workgroup=32,1,1");
+}
+
+TEST_F(AotCli, WarmReportsBadProgramsAndGoesOn) {
+  vyre::test::write_file(tmp / "broken.json", "{\"vyre\": 1}");
+  auto r = vyre({"cache", "warm", (tmp / "broken.json").string(), example("xor")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("broken.json"), std::string::npos);
+  EXPECT_NE(r.out.find("1 lowered"), std::string::npos) << r.out;
+}
+
+TEST_F(AotCli, StatsJsonHasTheDocumentedKeys) {
+  warm_examples();
+  vyre({"cache", "warm", example("xor")});
+  auto stats = vyre_json({"cache", "stats", "--json"});
+  for (const char* key : {"hits", "misses", "writes", "evictions", "bad_entries", "entries", "bytes", "errors",
+                          "time_saved_ms", "lowering_ms"})
+    EXPECT_TRUE(stats.contains(key)) << key;
+  EXPECT_EQ(stats["hits"], 1);
+  EXPECT_EQ(stats["misses"], 3);
+  EXPECT_EQ(stats["writes"], 3);
+  EXPECT_EQ(stats["entries"], 3);
+  EXPECT_GT(stats["bytes"].get<uint64_t>(), 0u);
+  auto text = vyre({"cache", "stats"});
+  EXPECT_NE(text.out.find("hits              1"), std::string::npos) << text.out;
+}
+
+TEST_F(AotCli, ZeroStatsResetsTheCounters) {
+  warm_examples();
+  ASSERT_EQ(vyre({"cache", "zero-stats"}).exit_code, 0);
+  auto stats = vyre_json({"cache", "stats", "--json"});
+  EXPECT_EQ(stats["misses"], 0);
+  EXPECT_EQ(stats["writes"], 0);
+  EXPECT_EQ(stats["entries"], 3);
+}
+
+TEST_F(AotCli, LsShowsKeyProgramFingerprintSizeAndAge) {
+  warm_examples();
+  auto text = vyre({"cache", "ls"});
+  ASSERT_EQ(text.exit_code, 0);
+  for (const char* column : {"KEY", "PROGRAM", "SIZE", "AGE", "FINGERPRINT", "xor", "saxpy", "collatz", "Mesa 22.3.6"})
+    EXPECT_NE(text.out.find(column), std::string::npos) << column;
+  auto entries = vyre_json({"cache", "ls", "--json"});
+  ASSERT_EQ(entries.size(), 3u);
+  for (const auto& e : entries) {
+    EXPECT_TRUE(vyre::aot::is_valid_key(e["key"].get<std::string>()));
+    EXPECT_EQ(e["state"], "ok");
+    EXPECT_EQ(e["fingerprint"], kFingerprint);
+    EXPECT_GT(e["wgsl_bytes"].get<uint64_t>(), 0u);
+    EXPECT_GT(e["last_used_unix_ms"].get<int64_t>(), 0);
+  }
+}
+
+TEST_F(AotCli, ShowPrintsAVerifiedEntryByKeyOrPrefix) {
+  warm_examples();
+  std::string key = key_of("xor");
+  ASSERT_FALSE(key.empty());
+  auto by_prefix = vyre({"cache", "show", key.substr(0, 10)});
+  ASSERT_EQ(by_prefix.exit_code, 0) << by_prefix.err;
+  EXPECT_NE(by_prefix.out.find(key), std::string::npos);
+  EXPECT_NE(by_prefix.out.find("state             ok"), std::string::npos);
+  auto j = vyre_json({"cache", "show", key, "--json"});
+  EXPECT_EQ(j["program"], "xor");
+  EXPECT_EQ(j["parts"]["vyre_version"], vyre::kVersion);
+  auto wgsl = vyre({"cache", "show", key, "--wgsl"});
+  EXPECT_EQ(wgsl.out, run_vyre({"lower", example("xor")}).out);
+  EXPECT_EQ(vyre({"cache", "show", "../../etc/passwd"}).exit_code, 3);
+  EXPECT_EQ(vyre({"cache", "show", std::string(64, 'f')}).exit_code, 3);
+}
+
+TEST_F(AotCli, VerifyReportsAndRemovesBadEntriesAndExitsOne) {
+  warm_examples();
+  EXPECT_EQ(vyre({"cache", "verify"}).exit_code, 0);
+  std::string key = key_of("saxpy");
+  auto path = vyre::test::wgsl_path(tmp.path(), key);
+  std::string text = vyre::test::read_file(path);
+  text[text.size() / 2] ^= 0x20;
+  vyre::test::write_file(path, text);
+  auto r = vyre({"cache", "verify", "--json"});
+  EXPECT_EQ(r.exit_code, 1);
+  auto report = json::parse(r.out);
+  EXPECT_EQ(report["checked"], 3);
+  EXPECT_EQ(report["good"], 2);
+  ASSERT_EQ(report["bad"].size(), 1u);
+  EXPECT_EQ(report["bad"][0]["key"], key);
+  EXPECT_EQ(report["removed"], 1);
+  EXPECT_EQ(vyre({"cache", "verify"}).exit_code, 0);
+  EXPECT_EQ(vyre_json({"cache", "stats", "--json"})["bad_entries"], 1);
+}
+
+TEST_F(AotCli, PruneAndClear) {
+  warm_examples();
+  auto pruned = vyre_json({"cache", "prune", "--max-entries", "1", "--json"});
+  EXPECT_EQ(pruned["evicted"], 2);
+  EXPECT_EQ(pruned["entries"], 1);
+  EXPECT_EQ(vyre({"cache", "prune", "--older-than", "soon"}).exit_code, 2);
+  EXPECT_EQ(vyre({"cache", "prune", "--max-bytes", "lots"}).exit_code, 2);
+  auto older = vyre_json({"cache", "prune", "--older-than", "1d", "--json"});
+  EXPECT_EQ(older["evicted"], 0);
+  auto cleared = vyre({"cache", "clear"});
+  EXPECT_EQ(cleared.exit_code, 0);
+  EXPECT_EQ(cleared.out, "1 entries removed\n");
+  EXPECT_TRUE(vyre_json({"cache", "ls", "--json"}).empty());
+}
+
+TEST_F(AotCli, ExportThenImportIntoAnotherCache) {
+  warm_examples();
+  TempDir shipped, other;
+  auto exported = vyre({"cache", "export", (shipped / "layer").string()});
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_EQ(exported.out, "3 copied, 0 already there, 0 bad entries skipped\n");
+  auto env2 = env();
+  env2["VYRE_AOT_CACHE_DIR"] = other.path().string();
+  auto imported = run_vyre({"cache", "import", (shipped / "layer").string()}, env2);
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_EQ(imported.out, "3 copied, 0 already there, 0 bad entries skipped\n");
+  auto warm = run_vyre({"cache", "warm", example("xor")}, env2);
+  EXPECT_NE(warm.out.find("1 already cached"), std::string::npos) << warm.out;
+  // The export works as a read-only layer too.
+  auto env3 = env();
+  env3["VYRE_AOT_CACHE_DIR"] = (other / "empty").string();
+  env3["VYRE_AOT_CACHE_READONLY_DIRS"] = (shipped / "layer").string();
+  auto layered = run_vyre({"cache", "explain", example("saxpy")}, env3);
+  EXPECT_NE(layered.out.find("hit in " + (shipped / "layer").string()), std::string::npos) << layered.out;
+}
+
+TEST_F(AotCli, ExplainPrintsEveryComponentAndItsHash) {
+  warm_examples();
+  auto r = vyre({"cache", "explain", example("xor")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"program digest:", "shaping:", "lowering version:", "vyre version:", "fingerprint:",
+                           "spec hash:", "key:", "result:           hit"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+  auto j = vyre_json({"cache", "explain", example("xor"), "--json"});
+  EXPECT_EQ(j["hit"], true);
+  ASSERT_EQ(j["components"].size(), 5u);
+  for (const auto& c : j["components"]) EXPECT_EQ(c["hash"].get<std::string>().size(), 64u);
+  EXPECT_EQ(j["key"], key_of("xor"));
+}
+
+TEST_F(AotCli, ExplainNamesTheDriverWhenOnlyTheDriverChanged) {
+  warm_examples();
+  std::string upgraded = kFingerprint;
+  upgraded.replace(upgraded.find("22.3.6"), 6, "23.1.0");
+  auto r = run_vyre({"cache", "explain", example("xor")}, env(upgraded));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("result:           miss"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fingerprint.driver: cached \"Mesa 22.3.6\", now \"Mesa 23.1.0\""), std::string::npos) << r.out;
+  auto j = json::parse(run_vyre({"cache", "explain", example("xor"), "--json"}, env(upgraded)).out);
+  EXPECT_EQ(j["hit"], false);
+  ASSERT_EQ(j["same_program"].size(), 1u);
+  EXPECT_EQ(j["same_program"][0]["differences"].size(), 1u);
+}
+
+TEST_F(AotCli, ExplainNamesTheShapingWhenTheConfigChanged) {
+  warm_examples();
+  auto r = vyre({"cache", "explain", example("xor"), "--workgroup", "32"});
+  EXPECT_NE(r.out.find("shaping: cached \"\", now \"workgroup=32,1,1\""), std::string::npos) << r.out;
+}
+
+TEST_F(AotCli, ExplainSaysWhenNothingIsCachedForTheProgram) {
+  auto r = vyre({"cache", "explain", example("collatz")});
+  EXPECT_NE(r.out.find("no entry for this program digest is cached"), std::string::npos) << r.out;
+}
+
+TEST_F(AotCli, ExplainSaysWhyTheEntryAtTheKeyIsBad) {
+  warm_examples();
+  std::string key = key_of("xor");
+  vyre::test::write_file(vyre::test::wgsl_path(tmp.path(), key), "truncated");
+  auto r = vyre({"cache", "explain", example("xor")});
+  EXPECT_NE(r.out.find("is bad"), std::string::npos) << r.out;
+}
+
+TEST_F(AotCli, WithoutAnyDirectoryTheCommandsSaySo) {
+  auto r = run_vyre({"cache", "stats"}, {{"VYRE_AOT_CACHE_DIR", ""}, {"XDG_CACHE_HOME", ""}, {"HOME", ""}});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("no disk cache"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("AOT cache disabled"), std::string::npos) << r.err;
+  auto clear = run_vyre({"cache", "clear"}, {{"VYRE_AOT_CACHE_DIR", ""}, {"XDG_CACHE_HOME", ""}, {"HOME", ""}});
+  EXPECT_EQ(clear.exit_code, 3);
+  EXPECT_NE(clear.err.find("VYRE_AOT_CACHE_DIR"), std::string::npos) << clear.err;
+}
+
+}  // namespace

@@ -1,0 +1,60 @@
+// Synthetic cache inputs shared by the AOT cache tests and their helper
+// program: key parts that stand for a program, and the WGSL its "lowering"
+// deterministically produces, so that any process can check what it got.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "vyre/aot.hpp"
+
+namespace vyre::test {
+
+inline aot::KeyParts synthetic_parts(const std::string& program, const std::string& fingerprint = "backend=test") {
+  aot::KeyParts parts;
+  // Any 64-hex string stands for a program digest; derive one from the name.
+  static constexpr char kHex[] = "0123456789abcdef";
+  uint64_t h = 1469598103934665603ull;
+  for (char c : program) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  for (int i = 0; i < 64; ++i) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    parts.program_digest.push_back(kHex[(h >> 60) & 0xf]);
+  }
+  parts.shaping = "";
+  parts.lowering_version = 1;
+  parts.vyre_version = "test";
+  parts.fingerprint = fingerprint;
+  return parts;
+}
+
+// At least `bytes` bytes of text that only this program lowers to.
+inline std::string synthetic_wgsl(const std::string& program, size_t bytes = 256) {
+  std::string text = "// lowered " + program + "\n";
+  for (size_t line = 0; text.size() < bytes; ++line)
+    text += "fn f" + std::to_string(line) + "_" + program + "() -> u32 { return " + std::to_string(line * 7) + "u; }\n";
+  return text;
+}
+
+// Sets a file's modification time to `age` ago (without following links).
+inline void set_age(const std::filesystem::path& path, std::chrono::seconds age) {
+  timespec times[2];
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  times[0] = times[1] = timespec{now.tv_sec - static_cast<time_t>(age.count()), now.tv_nsec};
+  utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+}
+
+inline std::filesystem::path wgsl_path(const std::filesystem::path& dir, const std::string& key) {
+  return dir / (key + ".wgsl");
+}
+inline std::filesystem::path metadata_path(const std::filesystem::path& dir, const std::string& key) {
+  return dir / (key + ".toml");
+}
+
+}  // namespace vyre::test

@@ -1,0 +1,69 @@
+// Starting the AOT cache worker (tests/tools/aot_cache_worker.cpp) as a
+// separate process, waiting for it or killing it.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "support/test_support.hpp"
+
+namespace vyre::test {
+
+inline std::vector<std::string> worker_argv(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{VYRE_AOT_CACHE_WORKER_PATH, dir.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+// Runs the worker to completion.
+inline ProcessResult run_worker(const std::filesystem::path& dir, const std::vector<std::string>& args,
+                                const std::map<std::string, std::string>& env = {}) {
+  return run_process(worker_argv(dir, args), env);
+}
+
+// Starts the worker with output discarded; returns its pid.
+inline pid_t spawn_worker(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  std::vector<std::string> argv = worker_argv(dir, args);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    std::vector<char*> raw;
+    for (auto& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    execv(raw[0], raw.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits for a spawned worker; returns its exit code, or 128 + signal.
+inline int wait_worker(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// A start line a little in the future, so that workers spawned one after
+// another begin together: "--start-at", start_line().
+inline std::string start_line(int delay_ms = 400) {
+  using namespace std::chrono;
+  return std::to_string(duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() + delay_ms);
+}
+
+inline bool stress_enabled() {
+  const char* v = std::getenv("VYRE_STRESS");
+  return v != nullptr && std::string(v) == "1";
+}
+
+}  // namespace vyre::test

@@ -1,0 +1,207 @@
+#include "cache_output.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "aot/safe_file.hpp"
+#include "aot/units.hpp"
+
+namespace vyre::cli {
+namespace {
+
+std::string fixed(double value, int decimals = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string limit_text(uint64_t value, bool bytes) {
+  if (value == 0) return "unbounded";
+  return bytes ? aot::format_size(value) : std::to_string(value);
+}
+
+nlohmann::json parts_json(const aot::KeyParts& parts) {
+  return {{"program_digest", parts.program_digest},
+          {"shaping", parts.shaping},
+          {"lowering_version", parts.lowering_version},
+          {"vyre_version", parts.vyre_version},
+          {"fingerprint", parts.fingerprint}};
+}
+
+// A row of left-aligned columns.
+std::string row(const std::vector<std::string>& cells, const std::vector<size_t>& widths) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    line += cells[i];
+    if (i + 1 < cells.size()) line.append(widths[i] > cells[i].size() ? widths[i] - cells[i].size() + 2 : 2, ' ');
+  }
+  return line + "\n";
+}
+
+}  // namespace
+
+nlohmann::json to_json(const aot::CacheStats& s) {
+  return {{"hits", s.hits},
+          {"misses", s.misses},
+          {"writes", s.writes},
+          {"evictions", s.evictions},
+          {"bad_entries", s.bad_entries},
+          {"errors", s.errors},
+          {"entries", s.entries},
+          {"bytes", s.bytes},
+          {"bytes_written", s.bytes_written},
+          {"lowering_ms", s.lowering_ms},
+          {"time_saved_ms", s.time_saved_ms}};
+}
+
+nlohmann::json to_json(const aot::EntryInfo& e) {
+  nlohmann::json j = {{"key", e.key},
+                      {"directory", e.directory.string()},
+                      {"readonly_layer", e.readonly_layer},
+                      {"state", std::string(aot::to_string(e.state))},
+                      {"format", e.format},
+                      {"program", e.program},
+                      {"wgsl_bytes", e.wgsl_bytes},
+                      {"metadata_bytes", e.metadata_bytes},
+                      {"created_unix_ms", e.created_unix_ms},
+                      {"last_used_unix_ms", e.last_used_unix_ms},
+                      {"lower_ms", e.lower_ms}};
+  if (!e.problem.empty()) j["problem"] = e.problem;
+  if (!e.parts.program_digest.empty()) {
+    j["parts"] = parts_json(e.parts);
+    j["fingerprint"] = e.parts.fingerprint;
+    j["spec_hash"] = e.spec_hash;
+    j["content_sha256"] = e.content_sha256;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const aot::VerifyReport& r) {
+  nlohmann::json bad = nlohmann::json::array();
+  for (const auto& e : r.bad) bad.push_back(to_json(e));
+  return {{"checked", r.checked}, {"good", r.good},         {"bad", bad},
+          {"removed", r.removed}, {"other_format", r.other_format}, {"incomplete", r.incomplete}};
+}
+
+nlohmann::json to_json(const aot::PruneReport& r) {
+  return {{"evicted", r.evicted}, {"bytes_freed", r.bytes_freed}, {"swept", r.swept},
+          {"entries", r.entries}, {"bytes", r.bytes}};
+}
+
+nlohmann::json to_json(const aot::TransferReport& r) {
+  return {{"copied", r.copied}, {"skipped_present", r.skipped_present}, {"skipped_bad", r.skipped_bad}};
+}
+
+nlohmann::json to_json(const aot::Explanation& x) {
+  nlohmann::json components = nlohmann::json::array();
+  for (const auto& c : x.components) components.push_back({{"name", c.name}, {"value", c.value}, {"hash", c.hash}});
+  nlohmann::json neighbours = nlohmann::json::array();
+  for (const auto& n : x.same_program)
+    neighbours.push_back({{"key", n.key}, {"directory", n.directory.string()}, {"differences", n.differences}});
+  nlohmann::json j = {{"components", components}, {"spec_hash", x.spec_hash}, {"key", x.key},
+                      {"hit", x.hit},             {"same_program", neighbours}};
+  if (x.found_in) j["found_in"] = x.found_in->string();
+  if (!x.problem.empty()) j["problem"] = x.problem;
+  return j;
+}
+
+std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
+  std::ostringstream out;
+  const auto& options = cache.options();
+  std::string layers;
+  for (const auto& d : options.readonly_directories) layers += (layers.empty() ? "" : ":") + d.string();
+  const uint64_t lookups = s.hits + s.misses;
+  out << "directory         " << (cache.directory() ? cache.directory()->string() : "(none: no disk cache)") << "\n"
+      << "read-only layers  " << (layers.empty() ? "(none)" : layers) << "\n"
+      << "entries           " << s.entries << " of at most " << limit_text(options.max_entries, false) << "\n"
+      << "size              " << aot::format_size(s.bytes) << " of at most " << limit_text(options.max_bytes, true)
+      << "\n"
+      << "hits              " << s.hits;
+  if (lookups > 0) out << " (" << fixed(100.0 * static_cast<double>(s.hits) / static_cast<double>(lookups)) << " %)";
+  out << "\n"
+      << "misses            " << s.misses << "\n"
+      << "writes            " << s.writes << " (" << aot::format_size(s.bytes_written) << ")\n"
+      << "evictions         " << s.evictions << "\n"
+      << "bad entries       " << s.bad_entries << "\n"
+      << "errors            " << s.errors << "\n"
+      << "time lowering     " << fixed(s.lowering_ms) << " ms\n"
+      << "time saved        " << fixed(s.time_saved_ms) << " ms\n";
+  return out.str();
+}
+
+std::string format_entry_table(const std::vector<aot::EntryInfo>& entries) {
+  const int64_t now = aot::now_unix_ms();
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"KEY", "PROGRAM", "SIZE", "AGE", "STATE", "FINGERPRINT"});
+  for (const auto& e : entries) {
+    std::string state(aot::to_string(e.state));
+    if (e.readonly_layer) state += " (read-only)";
+    rows.push_back({e.key.substr(0, 16), e.program.empty() ? "-" : e.program,
+                    aot::format_size(e.wgsl_bytes + e.metadata_bytes), aot::format_age(now - e.last_used_unix_ms),
+                    state, e.parts.fingerprint.empty() ? "-" : e.parts.fingerprint});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
+  std::string out;
+  for (const auto& r : rows) out += row(r, widths);
+  return out;
+}
+
+std::string format_entry(const aot::EntryInfo& e) {
+  std::ostringstream out;
+  const int64_t now = aot::now_unix_ms();
+  out << "key               " << e.key << "\n"
+      << "state             " << aot::to_string(e.state) << (e.problem.empty() ? "" : " (" + e.problem + ")") << "\n"
+      << "directory         " << e.directory.string() << (e.readonly_layer ? " (read-only layer)" : "") << "\n";
+  if (e.format != 0) out << "format            " << e.format << "\n";
+  if (!e.parts.program_digest.empty()) {
+    out << "program           " << (e.program.empty() ? "-" : e.program) << "\n"
+        << "program digest    " << e.parts.program_digest << "\n"
+        << "shaping           " << (e.parts.shaping.empty() ? "(none)" : e.parts.shaping) << "\n"
+        << "lowering version  " << e.parts.lowering_version << "\n"
+        << "vyre version      " << e.parts.vyre_version << "\n"
+        << "fingerprint       " << e.parts.fingerprint << "\n"
+        << "spec hash         " << e.spec_hash << "\n"
+        << "content sha256    " << e.content_sha256 << "\n"
+        << "created           " << aot::format_age(now - e.created_unix_ms) << " ago\n"
+        << "lowering took     " << fixed(e.lower_ms, 3) << " ms\n";
+  }
+  out << "size              " << e.wgsl_bytes << " B WGSL + " << e.metadata_bytes << " B metadata\n"
+      << "last used         " << aot::format_age(now - e.last_used_unix_ms) << " ago\n";
+  return out.str();
+}
+
+std::string format_explanation(const aot::Explanation& x) {
+  std::ostringstream out;
+  for (const auto& c : x.components) {
+    std::string name = c.name + ":";
+    name.resize(std::max<size_t>(name.size(), 18), ' ');
+    out << name << (c.value.empty() ? "(none)" : c.value) << "\n" << std::string(18, ' ') << "sha256 " << c.hash << "\n";
+  }
+  out << "spec hash:        " << x.spec_hash << "\n"
+      << "key:              " << x.key << "\n";
+  if (x.hit) {
+    out << "result:           hit in " << x.found_in->string() << "\n";
+    return out.str();
+  }
+  if (!x.problem.empty())
+    out << "result:           miss: the entry in " << x.found_in->string() << " is bad (" << x.problem
+        << "); it is replaced on the next run\n";
+  else
+    out << "result:           miss\n";
+  if (x.same_program.empty()) {
+    out << "no entry for this program digest is cached: it was never lowered here, was evicted, or its text\n"
+           "changed (a different program digest)\n";
+    return out.str();
+  }
+  out << "entries for the same program differ in:\n";
+  for (const auto& n : x.same_program) {
+    out << "  " << n.key.substr(0, 16) << " (" << n.directory.string() << ")\n";
+    for (const auto& d : n.differences) out << "    " << d << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace vyre::cli

@@ -1,0 +1,25 @@
+// How `vyre cache` prints the cache's reports: one JSON object per report
+// (for --json) or aligned text for people.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "vyre/aot.hpp"
+
+namespace vyre::cli {
+
+nlohmann::json to_json(const aot::CacheStats& stats);
+nlohmann::json to_json(const aot::EntryInfo& entry);
+nlohmann::json to_json(const aot::VerifyReport& report);
+nlohmann::json to_json(const aot::PruneReport& report);
+nlohmann::json to_json(const aot::TransferReport& report);
+nlohmann::json to_json(const aot::Explanation& explanation);
+
+std::string format_stats(const aot::CacheStats& stats, const aot::Cache& cache);
+std::string format_entry_table(const std::vector<aot::EntryInfo>& entries);
+std::string format_entry(const aot::EntryInfo& entry);
+std::string format_explanation(const aot::Explanation& explanation);
+
+}  // namespace vyre::cli
