@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "gpu/fingerprint.hpp"
+#include "gpu/headless_stderr_guard.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::gpu {
@@ -93,8 +94,12 @@ std::optional<uint32_t> parse_index(const std::string& s) {
 
 std::vector<FoundAdapter> find_adapters(const BackendChoice& backends) {
   WGPUInstance instance = shared_instance(backends.mask);
-  std::vector<WGPUAdapter> raw(wgpuInstanceEnumerateAdapters(instance, nullptr, nullptr));
-  raw.resize(wgpuInstanceEnumerateAdapters(instance, nullptr, raw.data()));
+  std::vector<WGPUAdapter> raw;
+  {
+    HeadlessStderrGuard quiet;
+    raw.resize(wgpuInstanceEnumerateAdapters(instance, nullptr, nullptr));
+    raw.resize(wgpuInstanceEnumerateAdapters(instance, nullptr, raw.data()));
+  }
   std::vector<FoundAdapter> found;
   found.reserve(raw.size());
   for (WGPUAdapter a : raw) {

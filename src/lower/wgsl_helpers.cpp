@@ -88,12 +88,13 @@ std::string HelperSet::use_compare_exchange(const std::string& wgsl_buffer, Scal
   // until it either succeeds or sees a different value.
   per_buffer_.emplace(name, "fn " + name + "(i: u32, expected: " + t + ", value: " + t + ") -> " + t +
                                 " {\n"
+                                "  var old: " + t + ";\n"
                                 "  loop {\n"
-                                "    let r = atomicCompareExchangeWeak(&" +
-                                wgsl_buffer +
-                                "[i], expected, value);\n"
-                                "    if (r.exchanged || r.old_value != expected) { return r.old_value; }\n"
+                                "    let r = atomicCompareExchangeWeak(&" + wgsl_buffer + "[i], expected, value);\n"
+                                "    old = r.old_value;\n"
+                                "    if (r.exchanged || r.old_value != expected) { break; }\n"
                                 "  }\n"
+                                "  return old;\n"
                                 "}\n");
   return name;
 }

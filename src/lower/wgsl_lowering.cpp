@@ -35,6 +35,7 @@ class WgslLowering {
 
   std::string run() {
     scopes_.emplace_back();
+    zero_workgroup_memory();
     block(p_.body, 1);
     std::string out;
     out += declarations();
@@ -98,6 +99,27 @@ class WgslLowering {
       out += decl;
     }
     return out;
+  }
+
+  // WebGPU promises zeroed workgroup memory, but not every driver keeps the
+  // promise (lavapipe does not), so the shader clears it itself: each
+  // invocation clears a strided share, then all wait at a barrier.
+  void zero_workgroup_memory() {
+    const uint64_t invocations = uint64_t{workgroup_size_[0]} * workgroup_size_[1] * workgroup_size_[2];
+    bool any = false;
+    for (const Buffer* b : canonical_buffer_order(p_)) {
+      if (b->access != Access::Workgroup) continue;
+      any = true;
+      builtins_.insert("vyre_lidx");
+      const std::string n = buffer_name(b->name);
+      const std::string zero = b->type == ScalarType::F32 ? "0.0f" : b->type == ScalarType::I32 ? "0i" : "0u";
+      const std::string element = n + "[vyre_i]";
+      line(1, "for (var vyre_i: u32 = vyre_lidx; vyre_i < " + std::to_string(b->count) + "u; vyre_i = vyre_i + " +
+                  std::to_string(invocations) + "u) {");
+      line(2, atomic_.at(b->name) ? "atomicStore(&" + element + ", " + zero + ");" : element + " = " + zero + ";");
+      line(1, "}");
+    }
+    if (any) line(1, "workgroupBarrier();");
   }
 
   // ---- statements ----------------------------------------------------------

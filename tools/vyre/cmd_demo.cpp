@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,31 @@ std::string pad(std::string s, size_t width) {
   return s;
 }
 
+// {"out": [1, 2, 3, ...]} shortened to about `width` characters, keeping
+// whole values: {"out": [1, 2, ... 700 values]}.
+std::string abbreviate(const std::string& outputs, size_t width) {
+  if (outputs.size() <= width) return outputs;
+  nlohmann::json j = nlohmann::json::parse(outputs, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return outputs.substr(0, width) + "...";
+  std::string out = "{";
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    out += (out.size() > 1 ? ", " : "") + nlohmann::json(it.key()).dump() + ": [";
+    const size_t budget = width / std::max<size_t>(j.size(), 1);
+    std::string values;
+    size_t shown = 0;
+    for (const auto& v : it.value()) {
+      const std::string text = v.dump();
+      if (values.size() + text.size() > budget) break;
+      values += (shown ? ", " : "") + text;
+      ++shown;
+    }
+    out += values;
+    if (shown < it.value().size()) out += ", ... " + std::to_string(it.value().size()) + " values";
+    out += "]";
+  }
+  return out + "}";
+}
+
 struct Result {
   std::string outputs;
   bool hit = false;
@@ -108,7 +134,7 @@ int demo(const std::string& cache_dir_option, bool keep) {
     std::cout << "\n"
               << (pass == 0 ? "pass 1: a cold cache, so each program is lowered to WGSL and the WGSL published\n"
                             : "pass 2: a warm cache, so each program's WGSL is read back and verified, not lowered\n")
-              << "  " << pad("example", 10) << pad("cache", 7) << pad("lowering", 12) << pad("shader+pipe", 12)
+              << "  " << pad("example", 14) << pad("cache", 7) << pad("lowering", 12) << pad("shader+pipe", 12)
               << pad("dispatch", 12) << pad("process", 12) << "outputs\n";
     for (const auto& ex : examples) {
       const fs::path report = work / (ex.name + ".report.json");
@@ -117,7 +143,7 @@ int demo(const std::string& cache_dir_option, bool keep) {
                          cache_dir);
       Result r;
       if (c.exit_code != 0) {
-        std::cout << "  " << pad(ex.name, 10) << "FAILED (exit " << c.exit_code << "): " << c.err;
+        std::cout << "  " << pad(ex.name, 14) << "FAILED (exit " << c.exit_code << "): " << c.err;
         ++failures;
         passes[pass].push_back(r);
         continue;
@@ -128,11 +154,11 @@ int demo(const std::string& cache_dir_option, bool keep) {
       r.hit = rep["cache_hit"].get<bool>();
       r.outputs = c.out.substr(0, c.out.find_last_not_of('\n') + 1);
       adapter = rep["adapter"].get<std::string>();
-      std::cout << "  " << pad(ex.name, 10) << pad(r.hit ? "hit" : "miss", 7)
+      std::cout << "  " << pad(ex.name, 14) << pad(r.hit ? "hit" : "miss", 7)
                 << pad(r.hit ? "        -" : ms(t["lower"].get<double>()), 12)
                 << pad(ms(t["shader"].get<double>() + t["pipeline"].get<double>()), 12)
                 << pad(ms(t["upload"].get<double>() + t["dispatch"].get<double>() + t["readback"].get<double>()), 12)
-                << pad(ms(c.wall_ms), 12) << r.outputs << " (as expected)\n";
+                << pad(ms(c.wall_ms), 12) << abbreviate(r.outputs, 48) << " as expected\n";
       passes[pass].push_back(r);
     }
   }

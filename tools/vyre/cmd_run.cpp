@@ -1,5 +1,6 @@
 // vyre run PROG.json [...]: run a program on the GPU through the AOT cache
-// and print its outputs as one JSON object on stdout.
+// (or on the CPU reference interpreter) and print its outputs as one JSON
+// object on stdout.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "values.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
+#include "vyre/reference.hpp"
 
 namespace vyre::cli {
 namespace {
@@ -22,6 +24,7 @@ struct RunOptions {
   std::string run_file;
   std::string grid;
   ConfigOptions config;
+  std::string backend = "gpu";
   bool check = false;
   bool verbose = false;
   std::string report_json;
@@ -37,6 +40,33 @@ std::string fmt_ms(double ms) {
   return buf;
 }
 
+// Outputs in binding order, one JSON object on stdout.
+void print_outputs(const Program& program, const Outputs& outputs) {
+  std::string out = "{";
+  bool first = true;
+  for (const Buffer* b : canonical_buffer_order(program)) {
+    if (!b->output) continue;
+    out += (first ? "" : ", ") + json_quote(b->name) + ": " + format_values(b->type, outputs.bytes(b->name));
+    first = false;
+  }
+  std::cout << out << "}\n";
+}
+
+int check_outputs(const Program& program, const RunInputs& run, const Outputs& outputs) {
+  if (run.expect.empty()) throw Error(ErrorKind::invalid_input, "--check needs expected outputs (\"expect\" in --inputs FILE)");
+  int code = kOk;
+  for (const auto& [name, want] : run.expect) {
+    const Buffer* b = program.find_buffer(name);
+    if (!outputs.has(name)) throw Error(ErrorKind::invalid_input, "--check: '" + name + "' is not an output buffer");
+    const Tolerance tol = run.tolerance.count(name) ? run.tolerance.at(name) : Tolerance{};
+    if (!values_equal(b->type, outputs.bytes(name), want, tol.abs, tol.rel)) {
+      std::cerr << "vyre: check failed for '" << name << "': expected " << format_values(b->type, want) << "\n";
+      code = kFailure;
+    }
+  }
+  return code;
+}
+
 int run(const RunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const Program program = load_program(o.file);
@@ -48,6 +78,16 @@ int run(const RunOptions& o) {
   if (!o.grid.empty()) run.grid = parse_dim3(o.grid, "--grid");
   const DispatchConfig config = o.config.to_config();
 
+  if (o.backend == "reference") {
+    DispatchConfig with_grid = config;
+    if (run.grid) with_grid.grid = run.grid;
+    const auto t = std::chrono::steady_clock::now();
+    const Outputs outputs = reference::run(program, run.inputs, with_grid);
+    print_outputs(program, outputs);
+    if (o.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(ms_since(t)) << "\n";
+    return o.check ? check_outputs(program, run, outputs) : kOk;
+  }
+
   auto t = std::chrono::steady_clock::now();
   gpu::Backend backend;
   const double backend_ms = ms_since(t);
@@ -58,15 +98,7 @@ int run(const RunOptions& o) {
   const Outputs outputs = pipeline.dispatch(run.inputs, run.grid, &dispatch_report);
   const double total_ms = ms_since(start);
 
-  // Outputs in binding order, one JSON object.
-  std::string out = "{";
-  bool first = true;
-  for (const Buffer* b : canonical_buffer_order(program)) {
-    if (!b->output) continue;
-    out += (first ? "" : ", ") + json_quote(b->name) + ": " + format_values(b->type, outputs.bytes(b->name));
-    first = false;
-  }
-  std::cout << out << "}\n";
+  print_outputs(program, outputs);
 
   const auto& c = pipeline.compile_report();
   if (o.verbose) {
@@ -103,20 +135,7 @@ int run(const RunOptions& o) {
     f << report.dump() << "\n";
     if (!f) throw Error(ErrorKind::io, "cannot write " + o.report_json);
   }
-  if (o.check) {
-    if (run.expect.empty()) throw Error(ErrorKind::invalid_input, "--check needs expected outputs (\"expect\" in --inputs FILE)");
-    int code = kOk;
-    for (const auto& [name, want] : run.expect) {
-      const Buffer* b = program.find_buffer(name);
-      if (!outputs.has(name)) throw Error(ErrorKind::invalid_input, "--check: '" + name + "' is not an output buffer");
-      const Tolerance tol = run.tolerance.count(name) ? run.tolerance.at(name) : Tolerance{};
-      if (!values_equal(b->type, outputs.bytes(name), want, tol.abs, tol.rel)) {
-        std::cerr << "vyre: check failed for '" << name << "': expected " << format_values(b->type, want) << "\n";
-        code = kFailure;
-      }
-    }
-    return code;
-  }
+  if (o.check) return check_outputs(program, run, outputs);
   return kOk;
 }
 
@@ -129,6 +148,8 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--input", o->inputs, "NAME=V1,V2,... or NAME=@FILE (raw little-endian bytes); repeatable");
   cmd->add_option("--size", o->sizes, "NAME=N: element count of a runtime-sized buffer given no contents; repeatable");
   cmd->add_option("--inputs", o->run_file, "Run file: {\"inputs\": {...}, \"sizes\": {...}, \"grid\": [...], \"expect\": {...}}");
+  cmd->add_option("--backend", o->backend, "gpu (default) or reference (the CPU interpreter)")
+      ->check(CLI::IsMember({"gpu", "reference"}));
   cmd->add_option("--grid", o->grid, "Number of workgroups X[,Y,Z] (default: from the first output's length)");
   add_config_options(cmd, o->config);
   cmd->add_flag("--check", o->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");

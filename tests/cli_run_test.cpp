@@ -1,0 +1,199 @@
+// `vyre run` end to end, as separate processes on the real device: every
+// example gives its expected outputs on the GPU and on the reference
+// interpreter, a second process hits the cache without rewriting it, and a
+// corrupted entry is detected and replaced.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+using vyre::test::read_file;
+using vyre::test::run_vyre;
+using vyre::test::source_path;
+using vyre::test::TempDir;
+using vyre::test::write_file;
+
+namespace {
+
+const char* kExamples[] = {"xor",       "saxpy",        "collatz", "histogram",   "reduction",
+                           "prefix_sum", "matmul_tiled", "softmax", "bitonic_sort"};
+
+std::vector<std::string> example_run(const std::string& name, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args{"run", source_path("examples/" + name + ".json"), "--inputs",
+                                source_path("examples/" + name + ".run.json"), "--check"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// The one entry in a cache directory: {wgsl path, toml path}.
+std::pair<std::filesystem::path, std::filesystem::path> only_entry(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> wgsl;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".wgsl") wgsl.push_back(e.path());
+  if (wgsl.size() != 1) throw std::runtime_error("expected exactly one entry, found " + std::to_string(wgsl.size()));
+  auto toml = wgsl[0];
+  toml.replace_extension(".toml");
+  return {wgsl[0], toml};
+}
+
+struct FileState {
+  ino_t inode;
+  timespec mtime;
+  bool operator==(const FileState& o) const {
+    return inode == o.inode && mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec;
+  }
+};
+
+FileState state_of(const std::filesystem::path& p) {
+  struct stat st{};
+  if (stat(p.c_str(), &st) != 0) throw std::runtime_error("stat " + p.string());
+  return {st.st_ino, st.st_mtim};
+}
+
+nlohmann::json report(const std::filesystem::path& p) { return nlohmann::json::parse(read_file(p)); }
+
+}  // namespace
+
+TEST(CliRun, EveryExampleGivesItsExpectedOutputsOnTheGpu) {
+  TempDir cache;
+  for (const char* name : kExamples) {
+    auto r = run_vyre(example_run(name), {{"VYRE_AOT_CACHE_DIR", cache.path().string()}});
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.err;
+    EXPECT_EQ(r.err, "") << name;  // nothing but the outputs, no stray prints
+  }
+}
+
+TEST(CliRun, EveryExampleGivesItsExpectedOutputsOnTheReference) {
+  for (const char* name : kExamples) {
+    auto r = run_vyre(example_run(name, {"--backend", "reference"}));
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << r.err;
+  }
+}
+
+TEST(CliRun, SecondProcessHitsTheCacheWithoutRewritingIt) {
+  TempDir dir;
+  const auto cache = dir / "cache";
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", cache.string()}};
+  auto first = run_vyre(example_run("collatz", {"--report-json", (dir / "1.json").string()}), env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_FALSE(report(dir / "1.json")["cache_hit"].get<bool>());
+  const auto [wgsl, toml] = only_entry(cache);
+  const FileState wgsl_before = state_of(wgsl), toml_before = state_of(toml);
+
+  auto second = run_vyre(example_run("collatz", {"--report-json", (dir / "2.json").string()}), env);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_TRUE(report(dir / "2.json")["cache_hit"].get<bool>());
+  EXPECT_EQ(report(dir / "2.json")["cache_key"], report(dir / "1.json")["cache_key"]);
+  EXPECT_EQ(second.out, first.out);
+  EXPECT_TRUE(state_of(wgsl) == wgsl_before) << "the WGSL file was rewritten";
+  EXPECT_TRUE(state_of(toml) == toml_before) << "the metadata file was rewritten";
+}
+
+TEST(CliRun, ACorruptedEntryOfTheSameLengthIsDetectedAndReplaced) {
+  TempDir dir;
+  const auto cache = dir / "cache";
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", cache.string()}};
+  auto first = run_vyre(example_run("xor"), env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto [wgsl, toml] = only_entry(cache);
+  const std::string good = read_file(wgsl);
+
+  // Same length, different text: xor becomes or, which would give wrong outputs if served.
+  std::string bad = good;
+  const size_t at = bad.find(" ^ ");
+  ASSERT_NE(at, std::string::npos) << good;
+  bad[at + 1] = '|';
+  std::filesystem::permissions(wgsl, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  write_file(wgsl, bad);
+  ASSERT_EQ(std::filesystem::file_size(wgsl), good.size());
+
+  auto second = run_vyre(example_run("xor", {"--report-json", (dir / "2.json").string()}), env);
+  EXPECT_EQ(second.exit_code, 0) << second.err;  // --check: outputs still right
+  EXPECT_EQ(second.out, first.out);
+  EXPECT_FALSE(report(dir / "2.json")["cache_hit"].get<bool>());
+  EXPECT_EQ(read_file(wgsl), good) << "the bad entry was not replaced";
+
+  auto third = run_vyre(example_run("xor", {"--report-json", (dir / "3.json").string()}), env);
+  EXPECT_TRUE(report(dir / "3.json")["cache_hit"].get<bool>());
+}
+
+TEST(CliRun, VerboseSaysWhetherTheCacheHitAndTimesEachStage) {
+  TempDir cache;
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", cache.path().string()}};
+  auto miss = run_vyre(example_run("saxpy", {"--verbose"}), env);
+  EXPECT_NE(miss.err.find("cache miss"), std::string::npos) << miss.err;
+  EXPECT_NE(miss.err.find("lowering"), std::string::npos) << miss.err;
+  auto hit = run_vyre(example_run("saxpy", {"--verbose"}), env);
+  EXPECT_NE(hit.err.find("cache hit"), std::string::npos) << hit.err;
+  for (const char* stage : {"adapter", "shader module", "compute pipeline", "upload", "readback", "total"})
+    EXPECT_NE(hit.err.find(stage), std::string::npos) << stage << "\n" << hit.err;
+}
+
+TEST(CliRun, InputsFromOptionsAndFiles) {
+  TempDir dir;
+  // 1, 2, 3 as raw little-endian u32.
+  std::string raw;
+  for (uint32_t v : {1u, 2u, 3u}) raw.append(reinterpret_cast<const char*>(&v), 4);
+  write_file(dir / "a.bin", raw);
+  auto r = run_vyre({"run", source_path("examples/xor.json"), "--input", "a=@" + (dir / "a.bin").string(), "--input",
+                     "b=0x10,0x20,0x30", "--size", "out=3"},
+                    {{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"out\": [17, 34, 51]}\n");
+}
+
+TEST(CliRun, F32OutputsReadBackToTheSameBits) {
+  TempDir dir;
+  write_file(dir / "p.json", R"({"vyre": 1, "workgroup_size": [1, 1, 1],
+    "buffers": [{"name": "x", "binding": 0, "access": "read", "type": "f32"},
+                {"name": "out", "binding": 1, "access": "read_write", "type": "f32", "output": true}],
+    "body": [{"loop": "i", "from": {"u32": 0}, "to": {"len": "x"}, "body": [
+      {"store": "out", "index": {"var": "i"}, "value": {"mul": [{"load": "x", "index": {"var": "i"}}, {"f32": 1e30}]}}]},
+      {"store": "out", "index": {"u32": 3}, "value": {"f32": 0.1}},
+      {"store": "out", "index": {"u32": 4}, "value": {"f32": -0.0}}]})");
+  // Overflow gives infinities and NaN stays NaN on every IEEE device (unlike
+  // division by zero, which WGSL leaves unspecified).
+  auto r = run_vyre({"run", (dir / "p.json").string(), "--input", "x=1e30,-1e30,nan", "--size", "out=5", "--grid", "1"},
+                    {{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "{\"out\": [\"inf\", \"-inf\", \"nan\", 0.1, -0.0]}\n");
+}
+
+TEST(CliRun, InputErrorsSayWhatIsWrongAndExitThree) {
+  TempDir cache;
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", cache.path().string()}};
+  auto missing = run_vyre({"run", source_path("examples/xor.json"), "--input", "a=1,2", "--size", "out=2"}, env);
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("missing input for 'b'"), std::string::npos) << missing.err;
+  auto no_length = run_vyre({"run", source_path("examples/xor.json"), "--input", "a=1", "--input", "b=2"}, env);
+  EXPECT_EQ(no_length.exit_code, 3);
+  EXPECT_NE(no_length.err.find("--size out=N"), std::string::npos) << no_length.err;
+  auto bad_value = run_vyre({"run", source_path("examples/xor.json"), "--input", "a=1,x", "--input", "b=1,2"}, env);
+  EXPECT_EQ(bad_value.exit_code, 3);
+  EXPECT_NE(bad_value.err.find("'x'"), std::string::npos) << bad_value.err;
+  auto unknown = run_vyre({"run", source_path("examples/xor.json"), "--input", "zz=1"}, env);
+  EXPECT_EQ(unknown.exit_code, 3);
+  EXPECT_NE(unknown.err.find("no buffer named 'zz'"), std::string::npos) << unknown.err;
+}
+
+TEST(CliRun, NoUsableAdapterSaysWhatToInstallAndExitsFour) {
+  auto r = run_vyre(example_run("xor"), {{"VYRE_WGPU_ADAPTER", "no-such-gpu-anywhere"}});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("no-such-gpu-anywhere"), std::string::npos) << r.err;
+  TempDir empty;
+  write_file(empty / "none.json", "{}");
+  auto no_driver = run_vyre(example_run("xor"), {{"VK_DRIVER_FILES", (empty / "none.json").string()},
+                                                 {"VK_ICD_FILENAMES", (empty / "none.json").string()}});
+  EXPECT_EQ(no_driver.exit_code, 4) << no_driver.err;
+  EXPECT_NE(no_driver.err.find("mesa-vulkan-drivers"), std::string::npos) << no_driver.err;
+}
+
+TEST(CliRun, DemoShowsAMissThenAHitForEveryExample) {
+  auto r = run_vyre({"demo"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("the second pass hit the cache for every example"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("both passes printed identical outputs"), std::string::npos) << r.out;
+}
