@@ -155,3 +155,21 @@ TEST(Lower, InvalidProgramsAreRefused) {
   EXPECT_THROW(lower_to_wgsl(p), ProgramError);
   EXPECT_THROW(shader_interface(p), ProgramError);
 }
+
+// Cached WGSL is keyed by kLoweringVersion: any change to the text the
+// lowering emits must come with a new version, or old cache entries would
+// be served for the new lowering. This pins the text of a corpus of
+// programs to the version.
+TEST(Lower, TextChangesComeWithANewLoweringVersion) {
+  std::string corpus;
+  for (const char* name : {"xor", "saxpy", "collatz", "histogram", "reduction", "prefix_sum", "matmul_tiled", "softmax",
+                           "bitonic_sort"})
+    corpus += lower_to_wgsl(vyre::test::example(name));
+  corpus += lower_to_wgsl(vyre::test::every_construct_program());
+  for (const Program& p : vyre::test::constant_hazard_programs()) corpus += lower_to_wgsl(p);
+  const std::string hash = sha256(corpus).hex();
+  EXPECT_EQ(kLoweringVersion, 2u);
+  EXPECT_EQ(hash, "1bc99b533901d1a14520cd6e8ffc4a380f73cc4dab2984a6f6a6998174b2c8fb") << "The lowering's output changed. Raise kLoweringVersion in include/vyre/lower.hpp, then "
+                            "update the version and this hash ("
+                         << hash << ").";
+}
