@@ -645,6 +645,38 @@ TEST(GpuBackend, ThreadsCompilingTheSameProgramCompileItOnce) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+TEST(GpuBackend, ASecondBackendFindsTheShaderInTheAotCache) {
+  test::TempDir dir;
+  auto options_on = [&] {
+    aot::CacheOptions cache;
+    cache.directory = dir.path();
+    BackendOptions options;
+    options.cache = std::make_shared<aot::Cache>(cache);
+    return options;
+  };
+  const Program program = test::xor_program();
+  std::vector<uint32_t> expected;
+  const Inputs in = xor_program_inputs(300, &expected);
+
+  Backend first(options_on());
+  Pipeline cold = first.compile(program);
+  EXPECT_FALSE(cold.compile_report().cache_hit);
+  EXPECT_TRUE(aot::is_valid_key(cold.compile_report().cache_key)) << cold.compile_report().cache_key;
+
+  Backend second(options_on());  // as a second process would: nothing in memory
+  Pipeline warm = second.compile(program);
+  EXPECT_TRUE(warm.compile_report().cache_hit);
+  EXPECT_FALSE(warm.compile_report().memory_hit);
+  EXPECT_EQ(warm.compile_report().lower_ms, 0.0);
+  EXPECT_EQ(warm.compile_report().cache_key, cold.compile_report().cache_key);
+  EXPECT_EQ(warm.wgsl(), cold.wgsl());
+  EXPECT_EQ(warm.dispatch(in).get<uint32_t>("out"), expected);
+
+  ScopedEnv other_fleet("VYRE_BACKEND_FINGERPRINT_OVERRIDE", "another-driver");
+  Backend third(options_on());
+  EXPECT_FALSE(third.compile(program).compile_report().cache_hit);
+}
+
 TEST(GpuBackend, TheFingerprintOverrideIsPartOfTheCacheKey) {
   const Program program = test::xor_program();
   std::string real_key;

@@ -134,7 +134,7 @@ Pipeline Backend::compile(const Program& program, const DispatchConfig& config) 
     report.cache_ms = ms_since(start);
   } else {
     const aot::Artifact artifact =
-        impl.cache->load_or_compile(parts, [&] { return lower_to_wgsl(program, config); });
+        impl.cache->load_or_compile(parts, [&] { return lower_to_wgsl(program, config); }, program.name);
     report.cache_hit = artifact.cache_hit;
     report.lower_ms = artifact.lower_ms;
     report.cache_ms = ms_since(start);
