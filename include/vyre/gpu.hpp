@@ -188,6 +188,20 @@ class Backend {
   // Threads compiling the same program at once compile it once.
   Pipeline compile(const Program& program, const DispatchConfig& config = {});
 
+  // Copies host data into a new DeviceBuffer of this Backend's device, for
+  // inputs that stay on the GPU across dispatches (Inputs::device). Returns
+  // once the copy is queued; dispatches that bind it run after it.
+  std::shared_ptr<DeviceBuffer> upload(std::span<const uint8_t> bytes, ScalarType type);
+  template <class T>
+  std::shared_ptr<DeviceBuffer> upload(std::span<const T> values) {
+    return upload(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes()),
+                  scalar_type_of<T>());
+  }
+  template <class T>
+  std::shared_ptr<DeviceBuffer> upload(const std::vector<T>& values) {
+    return upload(std::span<const T>(values));
+  }
+
   const BackendReport& report() const;
   BackendCounters counters() const;
 

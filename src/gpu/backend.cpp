@@ -271,6 +271,24 @@ BackendCounters Backend::counters() const {
   return {c.buffers_created.load(), c.bind_groups_created.load(), c.submits.load(), c.devices_opened.load()};
 }
 
+std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, ScalarType type) {
+  if (bytes.size() % kElementBytes != 0)
+    throw Error(ErrorKind::invalid_input, "upload of " + std::to_string(bytes.size()) +
+                                              " bytes: not a whole number of 4-byte elements");
+  const Impl::Live now = checked(impl_).live();
+  const WGPULimits& limits = now.device->limits();
+  if (bytes.size() > limits.maxStorageBufferBindingSize || bytes.size() > limits.maxBufferSize)
+    throw Error(ErrorKind::limit_exceeded,
+                "upload of " + std::to_string(bytes.size()) + " bytes; the device's maxStorageBufferBindingSize on '" +
+                    now.device->adapter().name + "' is " + std::to_string(limits.maxStorageBufferBindingSize) +
+                    " bytes (maxBufferSize " + std::to_string(limits.maxBufferSize) +
+                    "). Split the data over several buffers.");
+  auto buffer = make_device_buffer(now.pool, bytes.size(), type, "an upload of " + std::to_string(bytes.size()) + " bytes");
+  if (!bytes.empty())
+    wgpuQueueWriteBuffer(now.device->queue(), buffer->impl().buffer.buffer.get(), 0, bytes.data(), bytes.size());
+  return buffer;
+}
+
 Pipeline Backend::compile(const Program& program, const DispatchConfig& config) {
   Impl& impl = checked(impl_);
   require_valid(program);

@@ -1,6 +1,7 @@
 #include "gpu/dispatcher.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -24,6 +25,12 @@ constexpr uint64_t kElementBytes = 4;
   throw Error(ErrorKind::limit_exceeded, what + "; the device's " + limit_name + " on '" + device.adapter().name +
                                              "' is " + std::to_string(limit) + unit + ". " + advice);
 }
+
+// Zeroing a small range rides along with the uploads (one queue write, from
+// here) instead of a clear command of its own, which costs more per dispatch
+// than the write; larger ranges are cleared on the GPU.
+constexpr size_t kZeroByWriteBytes = 64 << 10;
+const std::array<uint8_t, kZeroByWriteBytes> kZeros{};
 
 WGPUBufferUsage usage_of(const ShaderBinding& shader) {
   return shader.kind == BindingKind::Uniform ? WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst : kStorageUsage;
@@ -160,6 +167,10 @@ void Dispatcher::bind(DispatchJob& job) {
       b.clear_from = upload.size();
     }
     if (!upload.empty()) wgpuQueueWriteBuffer(queue, b.buffer, 0, upload.data(), upload.size());
+    if (b.clear_from < b.bytes && b.bytes - b.clear_from <= kZeroByWriteBytes) {
+      wgpuQueueWriteBuffer(queue, b.buffer, b.clear_from, kZeros.data(), b.bytes - b.clear_from);
+      b.clear_from = b.bytes;
+    }
     const std::span<uint8_t> destination = job.readback[b.plan_index];
     b.staging = nullptr;
     if (!destination.empty()) {
@@ -236,7 +247,8 @@ void Dispatcher::write_lengths(const DispatchPlan& plan, Frame& f) {
 
 void Dispatcher::encode(const DispatchJob& job, WGPUCommandEncoder encoder) {
   const Frame& f = *frames_[job.frame];
-  // Reused buffers hold an earlier dispatch's data: zero what no upload covers.
+  // Reused buffers hold an earlier dispatch's data: zero what no upload
+  // covers (small ranges were zeroed by a write in bind()).
   for (const Bound& b : f.bound)
     if (b.clear_from < b.bytes) wgpuCommandEncoderClearBuffer(encoder, b.buffer, b.clear_from, b.bytes - b.clear_from);
   {

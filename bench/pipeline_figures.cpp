@@ -1,0 +1,316 @@
+// The pipeline-mode figures of docs/benchmarks.md, each measured side by
+// side in one process, printed one JSON object per line:
+// {"name": ..., "value": ..., "unit": ...}. scripts/bench runs it.
+//
+//   build/bench/pipeline_figures [--quick] [--only overhead,batch,bandwidth]
+//                                [--saxpy-mib N] [--steady-mib N]
+//
+// overhead   wall time per dispatch of a tiny kernel (xor of 1024 u32)
+//            through Pipeline::dispatch and dispatch_into over a plain loop
+//            of the same wgpu-native calls (bench/support/raw_wgpu.cpp),
+//            interleaved dispatch by dispatch; medians.
+// batch      chained dispatches kept on the GPU and a Batch of 16, against
+//            one round trip per dispatch.
+// bandwidth  saxpy (y = a x + y, in place, on DeviceBuffers) against a
+//            buffer-to-buffer copy of the same vector, alternated; the
+//            achieved bandwidth's share of the copy's.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/bench_programs.hpp"
+#include "support/raw_wgpu.hpp"
+#include "vyre/error.hpp"
+#include "vyre/gpu.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using vyre::bench::RawWgpu;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void emit(const std::string& name, double value, const std::string& unit) {
+  std::printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n", name.c_str(), value, unit.c_str());
+  std::fflush(stdout);
+}
+
+void emit_text(const std::string& name, const std::string& value) {
+  std::printf("{\"name\": \"%s\", \"value\": \"%s\", \"unit\": \"\"}\n", name.c_str(), value.c_str());
+  std::fflush(stdout);
+}
+
+[[noreturn]] void fail(const std::string& why) {
+  std::fprintf(stderr, "pipeline_figures: %s\n", why.c_str());
+  std::exit(1);
+}
+
+struct Options {
+  bool quick = false;
+  std::set<std::string> only;
+  double saxpy_mib = 0;   // 0: a size that fits the device (256 MiB where it can)
+  bool wants(const std::string& figure) const { return only.empty() || only.count(figure) != 0; }
+};
+
+vyre::gpu::BackendOptions memory_only() {
+  vyre::gpu::BackendOptions options;
+  options.cache = std::make_shared<vyre::aot::Cache>(vyre::aot::CacheOptions{});  // no disk: measure the GPU
+  return options;
+}
+
+// ---- overhead ------------------------------------------------------------------
+
+void overhead(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
+  constexpr uint32_t n = 1024;
+  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::xor_program());
+  raw.prepare_xor(pipeline.wgsl(), n, 64);
+
+  std::vector<uint32_t> a(n), b(n), expected(n), out_raw(n), out_into(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    a[i] = i * 2654435761u;
+    b[i] = ~i;
+    expected[i] = a[i] ^ b[i];
+  }
+  vyre::Inputs inputs;
+  inputs.view<uint32_t>("a", a).view<uint32_t>("b", b).size("out", n);
+  vyre::OutputViews views;
+  views.view<uint32_t>("out", out_into);
+
+  auto run_raw = [&] { raw.dispatch_xor(a.data(), b.data(), out_raw.data()); };
+  auto run_dispatch = [&] {
+    const vyre::Outputs out = pipeline.dispatch(inputs);
+    if (out.bytes("out").size() != n * 4) fail("short output");
+  };
+  auto run_into = [&] { pipeline.dispatch_into(inputs, views); };
+  for (int i = 0; i < 200; ++i) {
+    run_raw();
+    run_dispatch();
+    run_into();
+  }
+  if (out_raw != expected || out_into != expected || pipeline.dispatch(inputs).get<uint32_t>("out") != expected)
+    fail("the xor results are wrong");
+
+  // Alternated in short runs (each run warms its own device's driver
+  // threads), the order rotated, so that drift and order effects fall on all
+  // three alike; grouped in blocks, for a spread.
+  const int blocks = 5, runs_per_block = o.quick ? 20 : 100, run = 32;
+  std::vector<double> t_raw, t_dispatch, t_into, ratio_dispatch, ratio_into;
+  for (int block = 0; block < blocks; ++block) {
+    std::vector<double> br, bd, bi;
+    for (int k = 0; k < runs_per_block; ++k) {
+      for (int slot = 0; slot < 3; ++slot) {
+        const int which = (slot + k) % 3;
+        auto& samples = which == 0 ? br : which == 1 ? bd : bi;
+        for (int i = 0; i < run; ++i) {
+          const auto start = Clock::now();
+          if (which == 0) run_raw();
+          else if (which == 1) run_dispatch();
+          else run_into();
+          samples.push_back(seconds_since(start));
+        }
+      }
+    }
+    ratio_dispatch.push_back(median(bd) / median(br));
+    ratio_into.push_back(median(bi) / median(br));
+    t_raw.insert(t_raw.end(), br.begin(), br.end());
+    t_dispatch.insert(t_dispatch.end(), bd.begin(), bd.end());
+    t_into.insert(t_into.end(), bi.begin(), bi.end());
+  }
+  emit("dispatch_overhead_ratio_vs_raw", median(t_dispatch) / median(t_raw), "ratio");
+  emit("dispatch_overhead_ratio_vs_raw_block_min", *std::min_element(ratio_dispatch.begin(), ratio_dispatch.end()), "ratio");
+  emit("dispatch_overhead_ratio_vs_raw_block_max", *std::max_element(ratio_dispatch.begin(), ratio_dispatch.end()), "ratio");
+  emit("dispatch_into_overhead_ratio_vs_raw", median(t_into) / median(t_raw), "ratio");
+  emit("dispatch_into_overhead_ratio_vs_raw_block_min", *std::min_element(ratio_into.begin(), ratio_into.end()), "ratio");
+  emit("dispatch_into_overhead_ratio_vs_raw_block_max", *std::max_element(ratio_into.begin(), ratio_into.end()), "ratio");
+  emit("raw_dispatch_us", median(t_raw) * 1e6, "us");
+  emit("vyre_dispatch_us", median(t_dispatch) * 1e6, "us");
+  emit("vyre_dispatch_into_us", median(t_into) * 1e6, "us");
+  emit("overhead_samples_each", static_cast<double>(t_raw.size()), "count");
+}
+
+// ---- chained and batched -----------------------------------------------------
+
+void batch(vyre::gpu::Backend& backend, const Options& o) {
+  constexpr uint32_t n = 1024;
+  constexpr int chain = 16;
+  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::xor_program());
+  std::vector<uint32_t> a(n), b(n), out(n), expected(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    a[i] = i * 7 + 1;
+    b[i] = i * 13 + 5;
+  }
+  // Sixteen times out = a ^ b, each step's output the next step's a.
+  expected = a;
+  for (int k = 0; k < chain; ++k)
+    for (uint32_t i = 0; i < n; ++i) expected[i] ^= b[i];
+  const auto b_on_gpu = backend.upload(b);
+
+  // Round trips: each step reads back and uploads again.
+  auto round_trips = [&] {
+    std::vector<uint32_t> value = a;
+    vyre::Inputs in;
+    vyre::OutputViews views;
+    for (int k = 0; k < chain; ++k) {
+      in.view<uint32_t>("a", value).view<uint32_t>("b", b).size("out", n);
+      views.view<uint32_t>("out", out);
+      pipeline.dispatch_into(in, views);
+      value = out;
+    }
+    return value;
+  };
+  // Kept on the GPU: one read at the end.
+  auto resident = [&] {
+    auto value = backend.upload(a);
+    for (int k = 0; k < chain; ++k) {
+      vyre::Inputs in;
+      in.device("a", value).device("b", b_on_gpu).size("out", n);
+      value = pipeline.dispatch_resident(in).get("out");
+    }
+    return value->read_as<uint32_t>();
+  };
+  // One Batch: sixteen dispatches, one submission, one wait.
+  vyre::gpu::Batch batch(backend);
+  auto batched = [&] {
+    auto value = backend.upload(a);
+    std::vector<vyre::Inputs> in(chain);
+    for (int k = 0; k < chain; ++k) {
+      in[k].device("a", value).device("b", b_on_gpu).size("out", n);
+      value = batch.dispatch_resident(pipeline, in[k]).get("out");
+    }
+    batch.run();
+    return value->read_as<uint32_t>();
+  };
+  if (round_trips() != expected || resident() != expected || batched() != expected) fail("chained xor results are wrong");
+
+  std::vector<double> t_round, t_resident, t_batch;
+  const int reps = o.quick ? 150 : 600;
+  for (int r = 0; r < reps; ++r) {
+    auto start = Clock::now();
+    round_trips();
+    t_round.push_back(seconds_since(start));
+    start = Clock::now();
+    resident();
+    t_resident.push_back(seconds_since(start));
+    start = Clock::now();
+    batched();
+    t_batch.push_back(seconds_since(start));
+  }
+  emit("chain16_resident_speedup_vs_round_trips", median(t_round) / median(t_resident), "ratio");
+  emit("chain16_batch_speedup_vs_round_trips", median(t_round) / median(t_batch), "ratio");
+  emit("chain16_round_trips_us", median(t_round) * 1e6, "us");
+  emit("chain16_resident_us", median(t_resident) * 1e6, "us");
+  emit("chain16_batch_us", median(t_batch) * 1e6, "us");
+}
+
+// ---- bandwidth ---------------------------------------------------------------
+
+void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
+  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::saxpy_program());
+  // 256 MiB vectors where the device binds that much, else the largest power of two it does.
+  uint64_t mib = o.saxpy_mib > 0 ? static_cast<uint64_t>(o.saxpy_mib) : 256;
+  std::shared_ptr<vyre::gpu::DeviceBuffer> x, y;
+  std::vector<float> host_x, host_y;
+  for (;; mib /= 2) {
+    const uint64_t n = (mib << 20) / 4;
+    host_x.assign(n, 1.0f);
+    host_y.resize(n);
+    for (uint64_t i = 0; i < n; ++i) host_y[i] = static_cast<float>(i % 1000);
+    try {
+      x = backend.upload(host_x);
+      y = backend.upload(host_y);
+      break;
+    } catch (const vyre::Error& e) {
+      if (e.kind() != vyre::ErrorKind::limit_exceeded || mib <= 1) throw;
+    }
+  }
+  const uint64_t n = (mib << 20) / 4;
+  const vyre::Dim3 grid = vyre::bench::saxpy_grid(n);
+  const int per_batch = o.quick ? 8 : 20;
+  constexpr float alpha = 0.5f;
+
+  std::vector<vyre::Inputs> inputs(per_batch);
+  for (auto& in : inputs) in.set<float>("alpha", {alpha}).device("x", x).device("y", y);
+  vyre::gpu::Batch batch(backend);
+  auto saxpy_batch = [&] {
+    for (auto& in : inputs) batch.dispatch_resident(pipeline, in, grid);
+    const auto start = Clock::now();
+    batch.run();
+    return seconds_since(start);
+  };
+  uint64_t runs = 0;
+  saxpy_batch();
+  raw.copy_seconds(n * 4, per_batch);
+  runs += per_batch;
+
+  std::vector<double> t_saxpy, t_copy;
+  const int reps = o.quick ? 5 : 15;
+  for (int r = 0; r < reps; ++r) {
+    t_saxpy.push_back(saxpy_batch() / per_batch);
+    runs += per_batch;
+    t_copy.push_back(raw.copy_seconds(n * 4, per_batch) / per_batch);
+  }
+  // Each saxpy added alpha * 1 to every element: check a spread of them.
+  const std::vector<float> result = y->read_as<float>();
+  for (uint64_t i = 0; i < n; i += n / 97 + 1)
+    if (result[i] != static_cast<float>(i % 1000) + alpha * static_cast<float>(runs))
+      fail("saxpy result wrong at " + std::to_string(i));
+
+  const double saxpy_bytes = 3.0 * n * 4, copy_bytes = 2.0 * n * 4;
+  const double saxpy_bw = saxpy_bytes / median(t_saxpy), copy_bw = copy_bytes / median(t_copy);
+  emit("saxpy_vector_mib", static_cast<double>(mib), "MiB");
+  emit("saxpy_bandwidth_share_of_copy", saxpy_bw / copy_bw, "ratio");
+  emit("saxpy_gbps", saxpy_bw / 1e9, "GB/s");
+  emit("copy_gbps", copy_bw / 1e9, "GB/s");
+  emit("saxpy_kernel_ms", median(t_saxpy) * 1e3, "ms");
+  emit("copy_ms", median(t_copy) * 1e3, "ms");
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      o.quick = true;
+    } else if (arg == "--only" && i + 1 < argc) {
+      std::stringstream list(argv[++i]);
+      for (std::string item; std::getline(list, item, ',');) o.only.insert(item);
+    } else if (arg == "--saxpy-mib" && i + 1 < argc) {
+      o.saxpy_mib = std::atof(argv[++i]);
+    } else {
+      fail("usage: pipeline_figures [--quick] [--only overhead,batch,bandwidth] [--saxpy-mib N]");
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  try {
+    vyre::gpu::Backend backend(memory_only());
+    emit_text("adapter", backend.adapter().name);
+    emit_text("driver", backend.adapter().driver);
+    RawWgpu raw(backend.adapter().name);
+    if (o.wants("overhead")) overhead(backend, raw, o);
+    if (o.wants("batch")) batch(backend, o);
+    if (o.wants("bandwidth")) bandwidth(backend, raw, o);
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+  return 0;
+}
