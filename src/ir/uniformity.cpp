@@ -19,6 +19,7 @@
 #include <set>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace vyre {
 namespace {
@@ -56,7 +57,7 @@ class Analysis {
       case Op::Atomic: return "the value at " + at + " is the result of an atomic";
       case Op::Var: {
         auto it = non_uniform_locals_.find(e.name);
-        if (it != non_uniform_locals_.end()) return "'" + e.name + "' may differ between invocations (" + it->second + ")";
+        if (it != non_uniform_locals_.end()) return "'" + e.name + std::string(kMayDiffer) + it->second + ")";
         return std::nullopt;
       }
       case Op::Load: {
@@ -76,8 +77,19 @@ class Analysis {
 
   void mark_local(const std::string& name, const Reason& why) {
     if (!why || non_uniform_locals_.count(name)) return;
-    non_uniform_locals_[name] = *why;
+    non_uniform_locals_[name] = root_of(*why);
     changed_ = true;
+  }
+
+  // A local keeps the cause at the root of its reason, not the chain of
+  // locals in between: a chain of n locals would otherwise carry reasons of
+  // length n each, and validation would take time n^2.
+  static constexpr std::string_view kMayDiffer = "' may differ between invocations (";
+  static std::string root_of(const std::string& why) {
+    const size_t open = why.find(kMayDiffer);
+    if (why.empty() || why.front() != '\'' || open == std::string::npos || why.back() != ')') return why;
+    const size_t start = open + kMayDiffer.size();
+    return why.substr(start, why.size() - start - 1);
   }
 
   static Reason join(const Reason& a, const Reason& b) { return a ? a : b; }
