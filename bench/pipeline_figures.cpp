@@ -2,8 +2,8 @@
 // side in one process, printed one JSON object per line:
 // {"name": ..., "value": ..., "unit": ...}. scripts/bench runs it.
 //
-//   build/bench/pipeline_figures [--quick] [--only overhead,batch,bandwidth]
-//                                [--saxpy-mib N] [--steady-mib N]
+//   build/bench/pipeline_figures [--quick] [--saxpy-mib N]
+//                                [--only overhead,batch,bandwidth,saxpy_variants]
 //
 // overhead   wall time per dispatch of a tiny kernel (xor of 1024 u32)
 //            through Pipeline::dispatch and dispatch_into over a plain loop
@@ -14,12 +14,17 @@
 // bandwidth  saxpy (y = a x + y, in place, on DeviceBuffers) against a
 //            buffer-to-buffer copy of the same vector, alternated; the
 //            achieved bandwidth's share of the copy's.
+// saxpy_variants  where saxpy's time goes: the same saxpy as plain
+//            wgpu-native dispatches of vyre's WGSL (checked and unchecked,
+//            one pass or a pass each) and of handwritten vec4 WGSL, and a
+//            copy kernel through vyre.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -279,6 +284,73 @@ void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
   emit("copy_ms", median(t_copy) * 1e3, "ms");
 }
 
+// ---- where saxpy's time goes ------------------------------------------------------
+
+// The same saxpy through vyre and as plain wgpu-native dispatches of vyre's
+// own WGSL (with and without the shader's runtime checks, one pass or a pass
+// each) and of handwritten vec4 WGSL, beside a compute copy through vyre and
+// a buffer-to-buffer copy; alternated, medians per dispatch.
+void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
+  const uint64_t mib = o.saxpy_mib > 0 ? static_cast<uint64_t>(o.saxpy_mib) : 256;
+  const uint64_t n = (mib << 20) / 4;
+  const vyre::Dim3 grid = vyre::bench::saxpy_grid(n), grid4 = vyre::bench::saxpy_grid(n / 4);
+  vyre::gpu::Pipeline saxpy = backend.compile(vyre::bench::saxpy_program());
+  vyre::gpu::Pipeline copy = backend.compile(vyre::bench::copy_program());
+  const auto x = backend.upload(std::vector<float>(n, 1.0f));
+  const auto y = backend.upload(std::vector<float>(n, 0.0f));
+  const auto y2 = backend.upload(std::vector<float>(n, 0.0f));
+  const int k = o.quick ? 8 : 20;
+
+  raw.prepare_saxpy(n);
+  const int checked = raw.add_saxpy_kernel(saxpy.wgsl(), grid.data(), true, true);
+  const int unchecked = raw.add_saxpy_kernel(saxpy.wgsl(), grid.data(), false, true);
+  const int vec4 = raw.add_saxpy_kernel(vyre::bench::kSaxpyVec4Wgsl, grid4.data(), false, false);
+
+  std::vector<vyre::Inputs> saxpy_in(k), copy_in(k);
+  for (auto& in : saxpy_in) in.set<float>("alpha", {0.5f}).device("x", x).device("y", y);
+  for (auto& in : copy_in) in.device("x", x).device("y", y2);
+  vyre::gpu::Batch batch(backend);
+  auto vyre_batch = [&](vyre::gpu::Pipeline& p, std::vector<vyre::Inputs>& in) {
+    for (auto& i : in) batch.dispatch_resident(p, i, grid);
+    const auto start = Clock::now();
+    batch.run();
+    return seconds_since(start) / k;
+  };
+  struct Variant {
+    std::string name;
+    std::function<double()> run;
+    std::vector<double> times;
+  };
+  int raw_dispatches = 0;
+  std::vector<Variant> variants{
+      {"vyre_batch", [&] { return vyre_batch(saxpy, saxpy_in); }, {}},
+      {"raw_vyre_wgsl_pass_each", [&] { raw_dispatches += k; return raw.saxpy_seconds(checked, k, false) / k; }, {}},
+      {"raw_vyre_wgsl_one_pass", [&] { raw_dispatches += k; return raw.saxpy_seconds(checked, k, true) / k; }, {}},
+      {"raw_vyre_wgsl_unchecked", [&] { raw_dispatches += k; return raw.saxpy_seconds(unchecked, k, false) / k; }, {}},
+      {"raw_vec4_wgsl_unchecked", [&] { raw_dispatches += k; return raw.saxpy_seconds(vec4, k, false) / k; }, {}},
+      {"vyre_copy_kernel", [&] { return vyre_batch(copy, copy_in); }, {}},
+      {"raw_copy_buffer", [&] { return raw.copy_seconds(n * 4, k) / k; }, {}},
+  };
+  for (auto& v : variants) v.run();  // warm
+  const int reps = o.quick ? 3 : 9;
+  for (int r = 0; r < reps; ++r)
+    for (auto& v : variants) v.times.push_back(v.run());
+
+  const std::vector<float> ry = raw.saxpy_y();
+  for (uint64_t i = 0; i < n; i += n / 89 + 1)
+    if (ry[i] != static_cast<float>(i % 1000) + 0.5f * static_cast<float>(raw_dispatches))
+      fail("raw saxpy result wrong at " + std::to_string(i));
+  const double saxpy_bytes = 3.0 * n * 4, copy_bytes = 2.0 * n * 4;
+  for (const auto& v : variants) {
+    const double t = median(v.times);
+    const bool is_copy = v.name.find("copy") != std::string::npos;
+    emit("saxpy_variants." + v.name + "_ms", t * 1e3, "ms");
+    emit("saxpy_variants." + v.name + "_gbps", (is_copy ? copy_bytes : saxpy_bytes) / t / 1e9, "GB/s");
+  }
+  const double vyre_saxpy = median(variants[0].times), vyre_copy = median(variants[5].times);
+  emit("saxpy_bandwidth_share_of_compute_copy", (saxpy_bytes / vyre_saxpy) / (copy_bytes / vyre_copy), "ratio");
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
@@ -291,7 +363,7 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--saxpy-mib" && i + 1 < argc) {
       o.saxpy_mib = std::atof(argv[++i]);
     } else {
-      fail("usage: pipeline_figures [--quick] [--only overhead,batch,bandwidth] [--saxpy-mib N]");
+      fail("usage: pipeline_figures [--quick] [--only overhead,batch,bandwidth,saxpy_variants] [--saxpy-mib N]");
     }
   }
   return o;
@@ -309,6 +381,7 @@ int main(int argc, char** argv) {
     if (o.wants("overhead")) overhead(backend, raw, o);
     if (o.wants("batch")) batch(backend, o);
     if (o.wants("bandwidth")) bandwidth(backend, raw, o);
+    if (o.wants("saxpy_variants")) saxpy_variants(backend, raw, o);
   } catch (const std::exception& e) {
     fail(e.what());
   }

@@ -7,7 +7,8 @@ stage times. Cold and warm runs alternate, rep after rep, so that drift
 falls on both alike; medians are reported. Prints JSON lines
 {"name", "value", "unit"}; --runs FILE also keeps every run's record.
 
-  warm_start  vyre on a large program (chain of --statements statements):
+  warm_start  vyre on a large program (a chain of --statements statements,
+              over 4096 elements):
               empty AOT cache against a warm one. The driver's own shader
               cache is switched off in both (MESA_SHADER_CACHE_DISABLE=true,
               __GL_SHADER_DISK_CACHE=0), so the ratio is vyre's cache alone;
@@ -20,6 +21,7 @@ falls on both alike; medians are reported. Prints JSON lines
 
     bench/ttfr.py --build build [--figures warm_start,peers] [--reps 5]
                   [--statements 5000] [--elements 1048576] [--runs FILE]
+                  [--vyre-lib DIR]
 """
 import argparse
 import json
@@ -32,6 +34,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The large program runs on few elements: its start is the figure, not its arithmetic.
+CHAIN_ELEMENTS = 4096
 
 
 def emit(name, value, unit):
@@ -86,17 +90,19 @@ def base_env(caches):
 def tool_command(tool, build, elements, statements):
     if tool == "vyre-chain":
         return [os.path.join(build, "bench", "first_result"), "--program", "chain", "--statements", str(statements),
-                "--elements", str(elements)]
+                "--elements", str(CHAIN_ELEMENTS)]
     if tool == "vyre":
         return [os.path.join(build, "bench", "first_result"), "--program", "saxpy", "--elements", str(elements)]
     return [sys.executable, os.path.join(HERE, "peers", f"first_result_{tool}.py"), "--elements", str(elements)]
 
 
-def tool_env(tool, caches, driver_cache):
+def tool_env(tool, caches, driver_cache, vyre_lib):
     env = base_env(caches)
     env.update(driver_cache_env(caches, driver_cache))
     if tool.startswith("vyre"):
         env["VYRE_AOT_CACHE_DIR"] = caches.path("vyre")
+        if vyre_lib:  # a packaged build whose libraries travel beside it
+            env["LD_LIBRARY_PATH"] = vyre_lib
     elif tool == "cupy":
         env["CUPY_CACHE_DIR"] = caches.path("cupy")
     elif tool == "triton":
@@ -105,18 +111,26 @@ def tool_env(tool, caches, driver_cache):
     return env
 
 
+def keep(runs, record, path):
+    """Adds a run's record, and writes it at once, so that a run cut short keeps what it made."""
+    runs.append(record)
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
 def cold_warm(tool, args, root, driver_cache, runs, label):
     caches = Caches(root)
     try:
         command = tool_command(tool, args.build, args.elements, args.statements)
-        env = tool_env(tool, caches, driver_cache)
+        env = tool_env(tool, caches, driver_cache, args.vyre_lib)
         cold = run_child(command, env)
         warm = run_child(command, env)
     finally:
         caches.remove()
     for kind, record in (("cold", cold), ("warm", warm)):
         record.update({"label": label, "cache": kind, "driver_cache": driver_cache})
-        runs.append(record)
+        keep(runs, record, args.runs)
     return cold, warm
 
 
@@ -147,11 +161,14 @@ def main():
     parser.add_argument("--tools", default="vyre,cupy,triton")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--statements", type=int, default=5000)
-    parser.add_argument("--elements", type=int, default=1 << 20)
+    parser.add_argument("--elements", type=int, default=1 << 20, help="saxpy's elements (peers)")
     parser.add_argument("--runs", help="write every run's record here, one JSON object a line")
+    parser.add_argument("--vyre-lib", help="library folder for vyre's programs (a packaged build: scripts/h200)")
     args = parser.parse_args()
     figures = args.figures.split(",")
     runs = []
+    if args.runs:
+        open(args.runs, "w").close()
     root = tempfile.mkdtemp(prefix="vyre-ttfr-")
     try:
         if "warm_start" in figures:
@@ -176,10 +193,6 @@ def main():
             emit("ttfr_saxpy_elements", args.elements, "count")
     finally:
         shutil.rmtree(root, ignore_errors=True)
-        if args.runs:
-            with open(args.runs, "w") as f:
-                for record in runs:
-                    f.write(json.dumps(record) + "\n")
 
 
 if __name__ == "__main__":

@@ -39,6 +39,27 @@ Dim3 saxpy_grid(uint64_t elements) {
   return {static_cast<uint32_t>(x), static_cast<uint32_t>((groups + x - 1) / x), 1};
 }
 
+Program copy_program() {
+  return ProgramBuilder("copy")
+      .workgroup_size(kSaxpyWorkgroup)
+      .input("x", 0, ScalarType::F32)
+      .output("y", 1, ScalarType::F32)
+      .body({let("i", add(gid(Axis::X), mul(gid(Axis::Y), mul(nwg(Axis::X), u32(kSaxpyWorkgroup))))),
+             if_(lt(var("i"), len("y")), {store("y", var("i"), load("x", var("i")))})})
+      .build();
+}
+
+const char* const kSaxpyVec4Wgsl = R"(
+@group(0) @binding(0) var<uniform> alpha: vec4<f32>;
+@group(0) @binding(1) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> y: array<vec4<f32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = gid.x + gid.y * nwg.x * 256u;
+  if (i < arrayLength(&y)) { y[i] = alpha.x * x[i] + y[i]; }
+}
+)";
+
 Program chain_program(int statements) {
   std::vector<Stmt> body;
   body.push_back(let("i", gid()));

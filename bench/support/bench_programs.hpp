@@ -17,6 +17,13 @@ Program saxpy_program();
 inline constexpr uint32_t kSaxpyWorkgroup = 256;
 Dim3 saxpy_grid(uint64_t elements);
 
+// y[i] = x[i], indexed as saxpy is: the bandwidth a compute kernel reaches.
+Program copy_program();
+
+// Saxpy on vec4<f32> elements, handwritten: for the diagnosis of where
+// saxpy's time goes (WGSL that vyre's scalar IR cannot express).
+extern const char* const kSaxpyVec4Wgsl;
+
 // A chain of `statements` arithmetic statements over one loaded value: a
 // large program, whose lowering is a real share of a cold start.
 Program chain_program(int statements);

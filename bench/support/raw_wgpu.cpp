@@ -104,6 +104,14 @@ RawWgpu::RawWgpu(std::string_view adapter_name) {
 }
 
 RawWgpu::~RawWgpu() {
+  for (const Kernel& k : kernels_) {
+    for (WGPUBindGroup g : {k.group0, k.group1})
+      if (g != nullptr) wgpuBindGroupRelease(g);
+    wgpuComputePipelineRelease(k.pipeline);
+    wgpuShaderModuleRelease(k.module);
+  }
+  for (WGPUBuffer b : {saxpy_alpha_, saxpy_x_, saxpy_y_, saxpy_lengths_})
+    if (b != nullptr) wgpuBufferRelease(b);
   for (WGPUBuffer b : {a_, b_, out_, staging_, lengths_, copy_src_, copy_dst_})
     if (b != nullptr) wgpuBufferRelease(b);
   if (group0_ != nullptr) wgpuBindGroupRelease(group0_);
@@ -201,6 +209,93 @@ double RawWgpu::copy_seconds(uint64_t bytes, int copies) {
   wgpuCommandBufferRelease(commands);
   wgpuCommandEncoderRelease(encoder);
   return seconds;
+}
+
+void RawWgpu::prepare_saxpy(uint64_t elements) {
+  saxpy_n_ = elements;
+  const uint64_t bytes = elements * 4;
+  const WGPUBufferUsage storage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc;
+  saxpy_x_ = make_buffer(device_, bytes, storage);
+  saxpy_y_ = make_buffer(device_, bytes, storage);
+  saxpy_alpha_ = make_buffer(device_, 16, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  saxpy_lengths_ = make_buffer(device_, 16, WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  const float alpha[4] = {0.5f, 0, 0, 0};
+  const uint32_t lengths[4] = {static_cast<uint32_t>(elements), 0, 0, 0};
+  wgpuQueueWriteBuffer(queue_, saxpy_alpha_, 0, alpha, sizeof alpha);
+  wgpuQueueWriteBuffer(queue_, saxpy_lengths_, 0, lengths, sizeof lengths);
+  std::vector<float> ones(1 << 20, 1.0f), ramp(1 << 20);
+  for (uint64_t offset = 0; offset < elements; offset += ones.size()) {
+    const uint64_t count = std::min<uint64_t>(ones.size(), elements - offset);
+    for (uint64_t i = 0; i < count; ++i) ramp[i] = static_cast<float>((offset + i) % 1000);
+    wgpuQueueWriteBuffer(queue_, saxpy_x_, offset * 4, ones.data(), count * 4);
+    wgpuQueueWriteBuffer(queue_, saxpy_y_, offset * 4, ramp.data(), count * 4);
+    wgpuDevicePoll(device_, WGPU_TRUE, nullptr);
+  }
+}
+
+int RawWgpu::add_saxpy_kernel(std::string_view wgsl, const uint32_t grid[3], bool checked, bool lengths) {
+  Kernel k;
+  WGPUShaderSourceWGSL source{};
+  source.chain.sType = WGPUSType_ShaderSourceWGSL;
+  source.code = view(wgsl);
+  WGPUShaderModuleDescriptor md{};
+  md.nextInChain = &source.chain;
+  k.module = checked ? wgpuDeviceCreateShaderModule(device_, &md)
+                     : wgpuDeviceCreateShaderModuleTrusted(device_, &md, WGPUShaderRuntimeChecks_None);
+  WGPUComputePipelineDescriptor pd{};
+  pd.compute.module = k.module;
+  pd.compute.entryPoint = view("main");
+  k.pipeline = wgpuDeviceCreateComputePipeline(device_, &pd);
+  const uint64_t bytes = saxpy_n_ * 4;
+  k.group0 = make_group(device_, k.pipeline, 0,
+                        {entry(0, saxpy_alpha_, 16), entry(1, saxpy_x_, bytes), entry(2, saxpy_y_, bytes)});
+  if (lengths) k.group1 = make_group(device_, k.pipeline, 1, {entry(0, saxpy_lengths_, 16)});
+  for (int axis = 0; axis < 3; ++axis) k.grid[axis] = grid[axis];
+  kernels_.push_back(k);
+  return static_cast<int>(kernels_.size() - 1);
+}
+
+double RawWgpu::saxpy_seconds(int index, int dispatches, bool one_pass) {
+  const Kernel& k = kernels_.at(static_cast<size_t>(index));
+  const auto start = std::chrono::steady_clock::now();
+  WGPUCommandEncoder encoder = wgpuDeviceCreateCommandEncoder(device_, nullptr);
+  WGPUComputePassEncoder pass = nullptr;
+  for (int d = 0; d < dispatches; ++d) {
+    if (pass == nullptr) pass = wgpuCommandEncoderBeginComputePass(encoder, nullptr);
+    wgpuComputePassEncoderSetPipeline(pass, k.pipeline);
+    wgpuComputePassEncoderSetBindGroup(pass, 0, k.group0, 0, nullptr);
+    if (k.group1 != nullptr) wgpuComputePassEncoderSetBindGroup(pass, 1, k.group1, 0, nullptr);
+    wgpuComputePassEncoderDispatchWorkgroups(pass, k.grid[0], k.grid[1], k.grid[2]);
+    if (!one_pass || d + 1 == dispatches) {
+      wgpuComputePassEncoderEnd(pass);
+      wgpuComputePassEncoderRelease(pass);
+      pass = nullptr;
+    }
+  }
+  WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
+  const WGPUSubmissionIndex submission = wgpuQueueSubmitForIndex(queue_, 1, &commands);
+  wgpuDevicePoll(device_, WGPU_TRUE, &submission);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  wgpuCommandBufferRelease(commands);
+  wgpuCommandEncoderRelease(encoder);
+  return seconds;
+}
+
+std::vector<float> RawWgpu::saxpy_y() {
+  const uint64_t bytes = saxpy_n_ * 4;
+  WGPUBuffer staging = make_buffer(device_, bytes, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
+  WGPUCommandEncoder encoder = wgpuDeviceCreateCommandEncoder(device_, nullptr);
+  wgpuCommandEncoderCopyBufferToBuffer(encoder, saxpy_y_, 0, staging, 0, bytes);
+  WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder, nullptr);
+  wgpuQueueSubmit(queue_, 1, &commands);
+  wait_mapped(staging, bytes);
+  std::vector<float> y(saxpy_n_);
+  std::memcpy(y.data(), wgpuBufferGetConstMappedRange(staging, 0, bytes), bytes);
+  wgpuBufferUnmap(staging);
+  wgpuBufferRelease(staging);
+  wgpuCommandBufferRelease(commands);
+  wgpuCommandEncoderRelease(encoder);
+  return y;
 }
 
 }  // namespace vyre::bench

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <webgpu.h>
 
@@ -31,6 +32,19 @@ class RawWgpu {
   // submission, waited for (buffers made once, outside the time).
   double copy_seconds(uint64_t bytes, int copies);
 
+  // Saxpy kernels on buffers made once (x = 1, y = i % 1000, alpha = 0.5),
+  // for finding where saxpy's time goes: vyre's own WGSL, with and without
+  // the shader's runtime checks, or handwritten WGSL.
+  void prepare_saxpy(uint64_t elements);
+  // A pipeline for `wgsl` (bindings: alpha, x, y; with `lengths`, vyre's
+  // lengths uniform holding the element count); returns its number.
+  int add_saxpy_kernel(std::string_view wgsl, const uint32_t grid[3], bool checked, bool lengths);
+  // Wall seconds of `dispatches` dispatches of kernel `k`, each in its own
+  // compute pass or all in one, in one submission, waited for.
+  double saxpy_seconds(int k, int dispatches, bool one_pass);
+  // y read back (to check the arithmetic).
+  std::vector<float> saxpy_y();
+
   const std::string& adapter() const { return adapter_name_; }
 
  private:
@@ -50,6 +64,16 @@ class RawWgpu {
 
   uint64_t copy_bytes_ = 0;
   WGPUBuffer copy_src_ = nullptr, copy_dst_ = nullptr;
+
+  struct Kernel {
+    WGPUShaderModule module = nullptr;
+    WGPUComputePipeline pipeline = nullptr;
+    WGPUBindGroup group0 = nullptr, group1 = nullptr;
+    uint32_t grid[3] = {1, 1, 1};
+  };
+  uint64_t saxpy_n_ = 0;
+  WGPUBuffer saxpy_alpha_ = nullptr, saxpy_x_ = nullptr, saxpy_y_ = nullptr, saxpy_lengths_ = nullptr;
+  std::vector<Kernel> kernels_;
 };
 
 }  // namespace vyre::bench
