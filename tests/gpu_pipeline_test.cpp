@@ -206,6 +206,20 @@ TEST(GpuResident, ABufferTheProgramWritesIsUpdatedInPlace) {
   for (size_t i = 0; i < 200; ++i) ASSERT_EQ(result[i], 1.0f + 1.5f * static_cast<float>(i)) << i;
 }
 
+TEST(GpuDispatchInto, UniformParametersAndLengthsThatChangeTakeEffect) {
+  Backend backend(no_disk_cache());
+  Pipeline pipeline = backend.compile(saxpy());
+  for (uint32_t n : {300u, 300u, 20u, 300u}) {
+    for (float alpha : {0.5f, 0.5f, 2.0f, 0.5f, -1.0f}) {
+      std::vector<float> x(n), y(n, 3.0f), out(n);
+      for (uint32_t i = 0; i < n; ++i) x[i] = static_cast<float>(i);
+      pipeline.dispatch_into(Inputs().set<float>("alpha", {alpha}).view<float>("x", x).view<float>("y", y),
+                             OutputViews().view<float>("y", out));
+      for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(out[i], alpha * static_cast<float>(i) + 3.0f) << n << " " << alpha;
+    }
+  }
+}
+
 TEST(GpuResident, DeviceBuffersThatCannotBeBoundAreRefusedClearly) {
   Backend backend(no_disk_cache());
   Pipeline pipeline = backend.compile(test::xor_program());
@@ -329,6 +343,31 @@ TEST(GpuBatch, ADispatchBindsTheResidentOutputOfAnEarlierOneInTheSameBatch) {
   batch.run();
   EXPECT_EQ(out, xor_of(xor_of(a, b), c));
   EXPECT_EQ(middle->read_as<uint32_t>(), xor_of(a, b));
+}
+
+TEST(GpuBatch, EachDispatchReadsBackWhatItLeftNotWhatALaterOneWrote) {
+  Backend backend(no_disk_cache());
+  Pipeline pipeline = backend.compile(saxpy());
+  std::vector<float> x(5000, 1.0f), y(5000, 10.0f);
+  const auto gy = backend.upload(y);
+  Inputs in;
+  in.set<float>("alpha", {1.0f}).view<float>("x", x).device("y", gy);
+  std::vector<std::vector<float>> seen(3, std::vector<float>(5000));
+  Batch batch(backend);
+  for (auto& s : seen) batch.dispatch_into(pipeline, in, OutputViews().view<float>("y", s));
+  // Large outputs cleared on the GPU, in the same batch.
+  Pipeline tens = backend.compile(first_ten());
+  std::vector<uint32_t> big1(100'000, 1), big2(100'000, 2);
+  batch.dispatch_into(tens, Inputs().size("out", 100'000), OutputViews().view<uint32_t>("out", big1));
+  batch.dispatch_into(tens, Inputs().size("out", 100'000), OutputViews().view<uint32_t>("out", big2));
+  batch.run();
+  EXPECT_EQ(seen[0], std::vector<float>(5000, 11.0f));
+  EXPECT_EQ(seen[1], std::vector<float>(5000, 12.0f));
+  EXPECT_EQ(seen[2], std::vector<float>(5000, 13.0f));
+  for (const auto* big : {&big1, &big2}) {
+    EXPECT_EQ(std::count(big->begin(), big->begin() + 10, 7u), 10);
+    EXPECT_EQ(std::count(big->begin() + 10, big->end(), 0u), 100'000 - 10);
+  }
 }
 
 TEST(GpuBatch, APipelineOfAnotherBackendIsRefused) {

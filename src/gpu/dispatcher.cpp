@@ -63,6 +63,7 @@ Dispatcher::Frame& Dispatcher::frame(size_t index) {
   if (f.slots.size() != n) {
     f.slots.resize(n);
     f.staging.resize(n);
+    f.written.resize(n);
   }
   return f;
 }
@@ -165,6 +166,10 @@ void Dispatcher::bind(DispatchJob& job) {
       b.buffer = f.slots[i].buffer.get();
       b.id = f.slots[i].id;
       b.clear_from = upload.size();
+      if (b.shader->kind == BindingKind::Uniform && !needs_write(f.written[i], b.id, upload)) {
+        b.clear_from = b.bytes;  // written, and its zero tail, by an earlier dispatch
+        upload = {};
+      }
     }
     if (!upload.empty()) wgpuQueueWriteBuffer(queue, b.buffer, 0, upload.data(), upload.size());
     if (b.clear_from < b.bytes && b.bytes - b.clear_from <= kZeroByWriteBytes) {
@@ -180,6 +185,15 @@ void Dispatcher::bind(DispatchJob& job) {
   }
   bind_group(f);
   write_lengths(plan, f);
+}
+
+bool Dispatcher::needs_write(Written& written, uint64_t id, std::span<const uint8_t> bytes) {
+  if (written.id == id && written.bytes.size() == bytes.size() &&
+      (bytes.empty() || std::memcmp(written.bytes.data(), bytes.data(), bytes.size()) == 0))
+    return false;
+  written.id = id;
+  written.bytes.assign(bytes.begin(), bytes.end());
+  return true;
 }
 
 void Dispatcher::bind_group(Frame& f) {
@@ -241,28 +255,33 @@ void Dispatcher::write_lengths(const DispatchPlan& plan, Frame& f) {
                                            "', which it does not bind");
     f.lengths_words[slot] = plan.buffers[it->plan_index].elements;
   }
-  wgpuQueueWriteBuffer(pipeline_->device().queue(), f.lengths.buffer.get(), 0, f.lengths_words.data(),
-                       f.lengths_words.size() * sizeof(uint32_t));
+  const std::span<const uint8_t> words(reinterpret_cast<const uint8_t*>(f.lengths_words.data()),
+                                       f.lengths_words.size() * sizeof(uint32_t));
+  if (needs_write(f.lengths_written, f.lengths.id, words))
+    wgpuQueueWriteBuffer(pipeline_->device().queue(), f.lengths.buffer.get(), 0, words.data(), words.size());
 }
 
-void Dispatcher::encode(const DispatchJob& job, WGPUCommandEncoder encoder) {
-  const Frame& f = *frames_[job.frame];
+void Dispatcher::encode_clears(const DispatchJob& job, WGPUCommandEncoder encoder) {
   // Reused buffers hold an earlier dispatch's data: zero what no upload
-  // covers (small ranges were zeroed by a write in bind()).
-  for (const Bound& b : f.bound)
+  // covers (small ranges were zeroed by a write in bind()). The buffers
+  // cleared are this job's alone, so clearing them before the submission's
+  // other dispatches changes nothing.
+  for (const Bound& b : frames_[job.frame]->bound)
     if (b.clear_from < b.bytes) wgpuCommandEncoderClearBuffer(encoder, b.buffer, b.clear_from, b.bytes - b.clear_from);
-  {
-    wgpu::ComputePassEncoder pass(wgpuCommandEncoderBeginComputePass(encoder, nullptr));
-    wgpuComputePassEncoderSetPipeline(pass.get(), pipeline_->get());
-    wgpuComputePassEncoderSetBindGroup(pass.get(), 0, f.current_group, 0, nullptr);
-    if (f.lengths_group)
-      wgpuComputePassEncoderSetBindGroup(pass.get(), ShaderInterface::kLengthsGroup, f.lengths_group.get(), 0, nullptr);
-    const Dim3& grid = job.plan.grid;
-    if (grid[0] > 0 && grid[1] > 0 && grid[2] > 0)
-      wgpuComputePassEncoderDispatchWorkgroups(pass.get(), grid[0], grid[1], grid[2]);
-    wgpuComputePassEncoderEnd(pass.get());
-  }
-  for (const Bound& b : f.bound)
+}
+
+void Dispatcher::encode_dispatch(const DispatchJob& job, WGPUComputePassEncoder pass) {
+  const Frame& f = *frames_[job.frame];
+  wgpuComputePassEncoderSetPipeline(pass, pipeline_->get());
+  wgpuComputePassEncoderSetBindGroup(pass, 0, f.current_group, 0, nullptr);
+  if (f.lengths_group)
+    wgpuComputePassEncoderSetBindGroup(pass, ShaderInterface::kLengthsGroup, f.lengths_group.get(), 0, nullptr);
+  const Dim3& grid = job.plan.grid;
+  if (grid[0] > 0 && grid[1] > 0 && grid[2] > 0) wgpuComputePassEncoderDispatchWorkgroups(pass, grid[0], grid[1], grid[2]);
+}
+
+void Dispatcher::encode_copies(const DispatchJob& job, WGPUCommandEncoder encoder) {
+  for (const Bound& b : frames_[job.frame]->bound)
     if (b.staging != nullptr)
       wgpuCommandEncoderCopyBufferToBuffer(encoder, b.buffer, 0, b.staging, 0, job.readback[b.plan_index].size());
 }
@@ -349,7 +368,23 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
       timing.upload_ms = ms_since(start);
       start = Clock::now();
       wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(device.device(), nullptr));
-      for (const Work& w : work) w.dispatcher->encode(*w.job, encoder.get());
+      for (const Work& w : work) w.dispatcher->encode_clears(*w.job, encoder.get());
+      // One compute pass for a run of dispatches; a job's readback copies
+      // come right after its dispatch (a later one may write what it reads).
+      wgpu::ComputePassEncoder pass;
+      for (const Work& w : work) {
+        if (!pass) pass = wgpu::ComputePassEncoder(wgpuCommandEncoderBeginComputePass(encoder.get(), nullptr));
+        w.dispatcher->encode_dispatch(*w.job, pass.get());
+        if (w.dispatcher->has_copies(*w.job)) {
+          wgpuComputePassEncoderEnd(pass.get());
+          pass.reset();
+          w.dispatcher->encode_copies(*w.job, encoder.get());
+        }
+      }
+      if (pass) {
+        wgpuComputePassEncoderEnd(pass.get());
+        pass.reset();
+      }
       const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
       // wgpu-native aborts the process on a failed submit, so everything is
       // checked before it.

@@ -66,7 +66,14 @@ class Dispatcher {
   void check(const DispatchJob& job, bool allow_pending);
   // Buffers, bind group, queue writes. Under the device's scope_mutex().
   void bind(DispatchJob& job);
-  void encode(const DispatchJob& job, WGPUCommandEncoder encoder);
+  // Encoding is split so that a submission records the dispatches of many
+  // jobs into one compute pass (a pass each costs a barrier and a gap on
+  // the GPU): every job's clears first, then the dispatches, with a job's
+  // copies to staging right after its own dispatch.
+  void encode_clears(const DispatchJob& job, WGPUCommandEncoder encoder);
+  void encode_dispatch(const DispatchJob& job, WGPUComputePassEncoder pass);
+  bool has_copies(const DispatchJob& job) const { return maps_needed(job) > 0; }
+  void encode_copies(const DispatchJob& job, WGPUCommandEncoder encoder);
   size_t maps_needed(const DispatchJob& job) const;
   void request_maps(const DispatchJob& job, MapTracker& tracker);
   void copy_out(const DispatchJob& job, const MapTracker& tracker);
@@ -84,6 +91,12 @@ class Dispatcher {
     WGPUBuffer staging = nullptr;
     size_t map_index = 0;
   };
+  // What a uniform slot was last given: unchanged parameters (and lengths)
+  // are not written again. Uniforms are never written by a shader.
+  struct Written {
+    uint64_t id = 0;  // the buffer written (0: none)
+    std::vector<uint8_t> bytes;
+  };
   struct CachedGroup {
     std::vector<uint64_t> key;  // (buffer id, bound size) per binding
     wgpu::BindGroup group;
@@ -92,7 +105,9 @@ class Dispatcher {
   struct Frame {
     std::vector<GpuBuffer> slots;    // per shader binding
     std::vector<GpuBuffer> staging;  // per shader binding
+    std::vector<Written> written;    // per shader binding (uniforms only)
     GpuBuffer lengths;
+    Written lengths_written;
     wgpu::BindGroup lengths_group;
     std::array<CachedGroup, 4> groups;
     WGPUBindGroup current_group = nullptr;
@@ -109,6 +124,9 @@ class Dispatcher {
   // Creates `slot` unless it already holds `bytes`.
   void ensure(GpuBuffer& slot, uint64_t bytes, WGPUBufferUsage usage);
   void bind_group(Frame& frame);
+  // False when `bytes` are what `written` says buffer `id` already holds;
+  // else records them and returns true: they must be written.
+  static bool needs_write(Written& written, uint64_t id, std::span<const uint8_t> bytes);
   void write_lengths(const DispatchPlan& plan, Frame& frame);
 
   std::shared_ptr<const ComputePipeline> pipeline_;
