@@ -223,25 +223,27 @@ void batch(vyre::gpu::Backend& backend, const Options& o) {
 
 // ---- bandwidth ---------------------------------------------------------------
 
-void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
-  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::saxpy_program());
-  // 256 MiB vectors where the device binds that much, else the largest power of two it does.
-  uint64_t mib = o.saxpy_mib > 0 ? static_cast<uint64_t>(o.saxpy_mib) : 256;
-  std::shared_ptr<vyre::gpu::DeviceBuffer> x, y;
-  std::vector<float> host_x, host_y;
-  for (;; mib /= 2) {
-    const uint64_t n = (mib << 20) / 4;
-    host_x.assign(n, 1.0f);
-    host_y.resize(n);
-    for (uint64_t i = 0; i < n; ++i) host_y[i] = static_cast<float>(i % 1000);
+// The saxpy vectors' size in MiB: --saxpy-mib, else 256 where the device
+// binds that much (32 with --quick), else the largest power of two it does.
+uint64_t saxpy_mib(vyre::gpu::Backend& backend, const Options& o) {
+  if (o.saxpy_mib > 0) return static_cast<uint64_t>(o.saxpy_mib);
+  for (uint64_t mib = o.quick ? 32 : 256;; mib /= 2) {
     try {
-      x = backend.upload(host_x);
-      y = backend.upload(host_y);
-      break;
+      backend.upload(std::vector<float>((mib << 20) / 4));
+      return mib;
     } catch (const vyre::Error& e) {
       if (e.kind() != vyre::ErrorKind::limit_exceeded || mib <= 1) throw;
     }
   }
+}
+
+void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
+  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::saxpy_program());
+  const uint64_t mib = saxpy_mib(backend, o);
+  std::vector<float> host_x((mib << 20) / 4, 1.0f), host_y((mib << 20) / 4);
+  for (uint64_t i = 0; i < host_y.size(); ++i) host_y[i] = static_cast<float>(i % 1000);
+  const auto x = backend.upload(host_x);
+  const auto y = backend.upload(host_y);
   const uint64_t n = (mib << 20) / 4;
   const vyre::Dim3 grid = vyre::bench::saxpy_grid(n);
   const int per_batch = o.quick ? 8 : 20;
@@ -291,8 +293,7 @@ void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
 // each) and of handwritten vec4 WGSL, beside a compute copy through vyre and
 // a buffer-to-buffer copy; alternated, medians per dispatch.
 void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
-  const uint64_t mib = o.saxpy_mib > 0 ? static_cast<uint64_t>(o.saxpy_mib) : 256;
-  const uint64_t n = (mib << 20) / 4;
+  const uint64_t n = (saxpy_mib(backend, o) << 20) / 4;
   const vyre::Dim3 grid = vyre::bench::saxpy_grid(n), grid4 = vyre::bench::saxpy_grid(n / 4);
   vyre::gpu::Pipeline saxpy = backend.compile(vyre::bench::saxpy_program());
   vyre::gpu::Pipeline copy = backend.compile(vyre::bench::copy_program());
