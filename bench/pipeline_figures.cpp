@@ -224,10 +224,13 @@ void batch(vyre::gpu::Backend& backend, const Options& o) {
 // ---- bandwidth ---------------------------------------------------------------
 
 // The saxpy vectors' size in MiB: --saxpy-mib, else 256 where the device
-// binds that much (32 with --quick), else the largest power of two it does.
+// binds that much (32 with --quick; 16 on a CPU adapter such as lavapipe,
+// whose saxpy runs at memcpy-on-2-cores speed), else the largest power of
+// two it does.
 uint64_t saxpy_mib(vyre::gpu::Backend& backend, const Options& o) {
   if (o.saxpy_mib > 0) return static_cast<uint64_t>(o.saxpy_mib);
-  for (uint64_t mib = o.quick ? 32 : 256;; mib /= 2) {
+  const uint64_t wanted = backend.adapter().type == "cpu" ? 16 : o.quick ? 32 : 256;
+  for (uint64_t mib = wanted;; mib /= 2) {
     try {
       backend.upload(std::vector<float>((mib << 20) / 4));
       return mib;

@@ -102,13 +102,23 @@ void Batch::clear() {
 void Batch::dispatch_into(Pipeline& pipeline, const Inputs& inputs, const OutputViews& outputs,
                           const std::optional<Dim3>& grid) {
   Impl::Recorded& r = impl_->record(pipeline, inputs, grid);
-  resolve_output_views(r.pipeline->program, r.job.plan, outputs, r.job.readback);
+  try {
+    resolve_output_views(r.pipeline->program, r.job.plan, outputs, r.job.readback);
+  } catch (...) {
+    r.pipeline.reset();  // not recorded
+    throw;
+  }
   ++impl_->count;
 }
 
 DeviceOutputs Batch::dispatch_resident(Pipeline& pipeline, const Inputs& inputs, const std::optional<Dim3>& grid) {
   Impl::Recorded& r = impl_->record(pipeline, inputs, grid);
-  r.kept = r.pipeline->resident_outputs(r.job, true);
+  try {
+    r.kept = r.pipeline->resident_outputs(r.job, true);
+  } catch (...) {
+    r.pipeline.reset();  // not recorded
+    throw;
+  }
   ++impl_->count;
   return r.kept;
 }
