@@ -19,7 +19,6 @@
 #include <set>
 #include <optional>
 #include <string>
-#include <string_view>
 
 namespace vyre {
 namespace {
@@ -50,46 +49,48 @@ class Analysis {
     Reason why;
   };
 
-  Reason value(const Expr& e, const std::string& at) {
+  // Why a value may differ between invocations: `text` for the message,
+  // `root` the source it comes from (a local passes on its root, so causes
+  // never nest, however long a chain of locals is).
+  struct Cause {
+    std::string text;
+    std::string root;
+  };
+
+  std::optional<Cause> cause(const Expr& e, const std::string& at) {
+    auto leaf = [](std::string text) { return Cause{text, text}; };
     switch (e.op) {
-      case Op::Gid: return "the value at " + at + " depends on gid";
-      case Op::Lid: return "the value at " + at + " depends on lid";
-      case Op::Atomic: return "the value at " + at + " is the result of an atomic";
+      case Op::Gid: return leaf("the value at " + at + " depends on gid");
+      case Op::Lid: return leaf("the value at " + at + " depends on lid");
+      case Op::Atomic: return leaf("the value at " + at + " is the result of an atomic");
       case Op::Var: {
         auto it = non_uniform_locals_.find(e.name);
-        if (it != non_uniform_locals_.end()) return "'" + e.name + std::string(kMayDiffer) + it->second + ")";
-        return std::nullopt;
+        if (it == non_uniform_locals_.end()) return std::nullopt;
+        return Cause{"'" + e.name + "' may differ between invocations (" + it->second + ")", it->second};
       }
       case Op::Load: {
         const Buffer* b = program_.find_buffer(e.name);
         const bool read_only = b && (b->access == Access::Read || b->access == Access::Uniform);
         if (!read_only || atomic_buffers_.count(e.name))
-          return "the load at " + at + " reads buffer '" + e.name + "', which invocations may write";
+          return leaf("the load at " + at + " reads buffer '" + e.name + "', which invocations may write");
         break;
       }
       default: break;
     }
-    for (size_t i = 0; i < e.args.size(); ++i) {
-      if (Reason r = value(e.args[i], at)) return r;
-    }
+    for (const auto& a : e.args)
+      if (auto c = cause(a, at)) return c;
     return std::nullopt;
   }
 
-  void mark_local(const std::string& name, const Reason& why) {
-    if (!why || non_uniform_locals_.count(name)) return;
-    non_uniform_locals_[name] = root_of(*why);
-    changed_ = true;
+  Reason value(const Expr& e, const std::string& at) {
+    if (auto c = cause(e, at)) return c->text;
+    return std::nullopt;
   }
 
-  // A local keeps the cause at the root of its reason, not the chain of
-  // locals in between: a chain of n locals would otherwise carry reasons of
-  // length n each, and validation would take time n^2.
-  static constexpr std::string_view kMayDiffer = "' may differ between invocations (";
-  static std::string root_of(const std::string& why) {
-    const size_t open = why.find(kMayDiffer);
-    if (why.empty() || why.front() != '\'' || open == std::string::npos || why.back() != ')') return why;
-    const size_t start = open + kMayDiffer.size();
-    return why.substr(start, why.size() - start - 1);
+  void mark_local(const std::string& name, const std::optional<std::string>& root) {
+    if (!root || non_uniform_locals_.count(name)) return;
+    non_uniform_locals_[name] = *root;
+    changed_ = true;
   }
 
   static Reason join(const Reason& a, const Reason& b) { return a ? a : b; }
@@ -116,9 +117,14 @@ class Analysis {
   Reason stmt(const Stmt& s, const std::string& at, Reason cf) {
     switch (s.op) {
       case StmtOp::Let:
-      case StmtOp::Assign:
-        mark_local(s.name, join(cf, value(s.exprs[0], at + ".value")));
+      case StmtOp::Assign: {
+        if (cf) {
+          mark_local(s.name, cf);
+        } else if (auto c = cause(s.exprs[0], at + ".value")) {
+          mark_local(s.name, c->root);
+        }
         return cf;
+      }
       case StmtOp::Store:
       case StmtOp::Eval:
         return cf;

@@ -39,19 +39,25 @@ constexpr std::array kFixedHelpers{
                 "  if (b == 0i || (a == i32(-2147483648) && b == -1i)) { return 0i; }\n"
                 "  return a % b;\n"
                 "}\n"},
-    // NaN is tested on the bits, which no fast-math rewrite can fold away.
+    // Decided on the bits, not with float comparisons: WGSL lets a compiler
+    // assume no NaN or infinity occurs, and the format defines both here.
     FixedHelper{"vyre_f32_to_u32",
                 "fn vyre_f32_to_u32(x: f32) -> u32 {\n"
-                "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0u; }\n"
-                "  if (x >= 4294967296.0f) { return 4294967295u; }\n"
-                "  if (x <= 0.0f) { return 0u; }\n"
+                "  let bits = bitcast<u32>(x);\n"
+                "  if ((bits & 0x7fffffffu) > 0x7f800000u) { return 0u; }\n"
+                "  if (bits >= 0x80000000u) { return 0u; }\n"
+                "  if (bits >= 0x4f800000u) { return 4294967295u; }\n"
                 "  return u32(x);\n"
                 "}\n"},
     FixedHelper{"vyre_f32_to_i32",
                 "fn vyre_f32_to_i32(x: f32) -> i32 {\n"
-                "  if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { return 0i; }\n"
-                "  if (x >= 2147483648.0f) { return 2147483647i; }\n"
-                "  if (x <= -2147483648.0f) { return i32(-2147483648); }\n"
+                "  let bits = bitcast<u32>(x);\n"
+                "  let magnitude = bits & 0x7fffffffu;\n"
+                "  if (magnitude > 0x7f800000u) { return 0i; }\n"
+                "  if (magnitude >= 0x4f000000u) {\n"
+                "    if (bits >= 0x80000000u) { return i32(-2147483648); }\n"
+                "    return 2147483647i;\n"
+                "  }\n"
                 "  return i32(x);\n"
                 "}\n"},
 };
