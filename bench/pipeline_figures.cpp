@@ -8,7 +8,8 @@
 // overhead   wall time per dispatch of a tiny kernel (xor of 1024 u32)
 //            through Pipeline::dispatch and dispatch_into over a plain loop
 //            of the same wgpu-native calls (bench/support/raw_wgpu.cpp),
-//            interleaved dispatch by dispatch; medians.
+//            alternated in runs of 32; the median over three pairs of fresh
+//            devices of each pair's ratio of medians.
 // batch      chained dispatches kept on the GPU and a Batch of 16, against
 //            one round trip per dispatch.
 // bandwidth  saxpy (y = a x + y, in place, on DeviceBuffers) against a
@@ -79,8 +80,15 @@ vyre::gpu::BackendOptions memory_only() {
 
 // ---- overhead ------------------------------------------------------------------
 
-void overhead(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
+// Per-dispatch samples of one pair of devices (vyre's and raw's).
+struct OverheadSamples {
+  std::vector<double> raw, dispatch, into;
+};
+
+OverheadSamples overhead_pair(const Options& o) {
   constexpr uint32_t n = 1024;
+  vyre::gpu::Backend backend(memory_only());
+  RawWgpu raw(backend.adapter().name);
   vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::xor_program());
   raw.prepare_xor(pipeline.wgsl(), n, 64);
 
@@ -111,40 +119,54 @@ void overhead(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
 
   // Alternated in short runs (each run warms its own device's driver
   // threads), the order rotated, so that drift and order effects fall on all
-  // three alike; grouped in blocks, for a spread.
-  const int blocks = 5, runs_per_block = o.quick ? 20 : 100, run = 32;
-  std::vector<double> t_raw, t_dispatch, t_into, ratio_dispatch, ratio_into;
-  for (int block = 0; block < blocks; ++block) {
-    std::vector<double> br, bd, bi;
-    for (int k = 0; k < runs_per_block; ++k) {
-      for (int slot = 0; slot < 3; ++slot) {
-        const int which = (slot + k) % 3;
-        auto& samples = which == 0 ? br : which == 1 ? bd : bi;
-        for (int i = 0; i < run; ++i) {
-          const auto start = Clock::now();
-          if (which == 0) run_raw();
-          else if (which == 1) run_dispatch();
-          else run_into();
-          samples.push_back(seconds_since(start));
-        }
+  // three alike.
+  const int runs = o.quick ? 36 : 180, run = 32;
+  OverheadSamples samples;
+  for (int k = 0; k < runs; ++k) {
+    for (int slot = 0; slot < 3; ++slot) {
+      const int which = (slot + k) % 3;
+      auto& into = which == 0 ? samples.raw : which == 1 ? samples.dispatch : samples.into;
+      for (int i = 0; i < run; ++i) {
+        const auto start = Clock::now();
+        if (which == 0) run_raw();
+        else if (which == 1) run_dispatch();
+        else run_into();
+        into.push_back(seconds_since(start));
       }
     }
-    ratio_dispatch.push_back(median(bd) / median(br));
-    ratio_into.push_back(median(bi) / median(br));
-    t_raw.insert(t_raw.end(), br.begin(), br.end());
-    t_dispatch.insert(t_dispatch.end(), bd.begin(), bd.end());
-    t_into.insert(t_into.end(), bi.begin(), bi.end());
   }
-  emit("dispatch_overhead_ratio_vs_raw", median(t_dispatch) / median(t_raw), "ratio");
-  emit("dispatch_overhead_ratio_vs_raw_block_min", *std::min_element(ratio_dispatch.begin(), ratio_dispatch.end()), "ratio");
-  emit("dispatch_overhead_ratio_vs_raw_block_max", *std::max_element(ratio_dispatch.begin(), ratio_dispatch.end()), "ratio");
-  emit("dispatch_into_overhead_ratio_vs_raw", median(t_into) / median(t_raw), "ratio");
-  emit("dispatch_into_overhead_ratio_vs_raw_block_min", *std::min_element(ratio_into.begin(), ratio_into.end()), "ratio");
-  emit("dispatch_into_overhead_ratio_vs_raw_block_max", *std::max_element(ratio_into.begin(), ratio_into.end()), "ratio");
-  emit("raw_dispatch_us", median(t_raw) * 1e6, "us");
-  emit("vyre_dispatch_us", median(t_dispatch) * 1e6, "us");
-  emit("vyre_dispatch_into_us", median(t_into) * 1e6, "us");
-  emit("overhead_samples_each", static_cast<double>(t_raw.size()), "count");
+  return samples;
+}
+
+// Three pairs of fresh devices, one after another: on a CPU driver the
+// speed of a device's worker threads depends on where the scheduler puts
+// them, and one pair can draw a bad placement; the median over pairs does not.
+void overhead(const Options& o) {
+  constexpr int kPairs = 3;
+  std::vector<double> ratio_dispatch, ratio_into, raw_us, dispatch_us, into_us;
+  size_t samples = 0;
+  for (int pair = 0; pair < kPairs; ++pair) {
+    const OverheadSamples s = overhead_pair(o);
+    const double raw = median(s.raw), dispatch = median(s.dispatch), into = median(s.into);
+    ratio_dispatch.push_back(dispatch / raw);
+    ratio_into.push_back(into / raw);
+    raw_us.push_back(raw * 1e6);
+    dispatch_us.push_back(dispatch * 1e6);
+    into_us.push_back(into * 1e6);
+    samples += s.raw.size();
+  }
+  auto [dmin, dmax] = std::minmax_element(ratio_dispatch.begin(), ratio_dispatch.end());
+  auto [imin, imax] = std::minmax_element(ratio_into.begin(), ratio_into.end());
+  emit("dispatch_overhead_ratio_vs_raw", median(ratio_dispatch), "ratio");
+  emit("dispatch_overhead_ratio_vs_raw_pair_min", *dmin, "ratio");
+  emit("dispatch_overhead_ratio_vs_raw_pair_max", *dmax, "ratio");
+  emit("dispatch_into_overhead_ratio_vs_raw", median(ratio_into), "ratio");
+  emit("dispatch_into_overhead_ratio_vs_raw_pair_min", *imin, "ratio");
+  emit("dispatch_into_overhead_ratio_vs_raw_pair_max", *imax, "ratio");
+  emit("raw_dispatch_us", median(raw_us), "us");
+  emit("vyre_dispatch_us", median(dispatch_us), "us");
+  emit("vyre_dispatch_into_us", median(into_us), "us");
+  emit("overhead_samples_each", static_cast<double>(samples), "count");
 }
 
 // ---- chained and batched -----------------------------------------------------
@@ -382,7 +404,7 @@ int main(int argc, char** argv) {
     emit_text("adapter", backend.adapter().name);
     emit_text("driver", backend.adapter().driver);
     RawWgpu raw(backend.adapter().name);
-    if (o.wants("overhead")) overhead(backend, raw, o);
+    if (o.wants("overhead")) overhead(o);
     if (o.wants("batch")) batch(backend, o);
     if (o.wants("bandwidth")) bandwidth(backend, raw, o);
     if (o.wants("saxpy_variants")) saxpy_variants(backend, raw, o);

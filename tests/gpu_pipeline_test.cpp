@@ -157,6 +157,19 @@ TEST(GpuDispatchInto, InputsOfTheWrongTypeSizeOrNameAreInvalidInput) {
   EXPECT_EQ(out, xor_of(a, b));
 }
 
+TEST(GpuDispatchInto, U32ValuesAreTheRawWordsOfAnyBuffer) {
+  Backend backend(no_disk_cache());
+  Pipeline pipeline = backend.compile(saxpy());
+  const std::vector<float> x{1.5f, -2.0f, 0.25f};
+  std::vector<uint32_t> x_bits(3), y_bits(3);
+  std::memcpy(x_bits.data(), x.data(), 12);
+  pipeline.dispatch_into(Inputs().set<float>("alpha", {2.0f}).set<uint32_t>("x", x_bits).set<float>("y", {1, 1, 1}),
+                         OutputViews().view<uint32_t>("y", y_bits));
+  std::vector<float> y(3);
+  std::memcpy(y.data(), y_bits.data(), 12);
+  EXPECT_EQ(y, (std::vector<float>{4.0f, -3.0f, 1.5f}));
+}
+
 // ---- outputs kept on the GPU -------------------------------------------------
 
 TEST(GpuResident, OutputsChainIntoTheNextDispatchWithoutAReadback) {

@@ -40,8 +40,10 @@ struct DispatchConfig {
 using BufferRef = std::variant<std::string, uint32_t>;
 
 // The scalar type of a C++ element type a buffer can hold: uint32_t, int32_t
-// or float. Typed calls (Inputs::set, OutputViews::view) are checked against
-// the buffer's declared type; byte calls are not.
+// or float. Typed calls (Inputs::set, Inputs::view, OutputViews::view) are
+// checked against the buffer's declared type: float and int32_t must match
+// it; uint32_t fits any buffer, as its raw 4-byte words (exact f32 bits).
+// Byte calls are not checked.
 template <class T>
 constexpr ScalarType scalar_type_of() {
   static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float>,

@@ -62,10 +62,14 @@ uint32_t elements_of_contents(const Buffer& b, std::span<const uint8_t> bytes) {
   return static_cast<uint32_t>(elements);
 }
 
+// u32 values are the words of any buffer (exact f32 bits, NaN payloads
+// included); i32 and f32 values must be the buffer's own type.
+bool fits_type(ScalarType given, ScalarType buffer) { return given == buffer || given == ScalarType::U32; }
+
 std::string type_mismatch(const Buffer& b, ScalarType given, bool on_device) {
   return "input for " + describe(b) + (on_device ? " is a DeviceBuffer of " : " is given as ") +
          std::string(to_string(given)) + " elements; the buffer holds " + std::string(to_string(b.type)) +
-         (on_device ? "" : ": give " + std::string(to_string(b.type)) + " values (or raw bytes)");
+         (on_device ? "" : ": give " + std::string(to_string(b.type)) + " values (or its bits as u32 values)");
 }
 
 void plan_buffer(const Buffer& b, const Inputs::Entry* entry, BufferPlan& plan) {
@@ -74,7 +78,8 @@ void plan_buffer(const Buffer& b, const Inputs::Entry* entry, BufferPlan& plan) 
   plan.initial = {};
   plan.device = nullptr;
   plan.entry = entry;
-  if (entry != nullptr && entry->type && *entry->type != b.type) refuse(type_mismatch(b, *entry->type, entry->on_device()));
+  if (entry != nullptr && entry->type && !fits_type(*entry->type, b.type))
+    refuse(type_mismatch(b, *entry->type, entry->on_device()));
   if (entry != nullptr && entry->on_device()) {
     if (b.access == Access::Uniform)
       refuse("input for " + describe(b) + " is a DeviceBuffer; a uniform takes host values: read() it and give "
@@ -189,7 +194,7 @@ void resolve_output_views(const Program& program, const DispatchPlan& plan, cons
     for (size_t earlier = 0; earlier < v; ++earlier)
       if (resolve(program, entries[earlier].buffer) == b)
         refuse("output view for " + describe(*b) + " is given twice (by name and by binding)");
-    if (view.type && *view.type != b->type)
+    if (view.type && !fits_type(*view.type, b->type))
       refuse("output view for " + describe(*b) + " holds " + std::string(to_string(*view.type)) +
              " elements; the buffer holds " + std::string(to_string(b->type)));
     const uint64_t bytes = uint64_t{it->elements} * kElementBytes;
