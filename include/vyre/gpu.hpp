@@ -120,6 +120,7 @@ class DeviceBuffer final : public DeviceContents {
     return out;
   }
 
+  // The library's own view of the buffer; opaque outside it.
   Impl& impl() const { return *impl_; }
 
  private:
