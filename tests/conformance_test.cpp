@@ -13,451 +13,17 @@
 #include <limits>
 #include <numbers>
 
-#include "reference/scalar_ops.hpp"
-#include "support/f32_compare.hpp"
+#include "support/conformance_cases.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/reference.hpp"
 
 using namespace vyre;
 using namespace vyre::build;
-using vyre::test::flush_subnormal;
-using vyre::test::is_nan_bits;
-using vyre::test::same_f32;
-using vyre::test::ulp_distance;
 
 namespace {
 
-using Tuple = std::vector<uint32_t>;
-// Decides whether a GPU result is acceptable given the operands and the
-// reference's result.
-using Accept = std::function<bool(const Tuple& in, uint32_t ref, uint32_t gpu)>;
-
-uint32_t fb(float f) { return std::bit_cast<uint32_t>(f); }
-float bf(uint32_t b) { return std::bit_cast<float>(b); }
-uint32_t ib(int32_t v) { return static_cast<uint32_t>(v); }
-
-// ---- operand values -------------------------------------------------------------
-
-const Tuple kU32 = {0u, 1u, 2u, 3u, 7u, 31u, 32u, 33u, 0x7fffffffu, 0x80000000u, 0xfffffffeu, 0xffffffffu, 12345678u};
-const Tuple kI32 = {ib(0),  ib(1),        ib(-1),       ib(2),         ib(-2),       ib(7),        ib(-7),
-                    ib(31), ib(32),       ib(33),       ib(INT32_MAX), ib(INT32_MIN), ib(INT32_MIN + 1), ib(-12345678)};
-const Tuple kF32 = {fb(0.0f),   fb(-0.0f),     fb(1.0f),      fb(-1.0f),           fb(0.5f),
-                    fb(-2.5f),  fb(3.0f),      fb(1e-3f),     fb(123.456f),        fb(1e30f),
-                    fb(-1e30f), fb(3.4e38f),   fb(1.17549435e-38f), 0x00000001u /* smallest subnormal */,
-                    0x7f800000u /* inf */,     0xff800000u /* -inf */, 0x7fc00000u /* nan */};
-const Tuple kBool = {0u, 1u};
-
-const Tuple& values_of(ScalarType t) {
-  switch (t) {
-    case ScalarType::U32: return kU32;
-    case ScalarType::I32: return kI32;
-    case ScalarType::F32: return kF32;
-    default: return kBool;
-  }
-}
-
-std::vector<Tuple> all_pairs(const Tuple& a, const Tuple& b) {
-  std::vector<Tuple> out;
-  for (uint32_t x : a)
-    for (uint32_t y : b) out.push_back({x, y});
-  return out;
-}
-
-std::vector<Tuple> singles(const Tuple& a) {
-  std::vector<Tuple> out;
-  for (uint32_t x : a) out.push_back({x});
-  return out;
-}
-
-std::vector<Tuple> singles(std::initializer_list<float> a) {
-  std::vector<Tuple> out;
-  for (float x : a) out.push_back({fb(x)});
-  return out;
-}
-
-// ---- the operation and its acceptable results ----------------------------------
-
-struct Case {
-  std::string name;
-  Op op;
-  uint32_t imm = 0;  // target type of a conversion
-  std::vector<ScalarType> operands;
-  ScalarType result;
-  std::vector<Tuple> tuples;
-  Accept accept;
-};
-
-// The reference's scalar semantics, applied to operands.
-uint32_t evaluate(const Case& c, const Tuple& in) {
-  switch (op_info(c.op).cls) {
-    case OpClass::Binary:
-      if (c.op == Op::LAnd) return (in[0] && in[1]) ? 1 : 0;
-      if (c.op == Op::LOr) return (in[0] || in[1]) ? 1 : 0;
-      return reference::apply_binary(c.op, c.operands[0], in[0], in[1]);
-    case OpClass::Unary: return reference::apply_unary(c.op, c.operands[0], in[0]);
-    case OpClass::Ternary:
-      if (c.op == Op::Select) return in[0] ? in[1] : in[2];
-      return reference::apply_ternary(c.op, c.operands[0], in[0], in[1], in[2]);
-    case OpClass::Conversion:
-      return c.op == Op::Bitcast ? in[0] : reference::apply_cast(c.operands[0], static_cast<ScalarType>(c.imm), in[0]);
-    default: break;
-  }
-  return 0;
-}
-
-// Results a GPU may give for an exactly rounded operation: the reference's,
-// and the same with subnormal operands and results flushed to zero.
-std::vector<uint32_t> exact_candidates(const Case& c, const Tuple& in, uint32_t ref) {
-  std::vector<uint32_t> out{ref};
-  Tuple flushed = in;
-  for (size_t i = 0; i < in.size(); ++i)
-    if (c.operands[i] == ScalarType::F32) flushed[i] = flush_subnormal(in[i]);
-  out.push_back(evaluate(c, flushed));
-  if (c.result == ScalarType::F32) {
-    out.push_back(flush_subnormal(out[0]));
-    out.push_back(flush_subnormal(out[1]));
-  }
-  return out;
-}
-
-// WGSL lets implementations ignore the sign of a zero.
-bool matches(const Case& c, uint32_t want, uint32_t got) {
-  if (c.result != ScalarType::F32) return want == got;
-  return same_f32(want, got) || (bf(want) == 0.0f && bf(got) == 0.0f);
-}
-
-Accept exact(const Case* c) {
-  return [c](const Tuple& in, uint32_t ref, uint32_t gpu) {
-    for (uint32_t want : exact_candidates(*c, in, ref))
-      if (matches(*c, want, gpu)) return true;
-    return false;
-  };
-}
-
-Accept within_ulps(const Case* c, std::function<double(const Tuple&)> ulps) {
-  return [c, ulps](const Tuple& in, uint32_t ref, uint32_t gpu) {
-    for (uint32_t want : exact_candidates(*c, in, ref))
-      if (matches(*c, want, gpu) || ulp_distance(want, gpu) <= static_cast<int64_t>(ulps(in))) return true;
-    return false;
-  };
-}
-
-Accept within_abs(const Case* c, std::function<double(const Tuple&, uint32_t ref)> tolerance) {
-  return [c, tolerance](const Tuple& in, uint32_t ref, uint32_t gpu) {
-    for (uint32_t want : exact_candidates(*c, in, ref)) {
-      if (same_f32(want, gpu)) return true;
-      if (std::fabs(double(bf(want)) - double(bf(gpu))) <= tolerance(in, ref)) return true;
-    }
-    return false;
-  };
-}
-
-// WGSL leaves the result unspecified outside `domain`; inside, `inside` decides.
-Accept only_where(std::function<bool(const Tuple&)> domain, Accept inside) {
-  return [domain, inside](const Tuple& in, uint32_t ref, uint32_t gpu) { return !domain(in) || inside(in, ref, gpu); };
-}
-
-bool finite(uint32_t b) { return std::isfinite(bf(b)); }
-
-// WGSL lets implementations assume that no NaN or infinity occurs: where an
-// f32 operand, or the exact result, is one, the GPU's answer is unspecified
-// (lavapipe folds 0 * x to 0 and x != NaN to false, for example).
-Accept unless_nan_or_inf(const Case* c, Accept inside) {
-  return [c, inside](const Tuple& in, uint32_t ref, uint32_t gpu) {
-    for (size_t i = 0; i < in.size(); ++i)
-      if (c->operands[i] == ScalarType::F32 && !finite(in[i])) return true;
-    if (c->result == ScalarType::F32 && !finite(ref)) return true;
-    return inside(in, ref, gpu);
-  };
-}
-bool normal_or_zero(uint32_t b) { return std::isnormal(bf(b)) || bf(b) == 0.0f; }
-
-// min and max: with a NaN operand WGSL may return either operand; zeros of
-// either sign compare equal.
-Accept min_max(const Case* c) {
-  Accept base = exact(c);
-  return [c, base](const Tuple& in, uint32_t ref, uint32_t gpu) {
-    if (base(in, ref, gpu)) return true;
-    if (c->result != ScalarType::F32) return false;
-    for (uint32_t x : in)
-      if (is_nan_bits(x) && (is_nan_bits(gpu) || std::find(in.begin(), in.end(), gpu) != in.end())) return true;
-    return bf(gpu) == 0.0f && bf(ref) == 0.0f;
-  };
-}
-
-// ---- the cases --------------------------------------------------------------------
-
-std::vector<std::unique_ptr<Case>> make_cases() {
-  std::vector<std::unique_ptr<Case>> cases;
-  auto add = [&](std::string name, Op op, std::vector<ScalarType> operands, ScalarType result, std::vector<Tuple> tuples,
-                 std::function<Accept(const Case*)> rule, uint32_t imm = 0) {
-    auto c = std::make_unique<Case>();
-    c->name = std::move(name);
-    c->op = op;
-    c->imm = imm;
-    c->operands = std::move(operands);
-    c->result = result;
-    c->tuples = std::move(tuples);
-    c->accept = rule(c.get());
-    const bool float_arithmetic = op_info(op).cls != OpClass::Conversion && op != Op::Select &&
-                                  std::find(c->operands.begin(), c->operands.end(), ScalarType::F32) != c->operands.end();
-    if (float_arithmetic) c->accept = unless_nan_or_inf(c.get(), c->accept);
-    cases.push_back(std::move(c));
-  };
-  const auto U = ScalarType::U32, I = ScalarType::I32, F = ScalarType::F32, B = ScalarType::Bool;
-
-  // Integer arithmetic, bitwise operators, comparisons: exact, every pair of edge values.
-  for (ScalarType t : {U, I}) {
-    const std::string tn(to_string(t));
-    for (Op op : {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor})
-      add(std::string(op_info(op).json) + "_" + tn, op, {t, t}, t, all_pairs(values_of(t), values_of(t)), exact);
-    for (Op op : {Op::Shl, Op::Shr})
-      add(std::string(op_info(op).json) + "_" + tn, op, {t, U}, t, all_pairs(values_of(t), kU32), exact);
-    for (Op op : {Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge})
-      add(std::string(op_info(op).json) + "_" + tn, op, {t, t}, B, all_pairs(values_of(t), values_of(t)), exact);
-    for (Op op : {Op::Abs, Op::BitNot, Op::Popcount, Op::Clz, Op::Ctz, Op::ReverseBits})
-      add(std::string(op_info(op).json) + "_" + tn, op, {t}, t, singles(values_of(t)), exact);
-    std::vector<Tuple> clamps;
-    for (auto& p : all_pairs(values_of(t), values_of(t))) clamps.push_back({p[0], values_of(t)[3], p[1]});
-    add("clamp_" + tn, Op::Clamp, {t, t, t}, t, clamps, exact);  // lo > hi included
-  }
-  add("neg_i32", Op::Neg, {I}, I, singles(kI32), exact);
-  for (Op op : {Op::Eq, Op::Ne, Op::LAnd, Op::LOr}) add(std::string(op_info(op).json) + "_bool", op, {B, B}, B, all_pairs(kBool, kBool), exact);
-  add("not_bool", Op::Not, {B}, B, singles(kBool), exact);
-
-  // f32: exactly rounded operations, every pair of edge values.
-  for (Op op : {Op::Add, Op::Sub, Op::Mul})
-    add(std::string(op_info(op).json) + "_f32", op, {F, F}, F, all_pairs(kF32, kF32), exact);
-  for (Op op : {Op::Min, Op::Max}) add(std::string(op_info(op).json) + "_f32", op, {F, F}, F, all_pairs(kF32, kF32), min_max);
-  for (Op op : {Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge})
-    add(std::string(op_info(op).json) + "_f32", op, {F, F}, B, all_pairs(kF32, kF32), exact);
-  for (Op op : {Op::Neg, Op::Abs, Op::Floor, Op::Ceil, Op::Round, Op::Trunc})
-    add(std::string(op_info(op).json) + "_f32", op, {F}, F, singles(kF32), exact);
-  add("round_f32_ties", Op::Round, {F}, F, singles({0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.49999976f}), exact);
-  // fract is x - floor(x): exact where finite.
-  add("fract_f32", Op::Fract, {F}, F, singles(kF32), [](const Case* c) {
-    return only_where([](const Tuple& in) { return finite(in[0]); }, exact(c));
-  });
-  // Division: 2.5 ULP for divisors of magnitude 2^-126 to 2^126; unspecified elsewhere (x/0 included).
-  add("div_f32", Op::Div, {F, F}, F, all_pairs(kF32, kF32), [](const Case* c) {
-    return only_where(
-        [](const Tuple& in) {
-          const float y = std::fabs(bf(in[1]));
-          return finite(in[0]) && y >= std::ldexp(1.0f, -126) && y <= std::ldexp(1.0f, 126);
-        },
-        within_ulps(c, [](const Tuple&) { return 3.0; }));
-  });
-  // Remainder: x - y * trunc(x / y), inheriting the division's error, or a
-  // device's fmod; unspecified where the quotient is near an integer.
-  add("rem_f32", Op::Rem, {F, F}, F, all_pairs(kF32, kF32), [](const Case* c) {
-    Accept base = exact(c);
-    return only_where(
-        [](const Tuple& in) {
-          const float x = bf(in[0]), y = bf(in[1]);
-          if (!finite(in[0]) || !std::isnormal(y) || std::fabs(y) > std::ldexp(1.0f, 126)) return false;
-          const float q = x / y;
-          return std::isfinite(q) && std::fabs(q) < 1e6f && std::fabs(q - std::nearbyint(q)) > std::fabs(q) * 1e-6f;
-        },
-        [base](const Tuple& in, uint32_t ref, uint32_t gpu) {
-          return base(in, ref, gpu) || same_f32(fb(std::fmod(bf(in[0]), bf(in[1]))), gpu);
-        });
-  });
-  // fma may be fused or not.
-  {
-    std::vector<Tuple> t;
-    for (float a : {1.5f, -2.0f, 1e-3f, 3e38f, 1.0f + 1.0f / 4096})
-      for (float b : {2.0f, -0.5f, 1.0f - 1.0f / 4096})
-        for (float cc : {0.25f, -3.0f, -1.0f}) t.push_back({fb(a), fb(b), fb(cc)});
-    add("fma_f32", Op::Fma, {F, F, F}, F, t, [](const Case* c) {
-      Accept fused = exact(c);
-      return [fused](const Tuple& in, uint32_t ref, uint32_t gpu) {
-        const float unfused = bf(in[0]) * bf(in[1]) + bf(in[2]);
-        return fused(in, ref, gpu) || same_f32(fb(unfused), gpu) || same_f32(flush_subnormal(fb(unfused)), gpu);
-      };
-    });
-  }
-  {
-    std::vector<Tuple> t;
-    for (auto& p : all_pairs(kF32, kF32)) t.push_back({p[0], fb(-1.0f), p[1]});
-    add("clamp_f32", Op::Clamp, {F, F, F}, F, t, min_max);
-  }
-  for (ScalarType t : {U, I, F, B}) {
-    std::vector<Tuple> s;
-    for (uint32_t cond : {0u, 1u})
-      for (auto& p : all_pairs(values_of(t), values_of(t))) s.push_back({cond, p[0], p[1]});
-    add("select_" + std::string(to_string(t)), Op::Select, {B, t, t}, t, s, exact);
-  }
-
-  // Transcendentals, within WGSL's error bounds where WGSL gives one.
-  const double kTwoPow11 = std::ldexp(1.0, -11), kTwoPow21 = std::ldexp(1.0, -21);
-  auto in_pi = [](const Tuple& in) { return std::fabs(bf(in[0])) <= std::numbers::pi_v<float>; };
-  add("sin_f32", Op::Sin, {F}, F, singles({0.0f, 0.5f, -1.0f, 1.5707964f, 3.0f, -3.1f, 10.0f, 1e30f}), [&](const Case* c) {
-    return only_where(in_pi, within_abs(c, [=](const Tuple&, uint32_t) { return kTwoPow11; }));
-  });
-  add("cos_f32", Op::Cos, {F}, F, singles({0.0f, 0.5f, -1.0f, 1.5707964f, 3.0f, -3.1f, 10.0f, 1e30f}), [&](const Case* c) {
-    return only_where(in_pi, within_abs(c, [=](const Tuple&, uint32_t) { return kTwoPow11; }));
-  });
-  // tan inherits sin(x) / cos(x): its error bound follows from theirs.
-  add("tan_f32", Op::Tan, {F}, F, singles({0.0f, 0.5f, -1.0f, 1.2f, -1.2f, 1.5707964f}), [&](const Case* c) {
-    return only_where([](const Tuple& in) { return std::fabs(bf(in[0])) <= 1.2f; },
-                      within_abs(c, [=](const Tuple& in, uint32_t) {
-                        const double x = bf(in[0]), s = std::fabs(std::sin(x)), co = std::cos(x);
-                        return kTwoPow11 * (s + std::fabs(co)) / (co * co) * 1.5 + 1e-6;
-                      }));
-  });
-  for (Op op : {Op::Exp, Op::Exp2}) {
-    add(std::string(op_info(op).json) + "_f32", op, {F}, F,
-        singles({0.0f, 0.5f, -1.0f, 1.0f, 10.0f, -10.0f, 20.0f, 100.0f, -100.0f, 0.001f}), [](const Case* c) {
-          return only_where(
-              [](const Tuple& in) { return std::fabs(bf(in[0])) <= 80.0f; },
-              within_ulps(c, [](const Tuple& in) { return 3.0 + 2.0 * std::fabs(bf(in[0])); }));
-        });
-  }
-  for (Op op : {Op::Log, Op::Log2}) {
-    add(std::string(op_info(op).json) + "_f32", op, {F}, F,
-        singles({1e-3f, 0.5f, 0.75f, 1.0f, 1.5f, 2.0f, 10.0f, 1e10f, 3e38f, 0.0f, -1.0f}), [&](const Case* c) {
-          Accept far = within_ulps(c, [](const Tuple&) { return 3.0; });
-          Accept near = within_abs(c, [=](const Tuple&, uint32_t) { return kTwoPow21; });
-          return only_where([](const Tuple& in) { return std::isnormal(bf(in[0])) && bf(in[0]) > 0; },
-                            [far, near](const Tuple& in, uint32_t ref, uint32_t gpu) {
-                              const float x = bf(in[0]);
-                              return (x >= 0.5f && x <= 2.0f) ? near(in, ref, gpu) : far(in, ref, gpu);
-                            });
-        });
-  }
-  add("inverse_sqrt_f32", Op::InverseSqrt, {F}, F, singles({1e-3f, 0.25f, 1.0f, 2.0f, 1e10f, 3e38f, 0.0f, -1.0f}),
-      [](const Case* c) {
-        return only_where([](const Tuple& in) { return std::isnormal(bf(in[0])) && bf(in[0]) > 0; },
-                          within_ulps(c, [](const Tuple&) { return 2.0; }));
-      });
-  // sqrt inherits 1 / inverseSqrt(x): 2 ULP, then a division's 2.5.
-  add("sqrt_f32", Op::Sqrt, {F}, F, singles({1e-3f, 0.25f, 1.0f, 2.0f, 1e10f, 3e38f, -1.0f}), [](const Case* c) {
-    return only_where([](const Tuple& in) { return std::isnormal(bf(in[0])) && bf(in[0]) > 0; },
-                      within_ulps(c, [](const Tuple&) { return 5.0; }));
-  });
-  // tanh inherits sinh(x) / cosh(x), built from exp: a small absolute error near 0.
-  add("tanh_f32", Op::Tanh, {F}, F, singles({0.0f, 1e-3f, 0.5f, -1.0f, 3.0f, -10.0f}), [](const Case* c) {
-    return within_abs(c, [](const Tuple&, uint32_t ref) { return 1e-6 + 1e-5 * std::fabs(double(bf(ref))); });
-  });
-  // pow inherits exp2(y * log2(x)).
-  add("pow_f32", Op::Pow, {F, F}, F, all_pairs({fb(0.5f), fb(2.0f), fb(10.0f), fb(-2.0f)}, {fb(-2.0f), fb(0.5f), fb(3.0f)}),
-      [](const Case* c) {
-        return only_where([](const Tuple& in) { return bf(in[0]) > 0; },
-                          within_abs(c, [](const Tuple&, uint32_t ref) { return std::ldexp(std::fabs(double(bf(ref))), -14); }));
-      });
-  add("atan2_f32", Op::Atan2, {F, F}, F, all_pairs({fb(-1.0f), fb(0.5f), fb(2.0f), fb(0.0f)}, {fb(-1.0f), fb(0.5f), fb(2.0f)}),
-      [](const Case* c) { return within_ulps(c, [](const Tuple&) { return 4096.0; }); });
-
-  // Conversions: every pair of types.
-  for (ScalarType from : {U, I, F, B})
-    for (ScalarType to : {U, I, F, B}) {
-      const std::string name = "cast_" + std::string(to_string(from)) + "_to_" + std::string(to_string(to));
-      Tuple values = values_of(from);
-      if (from == F)
-        for (float f : {0.5f, -0.5f, 0.999f, -0.999f, 4294967040.0f, 4294967296.0f, 2147483520.0f, 2147483648.0f,
-                        -2147483648.0f, -2147483904.0f, 1e20f, -1e20f})
-          values.push_back(fb(f));
-      const bool rounding = (from == U || from == I) && to == F;  // the GPU may take the adjacent f32
-      add(name, Op::Cast, {from}, to, singles(values),
-          rounding ? std::function<Accept(const Case*)>([](const Case* c) { return within_ulps(c, [](const Tuple&) { return 1.0; }); })
-                   : std::function<Accept(const Case*)>(exact),
-          static_cast<uint32_t>(to));
-    }
-  for (ScalarType from : {U, I, F})
-    for (ScalarType to : {U, I, F}) {
-      const std::string name = "bitcast_" + std::string(to_string(from)) + "_to_" + std::string(to_string(to));
-      add(name, Op::Bitcast, {from}, to, singles(values_of(from)), [](const Case* c) {
-        Accept base = exact(c);
-        // A NaN may lose its payload on the way through an f32 register.
-        return [base](const Tuple& in, uint32_t ref, uint32_t gpu) { return base(in, ref, gpu) || (is_nan_bits(in[0]) && is_nan_bits(gpu)); };
-      }, static_cast<uint32_t>(to));
-    }
-  return cases;
-}
-
-// ---- the programs ---------------------------------------------------------------------
-
-Expr operation(const Case& c, std::vector<Expr> args) {
-  Expr e;
-  e.op = c.op;
-  e.imm = c.imm;
-  e.args = std::move(args);
-  return e;
-}
-
-std::string buffer_of(size_t i) { return "in" + std::to_string(i); }
-
-// out[i] = op(in0[i], in1[i], ...) with the operands loaded from buffers.
-Program loaded_program(const Case& c) {
-  ProgramBuilder b("conformance_" + c.name + "_loaded");
-  b.workgroup_size(64);
-  for (size_t i = 0; i < c.operands.size(); ++i) {
-    // bool has no buffer type: carry it as u32 and convert.
-    b.input(buffer_of(i), static_cast<uint32_t>(i), c.operands[i] == ScalarType::Bool ? ScalarType::U32 : c.operands[i]);
-  }
-  const ScalarType out_type = c.result == ScalarType::Bool ? ScalarType::U32 : c.result;
-  b.output("out", 10, out_type);
-  std::vector<Expr> args;
-  for (size_t i = 0; i < c.operands.size(); ++i) {
-    Expr v = load(buffer_of(i), var("i"));
-    args.push_back(c.operands[i] == ScalarType::Bool ? ne(std::move(v), u32(0)) : std::move(v));
-  }
-  Expr value = operation(c, std::move(args));
-  if (c.result == ScalarType::Bool) value = select(std::move(value), u32(1), u32(0));
-  b.body({let("i", gid()), if_(lt(var("i"), len("out")), {store("out", var("i"), std::move(value))})});
-  return b.build();
-}
-
-Expr literal(ScalarType t, uint32_t bits) {
-  switch (t) {
-    case ScalarType::U32: return u32(bits);
-    case ScalarType::I32: return i32(static_cast<int32_t>(bits));
-    case ScalarType::F32: return f32_bits(bits);
-    default: return boolean(bits != 0);
-  }
-}
-
-// out[k] = op(literal, literal, ...) for every tuple k, in one invocation.
-Program literal_program(const Case& c) {
-  ProgramBuilder b("conformance_" + c.name + "_literal");
-  const ScalarType out_type = c.result == ScalarType::Bool ? ScalarType::U32 : c.result;
-  b.output("out", 0, out_type);
-  std::vector<Stmt> body;
-  for (size_t k = 0; k < c.tuples.size(); ++k) {
-    std::vector<Expr> args;
-    for (size_t i = 0; i < c.operands.size(); ++i) args.push_back(literal(c.operands[i], c.tuples[k][i]));
-    Expr value = operation(c, std::move(args));
-    if (c.result == ScalarType::Bool) value = select(std::move(value), u32(1), u32(0));
-    body.push_back(store("out", u32(static_cast<uint32_t>(k)), std::move(value)));
-  }
-  b.body(std::move(body));
-  return b.build();
-}
-
-Inputs loaded_inputs(const Case& c) {
-  Inputs in;
-  for (size_t i = 0; i < c.operands.size(); ++i) {
-    std::vector<uint32_t> column;
-    for (const auto& t : c.tuples) column.push_back(t[i]);
-    in.set<uint32_t>(buffer_of(i), column);
-  }
-  in.size("out", static_cast<uint32_t>(c.tuples.size()));
-  return in;
-}
-
-std::string describe(const Case& c, const Tuple& in) {
-  std::string s = c.name + "(";
-  for (size_t i = 0; i < in.size(); ++i) {
-    char buf[48];
-    if (c.operands[i] == ScalarType::F32)
-      std::snprintf(buf, sizeof buf, "%s%.9g [0x%08x]", i ? ", " : "", bf(in[i]), in[i]);
-    else
-      std::snprintf(buf, sizeof buf, "%s0x%08x", i ? ", " : "", in[i]);
-    s += buf;
-  }
-  return s + ")";
-}
+using namespace vyre::test::conformance;
 
 gpu::Backend& backend() {
   static gpu::Backend b = [] {
@@ -470,10 +36,6 @@ gpu::Backend& backend() {
 
 class Conformance : public ::testing::TestWithParam<size_t> {};
 
-const std::vector<std::unique_ptr<Case>>& all_cases() {
-  static const auto cases = make_cases();
-  return cases;
-}
 
 TEST_P(Conformance, GpuAgreesWithTheReferenceOnLoadedAndLiteralOperands) {
   const Case& c = *all_cases()[GetParam()];
@@ -489,13 +51,12 @@ TEST_P(Conformance, GpuAgreesWithTheReferenceOnLoadedAndLiteralOperands) {
   }
 
   const auto on_gpu = backend().compile(loaded).dispatch(inputs).get<uint32_t>("out");
-  Inputs literal_inputs;
-  literal_inputs.size("out", static_cast<uint32_t>(c.tuples.size()));
+  const Inputs literals = literal_inputs(c);
   DispatchConfig one;
   one.grid = Dim3{1, 1, 1};
   const Program literal = literal_program(c);
-  const auto on_gpu_literal = backend().compile(literal, one).dispatch(literal_inputs, one.grid).get<uint32_t>("out");
-  EXPECT_EQ(reference::run(literal, literal_inputs, one).get<uint32_t>("out"), ref);
+  const auto on_gpu_literal = backend().compile(literal, one).dispatch(literals, one.grid).get<uint32_t>("out");
+  EXPECT_EQ(reference::run(literal, literals, one).get<uint32_t>("out"), ref);
 
   int reported = 0;
   for (size_t k = 0; k < c.tuples.size() && reported < 8; ++k) {
@@ -528,86 +89,30 @@ void expect_gpu_equals_reference(const Program& p, const Inputs& in, const Dispa
   }
 }
 
+const Scenario& scenario(const std::string& name) {
+  static const std::vector<Scenario> all = construct_scenarios();
+  for (const auto& s : all)
+    if (s.name == name) return s;
+  throw std::runtime_error("no scenario " + name);
+}
+
 TEST(ConformanceConstructs, InvocationBuiltinsInThreeDimensions) {
-  // Each invocation writes its ids at its own slot: 13 values each.
-  std::vector<Stmt> body = {
-      let("flat", add(add(gid(Axis::X), mul(gid(Axis::Y), mul(nwg(Axis::X), u32(4)))),
-                      mul(gid(Axis::Z), mul(mul(nwg(Axis::X), u32(4)), mul(nwg(Axis::Y), u32(2)))))),
-      let("base", mul(var("flat"), u32(13)))};
-  Expr values[] = {gid(Axis::X), gid(Axis::Y), gid(Axis::Z), lid(Axis::X), lid(Axis::Y), lid(Axis::Z), lid_flat(),
-                   wid(Axis::X), wid(Axis::Y), wid(Axis::Z), nwg(Axis::X), nwg(Axis::Y), nwg(Axis::Z)};
-  for (uint32_t k = 0; k < 13; ++k) body.push_back(store("out", add(var("base"), u32(k)), values[k]));
-  const Program p = ProgramBuilder("builtins").workgroup_size(4, 2, 2).output("out", 0, ScalarType::U32).body(body).build();
-  Inputs in;
-  in.size("out", 3 * 4 * 2 * 2 * 2 * 2 * 13);
-  DispatchConfig c;
-  c.grid = Dim3{3, 2, 2};
-  expect_gpu_equals_reference(p, in, c);
+  const Scenario& s = scenario("builtins");
+  expect_gpu_equals_reference(s.program, s.inputs, s.config);
 }
 
 TEST(ConformanceConstructs, WorkgroupMemoryStartsZeroedInEveryWorkgroup) {
-  // Read before any write, then dirty it: the next workgroup must see zeros again.
-  const Program p = ProgramBuilder("workgroup_zero")
-                        .workgroup_size(32)
-                        .output("out", 0, ScalarType::U32)
-                        .workgroup_buffer("w", ScalarType::U32, 48)
-                        .workgroup_buffer("wi", ScalarType::I32, 5)
-                        .body({store("out", gid(), add(load("w", lid()), bitcast(ScalarType::U32, load("wi", rem(lid(), u32(5)))))),
-                               barrier(), store("w", lid(), u32(0xdead)), store("wi", rem(lid(), u32(5)), i32(-1))})
-                        .build();
-  Inputs in;
-  in.size("out", 32 * 8);
-  DispatchConfig c;
-  c.grid = Dim3{8, 1, 1};
-  const Outputs got = backend().compile(p, c).dispatch(in, c.grid);
+  const Scenario& s = scenario("workgroup_zero");
+  const Outputs got = backend().compile(s.program, s.config).dispatch(s.inputs, s.config.grid);
   EXPECT_EQ(got.get<uint32_t>("out"), std::vector<uint32_t>(32 * 8, 0));
-  expect_gpu_equals_reference(p, in, c);
+  expect_gpu_equals_reference(s.program, s.inputs, s.config);
 }
 
 TEST(ConformanceConstructs, AtomicsOfEveryKind) {
-  // Shared counters take commutative operations from every invocation;
-  // exchange and compare_exchange act on each invocation's own element.
+  const Scenario& s = scenario("atomics");
+  expect_gpu_equals_reference(s.program, s.inputs, s.config);
   const uint32_t n = 256;
-  std::vector<Stmt> body = {
-      let("i", gid()),
-      eval(atomic(AtomicOp::Add, "shared", u32(0), var("i"))),
-      eval(atomic(AtomicOp::Sub, "shared", u32(1), var("i"))),
-      eval(atomic(AtomicOp::Min, "shared", u32(2), add(var("i"), u32(5)))),
-      eval(atomic(AtomicOp::Max, "shared", u32(3), var("i"))),
-      eval(atomic(AtomicOp::And, "shared", u32(4), bit_not(shl(u32(1), rem(var("i"), u32(32)))))),
-      eval(atomic(AtomicOp::Or, "shared", u32(5), shl(u32(1), rem(var("i"), u32(32))))),
-      eval(atomic(AtomicOp::Xor, "shared", u32(6), var("i"))),
-      eval(atomic(AtomicOp::Min, "signed", u32(0), sub(i32(100), cast(ScalarType::I32, var("i"))))),
-      eval(atomic(AtomicOp::Max, "signed", u32(1), sub(cast(ScalarType::I32, var("i")), i32(1000)))),
-      eval(atomic(AtomicOp::Add, "signed", u32(2), i32(-3))),
-      // Own elements: old values are deterministic.
-      store("old", mul(var("i"), u32(4)), atomic(AtomicOp::Exchange, "own", var("i"), mul(var("i"), u32(3)))),
-      store("old", add(mul(var("i"), u32(4)), u32(1)), atomic_compare_exchange("own", var("i"), mul(var("i"), u32(3)), u32(7))),
-      store("old", add(mul(var("i"), u32(4)), u32(2)), atomic_compare_exchange("own", var("i"), u32(12345), u32(9))),
-      store("old", add(mul(var("i"), u32(4)), u32(3)), atomic_load("own", var("i"))),
-      // Workgroup atomics, merged after a barrier.
-      eval(atomic(AtomicOp::Add, "local", rem(var("i"), u32(4)), u32(1))),
-      barrier(),
-      if_(lt(lid(), u32(4)), {eval(atomic(AtomicOp::Add, "shared", add(u32(8), lid()), atomic_load("local", lid())))}),
-  };
-  const Program p = ProgramBuilder("atomics")
-                        .workgroup_size(64)
-                        .output("shared", 0, ScalarType::U32, 12)
-                        .output("signed", 1, ScalarType::I32, 3)
-                        .output("own", 2, ScalarType::U32)
-                        .output("old", 3, ScalarType::U32)
-                        .workgroup_buffer("local", ScalarType::U32, 4)
-                        .body(body)
-                        .build();
-  Inputs in;
-  std::vector<uint32_t> shared(12, 0);
-  shared[2] = 0xffffffffu;
-  shared[4] = 0xffffffffu;
-  in.set<uint32_t>("shared", shared).set<int32_t>("signed", {0, 0, 0}).size("own", n).size("old", n * 4);
-  DispatchConfig c;
-  c.grid = Dim3{n / 64, 1, 1};
-  expect_gpu_equals_reference(p, in, c);
-  const auto got = backend().compile(p, c).dispatch(in, c.grid).get<uint32_t>("shared");
+  const auto got = backend().compile(s.program, s.config).dispatch(s.inputs, s.config.grid).get<uint32_t>("shared");
   EXPECT_EQ(got[0], n * (n - 1) / 2);
   EXPECT_EQ(got[2], 5u);
   EXPECT_EQ(got[3], n - 1);
@@ -615,37 +120,8 @@ TEST(ConformanceConstructs, AtomicsOfEveryKind) {
 }
 
 TEST(ConformanceConstructs, ControlFlowOfEveryKind) {
-  // Integer-only, so results compare exactly: loops with continue and break,
-  // a while, if/else, an early return, reads of every buffer kind.
-  const Program p =
-      ProgramBuilder("control_flow")
-          .workgroup_size(16)
-          .input("x", 0, ScalarType::I32)
-          .uniform("k", 1, ScalarType::U32, 6)
-          .output("out", 2, ScalarType::I32)
-          .storage("scratch", 3, ScalarType::U32, 4)
-          .body({let("i", gid()),
-                 if_(ge(var("i"), len("out")), {return_()}),
-                 let("acc", load("x", var("i"))),
-                 loop("j", u32(0), load("k", rem(var("i"), u32(6))),
-                      {if_(eq(rem(var("j"), u32(3)), u32(1)), {continue_()}),
-                       assign("acc", add(var("acc"), cast(ScalarType::I32, var("j")))),
-                       if_(gt(var("j"), u32(7)), {break_()})}),
-                 let("n", cast(ScalarType::U32, bit_and(var("acc"), i32(63)))),
-                 let("steps", i32(0)),
-                 while_(gt(var("n"), u32(1)),
-                        {if_(eq(rem(var("n"), u32(2)), u32(0)), {assign("n", shr(var("n"), u32(1)))},
-                             {assign("n", add(mul(var("n"), u32(3)), u32(1)))}),
-                         assign("steps", add(var("steps"), i32(1)))}),
-                 loop("m", i32(-3), i32(3), {if_(eq(var("m"), i32(1)), {break_()}), assign("steps", sub(var("steps"), var("m")))}),
-                 store("out", var("i"), add(mul(var("acc"), i32(1000)), var("steps"))),
-                 if_(lt(var("i"), len("scratch")), {store("scratch", var("i"), len("x"))})})
-          .build();
-  Inputs in;
-  std::vector<int32_t> x;
-  for (int v = -40; v < 60; ++v) x.push_back(v * 7);
-  in.set<int32_t>("x", x).set<uint32_t>("k", {0, 1, 5, 9, 12, 3}).size("out", 100);
-  expect_gpu_equals_reference(p, in);
+  const Scenario& s = scenario("control_flow");
+  expect_gpu_equals_reference(s.program, s.inputs, s.config);
 }
 
 }  // namespace

@@ -233,3 +233,51 @@ TEST(Json, WrongTypesEverywhereNeverCrash) {
   }
   EXPECT_GT(checked, 100u);
 }
+
+TEST(Json, EveryTruncationIsAClearError) {
+  const std::string text = vyre::test::read_file(vyre::test::source_path("examples/collatz.json"));
+  for (size_t n = 0; n + 1 < text.size(); ++n) {
+    // Cutting only trailing whitespace leaves a valid document.
+    if (text.find_first_not_of(" \n", n) == std::string::npos) break;
+    try {
+      program_from_json(text.substr(0, n));
+      ADD_FAILURE() << "a prefix of " << n << " bytes was accepted";
+    } catch (const ProgramError& e) {
+      ASSERT_FALSE(e.diagnostics().empty());
+      EXPECT_NE(e.diagnostics()[0].message.find("malformed JSON"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Json, RandomByteMutationsNeverCrash) {
+  const std::string text = vyre::test::read_file(vyre::test::source_path("examples/bitonic_sort.json"));
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  size_t accepted = 0;
+  for (int round = 0; round < 5000; ++round) {
+    std::string mutated = text;
+    const int edits = 1 + static_cast<int>(next() % 4);
+    for (int i = 0; i < edits; ++i) {
+      const size_t at = next() % mutated.size();
+      switch (next() % 3) {
+        case 0: mutated[at] = static_cast<char>(next()); break;
+        case 1: mutated.erase(at, 1 + next() % 8); break;
+        default: mutated.insert(at, std::string(1 + next() % 4, "[]{}\",:0-e9x"[next() % 12])); break;
+      }
+      if (mutated.empty()) mutated = "{";
+    }
+    try {
+      const Program p = program_from_json(mutated);
+      EXPECT_TRUE(validate(p).empty());
+      ++accepted;
+    } catch (const ProgramError& e) {
+      EXPECT_FALSE(e.diagnostics().empty());
+    }
+  }
+  SUCCEED() << accepted << " mutated documents were still valid programs";
+}

@@ -4,7 +4,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli.hpp"
 #include "ir/json_document.hpp"
 #include "values.hpp"
 #include "vyre/error.hpp"
