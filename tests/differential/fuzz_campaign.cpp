@@ -50,7 +50,8 @@ CampaignReport run_campaign(const CampaignOptions& options) {
         return run(candidate).outcome == wanted;
       };
       ShrinkOptions shrink_options;
-      shrink_options.max_attempts = options.shrink_attempts;
+      shrink_options.max_attempts = options.shrink_attempts * 3 / 5;
+      shrink_options.max_case_attempts = options.shrink_attempts - shrink_options.max_attempts;
       shrink_options.generator = options.generator;
       ShrinkResult shrunk = shrink(choices.decisions(), still_fails, shrink_options);
       smallest = std::move(shrunk.smallest);

@@ -224,8 +224,9 @@ Expr ProgramGenerator::bool_expr(int depth) {
       return choices_.coin(50) ? land(std::move(a), bool_expr(depth - 1)) : lor(std::move(a), bool_expr(depth - 1));
     }
     case 7: return cast(ScalarType::Bool, int_expr(choices_.coin(50) ? ScalarType::I32 : ScalarType::U32, depth - 1));
-    // NaN casts to true; a subnormal might be flushed, so none here.
-    case 8: return cast(ScalarType::Bool, f32_expr(depth - 1, true, false, true).expr);
+    // Neither NaN nor infinities (WGSL lets a GPU assume they never occur),
+    // nor subnormals (a GPU may flush them).
+    case 8: return cast(ScalarType::Bool, f32_expr(depth - 1, false, false, true).expr);
     case 9: {
       Expr c = bool_expr(depth - 1);
       Expr a = bool_expr(depth - 1);

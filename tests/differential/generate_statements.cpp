@@ -40,24 +40,24 @@ std::vector<Stmt> ProgramGenerator::body() {
   push_scope();
   // s_me: the invocation's index in [0, invocations), from the builtins.
   Expr index;
-  const Expr lx = lid_flat();
+  const bool one_dimensional = workgroup_[1] == 1 && workgroup_[2] == 1 && grid_[1] == 1 && grid_[2] == 1;
   switch (choices_.below(3)) {
-    case 1: {
-      Expr group = add(add(wid(Axis::X), mul(wid(Axis::Y), nwg(Axis::X))),
-                       mul(wid(Axis::Z), mul(nwg(Axis::X), nwg(Axis::Y))));
-      index = add(mul(std::move(group), u32(group_size_)), lx);
-      break;
-    }
-    case 2:
-      if (workgroup_[1] == 1 && workgroup_[2] == 1 && grid_[1] == 1 && grid_[2] == 1) {
+    case 0:
+      if (one_dimensional) {
         index = gid(Axis::X);
         break;
       }
       [[fallthrough]];
-    default: {
+    case 1: {
       Expr width = mul(nwg(Axis::X), u32(workgroup_[0]));
       Expr height = mul(nwg(Axis::Y), u32(workgroup_[1]));
       index = add(add(gid(Axis::X), mul(gid(Axis::Y), width)), mul(gid(Axis::Z), mul(width, height)));
+      break;
+    }
+    default: {
+      Expr group = add(add(wid(Axis::X), mul(wid(Axis::Y), nwg(Axis::X))),
+                       mul(wid(Axis::Z), mul(nwg(Axis::X), nwg(Axis::Y))));
+      index = add(mul(std::move(group), u32(group_size_)), lid_flat());
       break;
     }
   }

@@ -396,12 +396,13 @@ class CaseShrinker {
     for (size_t i = best_.program.buffers.size(); i-- > 0;) {
       if (i >= best_.program.buffers.size()) continue;
       const Buffer b = best_.program.buffers[i];
-      if (b.output) continue;  // outputs size the grid and are compared
+      if (b.output && !best_.config.grid) continue;  // the first output sizes the default grid
       GeneratedCase candidate = best_;
       candidate.program.buffers.erase(candidate.program.buffers.begin() + static_cast<long>(i));
       candidate.contents.erase(b.name);
       candidate.sizes.erase(b.name);
       candidate.shortenable.erase(b.name);
+      candidate.compare.erase(b.name);
       any |= attempt(std::move(candidate));  // refused by validation while something names it
     }
     return any;
@@ -428,8 +429,7 @@ ShrinkResult shrink(const std::vector<uint32_t>& decisions, const StillFails& st
   ShrinkResult r = decisions_stage.run(decisions);
   const uint64_t seed = r.smallest.seed;
   size_t more = 0;
-  r.smallest = shrink_case(std::move(r.smallest), still_fails,
-                           options.max_attempts > r.attempts ? options.max_attempts - r.attempts : 0, &more);
+  r.smallest = shrink_case(std::move(r.smallest), still_fails, options.max_case_attempts, &more);
   r.smallest.seed = seed;
   r.attempts += more;
   return r;

@@ -28,7 +28,8 @@ namespace vyre::differential {
 using StillFails = std::function<bool(const GeneratedCase&)>;
 
 struct ShrinkOptions {
-  size_t max_attempts = 800;  // runs of `still_fails`
+  size_t max_attempts = 600;       // runs of `still_fails` on the decisions
+  size_t max_case_attempts = 400;  // and then on the case
   GeneratorOptions generator;
 };
 

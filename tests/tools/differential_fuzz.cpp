@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 
@@ -35,13 +36,23 @@ int show(uint64_t seed, bool wgsl) {
   return r.outcome == Outcome::agree ? 0 : 1;
 }
 
-int replay(const std::vector<std::string>& files) {
+int replay(const std::vector<std::string>& arguments) {
+  // Folders stand for every reproducer in them; the .run.json and
+  // .found.json files beside a NAME.json are read with it.
+  std::vector<std::filesystem::path> files;
+  for (const auto& a : arguments) {
+    if (std::filesystem::is_directory(a)) {
+      for (auto& f : list_reproducers(a)) files.push_back(f);
+    } else if (a.size() < 9 || (a.compare(a.size() - 9, 9, ".run.json") != 0 && (a.size() < 11 || a.compare(a.size() - 11, 11, ".found.json") != 0))) {
+      files.push_back(a);
+    }
+  }
   gpu::Backend backend = make_backend();
   int failed = 0;
   for (const auto& file : files) {
     Reproducer rep = load_reproducer(file);
     RunResult r = run_differential(backend, rep.c);
-    std::cout << file << ": " << to_string(r.outcome) << (r.detail.empty() ? "" : "\n" + r.detail) << "\n";
+    std::cout << file.string() << ": " << to_string(r.outcome) << (r.detail.empty() ? "" : "\n" + r.detail) << "\n";
     failed += r.outcome != Outcome::agree;
   }
   return failed ? 1 : 0;
@@ -54,7 +65,7 @@ int main(int argc, char** argv) {
   uint64_t seeds = 1000, start = 0;
   std::string out = "differential_findings";
   bool no_shrink = false, wgsl = false;
-  size_t shrink_attempts = 800;
+  size_t shrink_attempts = 1000;
   std::optional<uint64_t> show_seed;
   std::vector<std::string> replay_files;
   app.add_option("--seeds", seeds, "Number of seeds to run");
@@ -64,7 +75,7 @@ int main(int argc, char** argv) {
   app.add_option("--shrink-attempts", shrink_attempts, "Most runs spent shrinking one failure");
   app.add_option("--show", show_seed, "Print one seed's program, inputs and verdict");
   app.add_flag("--wgsl", wgsl, "With --show: print the shader too");
-  app.add_option("--replay", replay_files, "Run saved reproducers (NAME.json files) again");
+  app.add_option("--replay", replay_files, "Run saved reproducers again (NAME.json files, or folders of them)");
   CLI11_PARSE(app, argc, argv);
 
   try {
