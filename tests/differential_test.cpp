@@ -143,6 +143,20 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
     EXPECT_TRUE(shapes.count(shape)) << "never generated: " << shape;
 }
 
+// Found by the tester (seeds 2912 and 2913): a workgroup f32 buffer whose
+// domain left out zero fed `bitcast(i32, 0.0 - x)`; workgroup memory starts
+// as zeros, the result was a zero, and lavapipe gave it the other sign.
+TEST(Differential, MemoryThatStartsAsZerosHasZeroInItsDomain) {
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    const GeneratedCase c = generate_case(seed);
+    for (const auto& b : c.program.buffers) {
+      const bool starts_zeroed = b.access == Access::Workgroup || (b.access == Access::ReadWrite && !c.contents.count(b.name));
+      EXPECT_FALSE(starts_zeroed && c.zero_free.count(b.name)) << "seed " << seed << ": " << b.name << " holds "
+                                                               << c.domains.at(b.name);
+    }
+  }
+}
+
 TEST(Differential, ASeedAndItsRecordedDecisionsMakeTheSameCase) {
   for (uint64_t seed : {1u, 77u, 4242u}) {
     ChoiceStream recorded = ChoiceStream::from_seed(seed);

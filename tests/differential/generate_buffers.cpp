@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 
 #include "differential/program_generator.hpp"
 
@@ -201,6 +202,13 @@ void ProgramGenerator::plan_buffers() {
       case Role::workgroup: break;
       default: b.given_contents = choices_.coin(40); break;
     }
+    // Workgroup memory and read_write buffers given no contents start as
+    // zeros: their domain must hold zero.
+    if (b.decl.type == ScalarType::F32 && (b.role == Role::workgroup || !b.given_contents)) {
+      b.f32.range.lo = std::min(b.f32.range.lo, 0.0);
+      b.f32.range.hi = std::max(b.f32.range.hi, 0.0);
+      b.f32.zero = true;
+    }
   }
   assign_bindings();
   // Declaration order is not identity: shuffle it.
@@ -262,7 +270,29 @@ void ProgramGenerator::fill_contents(GeneratedCase& out) {
   }
 }
 
+std::string describe(const F32Class& c) {
+  switch (c.kind) {
+    case F32Class::Kind::exact: {
+      char text[128];
+      std::snprintf(text, sizeof text, "exact: multiples of %g in [%g, %g]", c.range.quantum, c.range.lo, c.range.hi);
+      return text;
+    }
+    case F32Class::Kind::special:
+      return std::string("any f32") + (c.special.nan_inf ? "" : " but NaN and infinities") +
+             (c.special.subnormal ? "" : (c.special.nan_inf ? " but subnormals" : ", subnormals")) +
+             (c.zero ? "" : ", zeros");
+    case F32Class::Kind::bounded: return "results of an imprecise operation, never read";
+  }
+  return "";
+}
+
 void ProgramGenerator::set_compare_rules(GeneratedCase& out) {
+  for (const auto& b : buffers_)
+    if (b.decl.type == ScalarType::F32) {
+      out.domains[b.decl.name] = describe(b.f32);
+      const bool zero = b.f32.kind == F32Class::Kind::exact ? b.f32.range.contains_zero() : b.f32.zero;
+      if (!zero) out.zero_free.insert(b.decl.name);
+    }
   for (const auto& b : buffers_) {
     if (!b.decl.output) continue;
     CompareRule rule = b.rule;  // bounded outputs: the bound, gathered as their values were made

@@ -40,6 +40,12 @@ struct GeneratedCase {
   // Runtime-sized buffers the program only ever indexes modulo their
   // length, so that a shorter input keeps every access in bounds.
   std::set<std::string> shortenable;
+  // What each f32 buffer may hold, in words (generator's domains; see
+  // random_program.hpp).
+  std::map<std::string, std::string> domains;
+  // f32 buffers whose domain leaves out zero (a bitcast of their values may
+  // not see the sign of a zero, which WGSL lets a GPU ignore).
+  std::set<std::string> zero_free;
 
   Inputs inputs() const;
   // Statements and expressions, for reporting the size of a program.

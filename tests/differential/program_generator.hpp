@@ -88,6 +88,9 @@ struct Flow {
   int depth = 0;            // nesting of if / loop / while
 };
 
+// A domain in words, for reproducers: "exact: multiples of 0.25 in [-1024, 1024]".
+std::string describe(const F32Class& c);
+
 class ProgramGenerator {
  public:
   ProgramGenerator(ChoiceStream& choices, const GeneratorOptions& options);

@@ -234,6 +234,20 @@ fs::path save_reproducer(const fs::path& folder, const std::string& name, const 
     first = false;
   }
   found += "]";
+  found += ",\n  \"domains\": {";
+  first = true;
+  for (const auto& [buffer, text] : r.c.domains) {
+    found += (first ? "\n" : ",\n") + std::string("    ") + quoted(buffer) + ": " + quoted(text);
+    first = false;
+  }
+  found += first ? "}" : "\n  }";
+  found += ",\n  \"domains\": {";
+  first = true;
+  for (const auto& [buffer, text] : r.c.domains) {
+    found += (first ? "\n" : ",\n") + std::string("    ") + quoted(buffer) + ": " + quoted(text);
+    first = false;
+  }
+  found += first ? "}" : "\n  }";
   found += ",\n  \"outcome\": " + quoted(r.outcome);
   found += ",\n  \"detail\": " + quoted(r.detail);
   if (r.gpu) found += ",\n  \"gpu\": " + outputs_text(p, *r.gpu, "  ");
@@ -287,6 +301,8 @@ Reproducer load_reproducer(const fs::path& program_file) {
       }
     } else if (key == "shortenable") {
       for (const auto& name : v.items) r.c.shortenable.insert(name.text);
+    } else if (key == "domains") {
+      for (const auto& [name, text] : v.members) r.c.domains[name] = text.text;
     } else if (key == "outcome") {
       r.outcome = v.text;
     } else if (key == "detail") {
