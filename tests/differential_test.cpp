@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "differential/choice_stream.hpp"
+#include "differential/dawn_batch.hpp"
 #include "differential/fuzz_campaign.hpp"
 #include "differential/output_comparison.hpp"
 #include "differential/random_program.hpp"
@@ -63,9 +64,10 @@ TEST(Differential, EverySavedRegressionCaseAgrees) {
   const auto files = list_reproducers(test::source_path("tests/differential/regressions"));
   ASSERT_FALSE(files.empty()) << "tests/differential/regressions holds the cases the tester found";
   gpu::Backend backend = make_backend();
+  std::vector<Reproducer> cases;
   for (const auto& file : files) {
     SCOPED_TRACE(file.filename().string());
-    const Reproducer r = load_reproducer(file);
+    Reproducer r = load_reproducer(file);
     ASSERT_TRUE(r.expect.has_value()) << "the run file has no \"expect\"";
     const RunResult run = run_differential(backend, r.c);
     ASSERT_TRUE(run.reference.has_value()) << to_string(run.outcome) << ": " << run.detail;
@@ -84,6 +86,20 @@ TEST(Differential, EverySavedRegressionCaseAgrees) {
     }
     // ...and the GPU agrees with it.
     EXPECT_EQ(run.outcome, Outcome::agree) << run.detail;
+    cases.push_back(std::move(r));
+  }
+
+  // So does Dawn (Chromium's WebGPU, with Tint as the WGSL compiler).
+  std::vector<const GeneratedCase*> on_dawn;
+  for (const auto& r : cases) on_dawn.push_back(&r.c);
+  const DawnBatch batch = run_on_dawn(on_dawn);
+  if (!batch.skipped.empty()) {
+    if (std::getenv("CI")) FAIL() << "CI must run the regression cases on Dawn: " << batch.skipped;
+    GTEST_SKIP() << batch.skipped;
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const RunResult r = judge_dawn(cases[i].c, *cases[i].expect, batch.results[i]);
+    EXPECT_EQ(r.outcome, Outcome::agree) << files[i].filename().string() << " on Dawn: " << r.detail;
   }
 }
 

@@ -24,6 +24,8 @@ std::string_view to_string(Outcome outcome) {
     case Outcome::gpu_error: return "gpu error";
     case Outcome::reference_error: return "reference error";
     case Outcome::invalid_program: return "invalid program";
+    case Outcome::dawn_mismatch: return "Dawn mismatch";
+    case Outcome::dawn_error: return "Dawn error";
   }
   return "?";
 }
@@ -44,6 +46,46 @@ RunResult run_reference(const GeneratedCase& c) {
   return r;
 }
 
+namespace {
+
+void describe_differences(RunResult& r) {
+  for (size_t i = 0; i < r.differences.size() && i < kDifferencesShown; ++i)
+    r.detail += (i ? "\n" : "") + r.differences[i].text;
+  if (r.differences.size() > kDifferencesShown)
+    r.detail += "\n... " + std::to_string(r.differences.size() - kDifferencesShown) + " more";
+}
+
+}  // namespace
+
+RunResult judge_dawn(const GeneratedCase& c, const Outputs& reference, const DawnResult& dawn) {
+  RunResult r;
+  r.reference = reference;
+  if (!dawn.outputs) {
+    r.outcome = Outcome::dawn_error;
+    r.detail = dawn.error;
+    return r;
+  }
+  r.gpu = dawn.outputs;
+  r.differences = compare_outputs(c.program, c.compare, reference, *dawn.outputs);
+  if (!r.differences.empty()) {
+    r.outcome = Outcome::dawn_mismatch;
+    describe_differences(r);
+  }
+  return r;
+}
+
+RunResult run_reference_and_dawn(const GeneratedCase& c) {
+  RunResult r = run_reference(c);
+  if (r.outcome != Outcome::agree) return r;
+  DawnBatch batch = run_on_dawn({&c});
+  if (!batch.skipped.empty()) {
+    r.outcome = Outcome::dawn_error;
+    r.detail = batch.skipped;
+    return r;
+  }
+  return judge_dawn(c, *r.reference, batch.results.at(0));
+}
+
 RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c) {
   RunResult r = run_reference(c);
   if (r.outcome != Outcome::agree) return r;
@@ -60,10 +102,7 @@ RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c) {
   r.differences = compare_outputs(c.program, c.compare, *r.reference, *r.gpu);
   if (!r.differences.empty()) {
     r.outcome = Outcome::mismatch;
-    for (size_t i = 0; i < r.differences.size() && i < kDifferencesShown; ++i)
-      r.detail += (i ? "\n" : "") + r.differences[i].text;
-    if (r.differences.size() > kDifferencesShown)
-      r.detail += "\n... " + std::to_string(r.differences.size() - kDifferencesShown) + " more";
+    describe_differences(r);
   }
   return r;
 }

@@ -23,6 +23,10 @@ struct CampaignOptions {
   bool shrink = true;
   size_t shrink_attempts = 1000;  // most runs spent shrinking one failure
   std::optional<std::filesystem::path> save_to;  // folder for reproducers; none: keep nothing
+  // Also run every case on Dawn (Chromium), in batches of one Chromium run.
+  bool dawn = false;
+  size_t dawn_batch = 250;
+  size_t dawn_shrink_attempts = 120;  // each one a Chromium run
   GeneratorOptions generator;
   // Called after each seed, and with each finding.
   std::function<void(uint64_t seed, const RunResult&)> on_seed;
@@ -42,7 +46,9 @@ struct Finding {
 
 struct CampaignReport {
   uint64_t ran = 0;
-  std::map<Outcome, uint64_t> outcomes;
+  std::map<Outcome, uint64_t> outcomes;       // on wgpu-native
+  std::map<Outcome, uint64_t> dawn_outcomes;  // on Dawn
+  std::string dawn_skipped;                   // why Dawn did not run
   std::vector<Finding> findings;
   double seconds = 0;
 };

@@ -241,13 +241,6 @@ fs::path save_reproducer(const fs::path& folder, const std::string& name, const 
     first = false;
   }
   found += first ? "}" : "\n  }";
-  found += ",\n  \"domains\": {";
-  first = true;
-  for (const auto& [buffer, text] : r.c.domains) {
-    found += (first ? "\n" : ",\n") + std::string("    ") + quoted(buffer) + ": " + quoted(text);
-    first = false;
-  }
-  found += first ? "}" : "\n  }";
   found += ",\n  \"outcome\": " + quoted(r.outcome);
   found += ",\n  \"detail\": " + quoted(r.detail);
   if (r.gpu) found += ",\n  \"gpu\": " + outputs_text(p, *r.gpu, "  ");

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   CLI::App app{"Random programs on the reference interpreter and the GPU, compared"};
   uint64_t seeds = 1000, start = 0;
   std::string out = "differential_findings";
-  bool no_shrink = false, wgsl = false;
+  bool no_shrink = false, wgsl = false, dawn = false;
   size_t shrink_attempts = 1000;
   std::optional<uint64_t> show_seed;
   std::vector<std::string> replay_files;
@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
   app.add_option("--start", start, "First seed");
   app.add_option("--out", out, "Folder for reproducers (NAME.json, NAME.run.json, NAME.found.json)");
   app.add_flag("--no-shrink", no_shrink, "Save failures as generated, without shrinking");
+  app.add_flag("--dawn", dawn, "Also run every case on Dawn (Chromium's WebGPU), one Chromium run per 250 cases");
   app.add_option("--shrink-attempts", shrink_attempts, "Most runs spent shrinking one failure");
   app.add_option("--show", show_seed, "Print one seed's program, inputs and verdict");
   app.add_flag("--wgsl", wgsl, "With --show: print the shader too");
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
     options.shrink = !no_shrink;
     options.shrink_attempts = shrink_attempts;
     options.save_to = out;
+    options.dawn = dawn;
     auto last_print = std::chrono::steady_clock::now();
     uint64_t done = 0;
     std::map<Outcome, uint64_t> counts;
@@ -110,6 +112,11 @@ int main(int argc, char** argv) {
     CampaignReport report = run_campaign(options);
     std::cout << report.ran << " seeds from " << start << " in " << report.seconds << " s:";
     for (const auto& [outcome, n] : report.outcomes) std::cout << " " << to_string(outcome) << " " << n << ";";
+    if (dawn) {
+      std::cout << " on Dawn:";
+      if (!report.dawn_skipped.empty()) std::cout << " skipped (" << report.dawn_skipped << ")";
+      for (const auto& [outcome, n] : report.dawn_outcomes) std::cout << " " << to_string(outcome) << " " << n << ";";
+    }
     std::cout << "\n";
     return report.findings.empty() ? 0 : 1;
   } catch (const std::exception& e) {
