@@ -11,7 +11,7 @@
 namespace vyre::differential::detail {
 namespace {
 
-constexpr std::array<Dim3, 16> kWorkgroupSizes{{{1, 1, 1},
+constexpr std::array<Dim3, 18> kWorkgroupSizes{{{1, 1, 1},
                                                {4, 1, 1},
                                                {8, 1, 1},
                                                {2, 2, 1},
@@ -26,7 +26,9 @@ constexpr std::array<Dim3, 16> kWorkgroupSizes{{{1, 1, 1},
                                                {7, 2, 1},
                                                {1, 2, 4},
                                                {6, 1, 1},
-                                               {4, 4, 1}}};
+                                               {4, 4, 1},
+                                               {128, 1, 1},
+                                               {16, 8, 1}}};
 
 // Names that a naive lowering would clash with WGSL keywords, builtins or
 // its own helpers.

@@ -154,7 +154,12 @@ class ProgramGenerator {
 
   // ---- scopes ----
   void push_scope() { scopes_.emplace_back(); }
-  void pop_scope() { scopes_.pop_back(); }
+  // A name whose scope ended may be declared again (in a sibling block).
+  void pop_scope() {
+    for (const auto& l : scopes_.back())
+      if (l.name.rfind("s_", 0) != 0) used_local_names_.erase(l.name);
+    scopes_.pop_back();
+  }
   void declare(Local l) { scopes_.back().push_back(std::move(l)); }
   std::vector<const Local*> locals_where(const std::function<bool(const Local&)>& pred) const;
   std::string fresh_local_name();
