@@ -10,6 +10,10 @@
 
 namespace vyre::differential {
 
+namespace {
+constexpr size_t kProgramsPerBackend = 250;
+}  // namespace
+
 gpu::Backend make_backend() {
   gpu::BackendOptions options;
   options.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});
@@ -20,8 +24,11 @@ CampaignReport run_campaign(const CampaignOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   CampaignReport report;
   auto backend = std::make_unique<gpu::Backend>(make_backend());
-  // A lost device cannot run anything more: open a new one.
+  // A Backend keeps every pipeline it compiled: a new one now and then keeps
+  // memory bounded. A lost device cannot run anything more: open a new one.
+  size_t compiled = 0;
   auto run = [&](const GeneratedCase& c) {
+    if (++compiled % kProgramsPerBackend == 0) backend = std::make_unique<gpu::Backend>(make_backend());
     RunResult r = run_differential(*backend, c);
     if (r.device_lost) backend = std::make_unique<gpu::Backend>(make_backend());
     return r;

@@ -167,6 +167,13 @@ void ProgramGenerator::plan_buffers() {
     b.per_owner = choices_.coin(25) ? 2 : 1;
     b.length = invocations_ * b.per_owner + choices_.below(2);
   }
+  // Storage that each workgroup shares through storage barriers, in one slice per workgroup.
+  if (choices_.coin(20)) {
+    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, any_type(), Role::group_shared);
+    b.per_owner = choices_.coin(25) ? 2 : 1;
+    b.length = invocations_ * b.per_owner + choices_.below(2);
+    b.decl.output = choices_.coin(50);
+  }
   // Workgroup memory.
   const uint32_t workgroup_buffers = choices_.count(3);
   for (uint32_t i = 0; i < workgroup_buffers; ++i) {
@@ -185,13 +192,14 @@ void ProgramGenerator::plan_buffers() {
         break;
       case Role::owned:
       case Role::workgroup:
+      case Role::group_shared:
         b.atomic = integer && choices_.coin(35);
         break;
       default: break;
     }
     if (!integer) {
       const bool output = b.decl.output;
-      b.f32 = pick_f32_class(output && b.role != Role::stable, true);
+      b.f32 = pick_f32_class(output && (b.role == Role::owned || b.role == Role::guarded), true);
     }
     if (b.f32.kind == F32Class::Kind::bounded) b.imprecise = static_cast<Imprecise>(choices_.below(17));
     // Fixed counts: always for uniform and workgroup buffers, sometimes for the others.

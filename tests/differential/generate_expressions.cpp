@@ -59,15 +59,46 @@ Expr ProgramGenerator::lid_flat() {
 }
 
 Expr ProgramGenerator::own_index(const BufferInfo& b, uint32_t j, bool as_i32) {
-  Expr base = b.role == Role::workgroup ? lid_flat() : me();
+  Expr base = phased(b) ? lid_flat() : me();
   Expr index = b.per_owner == 1 ? std::move(base)
                                 : add(choices_.coin(50) ? mul(std::move(base), u32(b.per_owner))
                                                         : mul(u32(b.per_owner), std::move(base)),
                                       u32(j));
+  // Group-shared storage: the workgroup's slice first.
+  if (b.role == Role::group_shared) index = add(mul(var("s_wg"), u32(group_size_ * b.per_owner)), std::move(index));
   return as_i32 ? cast(ScalarType::I32, std::move(index)) : index;
 }
 
+bool ProgramGenerator::in_mode(const BufferInfo& b, WorkgroupMode mode) const {
+  auto it = workgroup_mode_.find(b.decl.name);
+  return phased(b) && it != workgroup_mode_.end() && it->second == mode;
+}
+
+bool ProgramGenerator::readable(const BufferInfo& b) const {
+  if (b.length == 0) return false;
+  switch (b.role) {
+    case Role::input: case Role::uniform: case Role::stable: case Role::owned: return true;
+    case Role::workgroup:
+    case Role::group_shared: return in_mode(b, WorkgroupMode::owned) || in_mode(b, WorkgroupMode::read);
+    default: return false;
+  }
+}
+
+bool ProgramGenerator::own_reads_only(const BufferInfo& b) const {
+  return b.role == Role::owned || in_mode(b, WorkgroupMode::owned);
+}
+
+Expr ProgramGenerator::read_index(const BufferInfo& b, int depth) {
+  if (own_reads_only(b)) return own_index(b, choices_.below(b.per_owner), choices_.coin(25));
+  return any_index(b, depth);
+}
+
 Expr ProgramGenerator::any_index(const BufferInfo& b, int depth) {
+  if (b.role == Role::group_shared) {
+    // Any slot of this workgroup's slice.
+    const uint32_t slice = group_size_ * b.per_owner;
+    return add(mul(var("s_wg"), u32(slice)), rem(int_expr(ScalarType::U32, depth - 1), u32(slice)));
+  }
   const bool fixed = !b.decl.runtime_sized();
   Expr length = fixed && choices_.coin(50) ? u32(b.decl.count) : len(b.decl.name);
   switch (choices_.below(fixed ? 5 : 4)) {
@@ -105,21 +136,8 @@ Expr ProgramGenerator::int_leaf(ScalarType t, int depth) {
       return t == ScalarType::U32 ? len(b.decl.name) : bitcast(t, len(b.decl.name));
     }
     case 4: {
-      auto readable = buffers_where([&](const BufferInfo& b) {
-        if (b.decl.type != t || b.length == 0) return false;
-        switch (b.role) {
-          case Role::input: case Role::uniform: case Role::stable: case Role::owned: return true;
-          case Role::workgroup: return workgroup_mode_.count(b.decl.name) &&
-                                       workgroup_mode_.at(b.decl.name) != WorkgroupMode::accumulate;
-          default: return false;
-        }
-      });
-      if (BufferInfo* b = pick(readable)) {
-        const bool own = b->role == Role::owned ||
-                         (b->role == Role::workgroup && workgroup_mode_.at(b->decl.name) == WorkgroupMode::owned);
-        return load(b->decl.name, own ? own_index(*b, choices_.below(b->per_owner), choices_.coin(25))
-                                      : any_index(*b, depth));
-      }
+      auto candidates = buffers_where([&](const BufferInfo& b) { return b.decl.type == t && readable(b); });
+      if (BufferInfo* b = pick(candidates)) return load(b->decl.name, read_index(*b, depth));
       break;
     }
     case 5: return owned_atomic(t, depth);
@@ -239,15 +257,10 @@ Expr ProgramGenerator::bool_expr(int depth) {
 // ---- atomics ---------------------------------------------------------------------
 
 Expr ProgramGenerator::owned_atomic(ScalarType t, int depth) {
-  auto candidates = buffers_where([&](const BufferInfo& b) {
-    if (!b.atomic || b.decl.type != t) return false;
-    if (b.role == Role::owned) return true;
-    return b.role == Role::workgroup && workgroup_mode_.count(b.decl.name) &&
-           workgroup_mode_.at(b.decl.name) != WorkgroupMode::accumulate;
-  });
+  auto candidates = buffers_where([&](const BufferInfo& b) { return b.atomic && b.decl.type == t && readable(b); });
   BufferInfo* b = pick(candidates);
   if (!b) return integer_literal(t, pick_integer_bits(choices_, t));
-  const bool read_only = b->role == Role::workgroup && workgroup_mode_.at(b->decl.name) == WorkgroupMode::read;
+  const bool read_only = !own_reads_only(*b);
   if (read_only) return atomic_load(b->decl.name, any_index(*b, depth));
   const uint32_t j = choices_.below(b->per_owner);
   const bool as_i32 = choices_.coin(25);
@@ -271,9 +284,7 @@ Expr ProgramGenerator::owned_atomic(ScalarType t, int depth) {
 
 Expr ProgramGenerator::counter_update(int depth) {
   auto candidates = buffers_where([&](const BufferInfo& b) {
-    if (b.role == Role::counter) return true;
-    return b.role == Role::workgroup && b.atomic && workgroup_mode_.count(b.decl.name) &&
-           workgroup_mode_.at(b.decl.name) == WorkgroupMode::accumulate;
+    return b.role == Role::counter || (b.atomic && in_mode(b, WorkgroupMode::accumulate));
   });
   BufferInfo* b = pick(candidates);
   if (!b) return Expr{};

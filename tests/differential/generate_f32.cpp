@@ -51,21 +51,10 @@ F32Value ProgramGenerator::exact_leaf(int depth) {
       break;
     }
     case 2: {
-      auto readable = buffers_where([&](const BufferInfo& b) {
-        if (b.decl.type != ScalarType::F32 || b.f32.kind != F32Class::Kind::exact || b.length == 0) return false;
-        switch (b.role) {
-          case Role::input: case Role::uniform: case Role::stable: case Role::owned: return true;
-          case Role::workgroup: return workgroup_mode_.count(b.decl.name) &&
-                                       workgroup_mode_.at(b.decl.name) != WorkgroupMode::accumulate;
-          default: return false;
-        }
+      auto candidates = buffers_where([&](const BufferInfo& b) {
+        return b.decl.type == ScalarType::F32 && b.f32.kind == F32Class::Kind::exact && readable(b);
       });
-      if (BufferInfo* b = pick(readable)) {
-        const bool own = b->role == Role::owned ||
-                         (b->role == Role::workgroup && workgroup_mode_.at(b->decl.name) == WorkgroupMode::owned);
-        Expr index = own ? own_index(*b, choices_.below(b->per_owner), choices_.coin(25)) : any_index(*b, depth);
-        return {load(b->decl.name, std::move(index)), b->f32.range};
-      }
+      if (BufferInfo* b = pick(candidates)) return {load(b->decl.name, read_index(*b, depth)), b->f32.range};
       break;
     }
     case 3: {
@@ -202,7 +191,7 @@ F32Value ProgramGenerator::f32_expr(int depth, bool nan_inf, bool subnormal, boo
       });
       if (auto* l = pick(candidates)) {
         F32Value v;
-      v.expr = var(l->name);
+        v.expr = var(l->name);
         v.nan_inf = l->f32.special.nan_inf;
         v.subnormal = l->f32.special.subnormal;
         v.zero = l->f32.zero;
@@ -211,22 +200,12 @@ F32Value ProgramGenerator::f32_expr(int depth, bool nan_inf, bool subnormal, boo
       break;
     }
     case 3: {
-      auto readable = buffers_where([&](const BufferInfo& b) {
-        if (b.decl.type != ScalarType::F32 || b.length == 0 || !flags_allow(b.f32, nan_inf, subnormal, zero))
-          return false;
-        switch (b.role) {
-          case Role::input: case Role::uniform: case Role::stable: case Role::owned: return true;
-          case Role::workgroup: return workgroup_mode_.count(b.decl.name) &&
-                                       workgroup_mode_.at(b.decl.name) != WorkgroupMode::accumulate;
-          default: return false;
-        }
+      auto candidates = buffers_where([&](const BufferInfo& b) {
+        return b.decl.type == ScalarType::F32 && flags_allow(b.f32, nan_inf, subnormal, zero) && readable(b);
       });
-      if (BufferInfo* b = pick(readable)) {
-        const bool own = b->role == Role::owned ||
-                         (b->role == Role::workgroup && workgroup_mode_.at(b->decl.name) == WorkgroupMode::owned);
-        Expr index = own ? own_index(*b, choices_.below(b->per_owner), choices_.coin(25)) : any_index(*b, depth);
+      if (BufferInfo* b = pick(candidates)) {
         F32Value v;
-      v.expr = load(b->decl.name, std::move(index));
+        v.expr = load(b->decl.name, read_index(*b, depth));
         if (b->f32.kind == F32Class::Kind::exact) {
           v.exact = b->f32.range;
           v.zero = b->f32.range.contains_zero();

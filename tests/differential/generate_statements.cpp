@@ -65,9 +65,19 @@ std::vector<Stmt> ProgramGenerator::body() {
   declare({"s_me", ScalarType::U32, {}, false, std::pair<int64_t, int64_t>{0, std::max<int64_t>(invocations_, 1) - 1}});
   used_local_names_.insert("s_me");
 
-  bool has_workgroup = false;
-  for (const auto& b : buffers_) has_workgroup = has_workgroup || b.role == Role::workgroup;
-  if (choices_.coin(has_workgroup ? 85 : 30)) {
+  bool has_phased = false, has_group_shared = false;
+  for (const auto& b : buffers_) {
+    has_phased = has_phased || phased(b);
+    has_group_shared = has_group_shared || b.role == Role::group_shared;
+  }
+  if (has_group_shared) {
+    // s_wg: the workgroup's index in the grid, for its slice of group-shared storage.
+    out.push_back(let("s_wg", add(add(wid(Axis::X), mul(wid(Axis::Y), nwg(Axis::X))),
+                                  mul(wid(Axis::Z), mul(nwg(Axis::X), nwg(Axis::Y))))));
+    declare({"s_wg", ScalarType::U32, {}, false, std::nullopt});
+    used_local_names_.insert("s_wg");
+  }
+  if (choices_.coin(has_phased ? 85 : 30)) {
     const uint32_t items = 1 + choices_.count(3);
     for (uint32_t i = 0; i < items; ++i) {
       if (choices_.coin(30)) {
@@ -85,7 +95,7 @@ std::vector<Stmt> ProgramGenerator::body() {
 
 void ProgramGenerator::choose_workgroup_modes() {
   for (const auto& b : buffers_) {
-    if (b.role != Role::workgroup) continue;
+    if (!phased(b)) continue;
     const size_t mode = choices_.weighted({4, 4, b.atomic ? 3u : 0u});
     workgroup_mode_[b.decl.name] = static_cast<WorkgroupMode>(mode);
     workgroup_family_[b.decl.name] = static_cast<Family>(choices_.below(6));
@@ -106,9 +116,20 @@ void ProgramGenerator::phase(std::vector<Stmt>& out, bool final_phase, bool) {
 }
 
 void ProgramGenerator::boundary(std::vector<Stmt>& out) {
-  if (choices_.coin(20)) out.push_back(barrier(BarrierKind::Storage));
-  out.push_back(barrier(BarrierKind::Workgroup));
-  if (choices_.coin(15)) out.push_back(barrier(BarrierKind::Storage));
+  // A workgroup barrier orders workgroup memory, a storage barrier storage
+  // memory: each kind of phased buffer needs its own.
+  bool workgroup = false, storage = false;
+  for (const auto& b : buffers_) {
+    workgroup = workgroup || b.role == Role::workgroup;
+    storage = storage || b.role == Role::group_shared;
+  }
+  if (!workgroup && !storage) workgroup = true;
+  if (!storage && choices_.coin(20)) out.push_back(barrier(BarrierKind::Storage));
+  const bool storage_first = choices_.coin(50);
+  if (storage && storage_first) out.push_back(barrier(BarrierKind::Storage));
+  if (workgroup || choices_.coin(15)) out.push_back(barrier(BarrierKind::Workgroup));
+  if (storage && !storage_first) out.push_back(barrier(BarrierKind::Storage));
+  if (!storage && choices_.coin(15)) out.push_back(barrier(BarrierKind::Storage));
 }
 
 void ProgramGenerator::uniform_construct(std::vector<Stmt>& out) {
@@ -233,8 +254,7 @@ Expr ProgramGenerator::value_for_local(const Local& l, int depth) {
 bool ProgramGenerator::store_statement(std::vector<Stmt>& out, int depth) {
   auto targets = buffers_where([&](const BufferInfo& b) {
     if (b.role == Role::owned || b.role == Role::guarded) return b.length > 0 || b.role == Role::guarded;
-    return b.role == Role::workgroup && workgroup_mode_.count(b.decl.name) &&
-           workgroup_mode_.at(b.decl.name) == WorkgroupMode::owned;
+    return in_mode(b, WorkgroupMode::owned);
   });
   BufferInfo* b = pick(targets);
   if (!b) return false;
@@ -384,6 +404,8 @@ void ProgramGenerator::final_stores(std::vector<Stmt>& out) {
       }
       continue;
     }
+    // Group-shared outputs take their own slots only in a phase that writes them.
+    if (phased(b) && !in_mode(b, WorkgroupMode::owned)) continue;
     for (uint32_t j = 0; j < b.per_owner; ++j) {
       if (!choices_.coin(85)) continue;
       Stmt s = store(b.decl.name, own_index(b, j), value_for_buffer(b, depth));

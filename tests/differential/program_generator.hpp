@@ -45,7 +45,8 @@ enum class Role {
   owned,     // read_write: invocation `me` owns elements [me*K, me*K + K), all in bounds
   guarded,   // read_write output, maybe shorter: guarded stores to owned elements only, never read
   counter,   // read_write output, atomic: commutative read-modify-writes at any index, results dropped
-  workgroup  // workgroup: each phase reads any slot, or writes its own slots, or accumulates
+  workgroup,  // workgroup: each phase reads any slot, or writes its own slots, or accumulates
+  group_shared  // read_write, in one slice per workgroup: like workgroup memory, phases split by storage barriers
 };
 
 // Commutative families of atomic read-modify-writes.
@@ -115,6 +116,13 @@ class ProgramGenerator {
   Expr int_conversion(ScalarType t, int depth);
   Expr bool_expr(int depth);
   Expr any_index(const BufferInfo& b, int depth);
+  // Phased buffers (workgroup memory, group-shared storage) and their mode now.
+  static bool phased(const BufferInfo& b) { return b.role == Role::workgroup || b.role == Role::group_shared; }
+  bool in_mode(const BufferInfo& b, WorkgroupMode mode) const;
+  // Loads allowed now, and whether they must stay on owned elements.
+  bool readable(const BufferInfo& b) const;
+  bool own_reads_only(const BufferInfo& b) const;
+  Expr read_index(const BufferInfo& b, int depth);
   Expr own_index(const BufferInfo& b, uint32_t j, bool as_i32 = false);
   Expr me();
   Expr lid_flat();

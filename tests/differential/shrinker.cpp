@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_set>
 
 #include "differential/choice_stream.hpp"
@@ -341,7 +342,8 @@ class CaseShrinker {
 
   bool shorten_inputs() {
     bool any = false;
-    for (const auto& name : best_.shortenable) {
+    const std::set<std::string> names = best_.shortenable;  // best_ changes under the loop
+    for (const auto& name : names) {
       for (;;) {
         auto it = best_.contents.find(name);
         if (it == best_.contents.end() || it->second.size() <= 1) break;
