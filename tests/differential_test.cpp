@@ -60,6 +60,29 @@ TEST(Differential, RandomProgramsAgreeWithTheReference) {
               static_cast<unsigned long long>(options.first_seed), report.seconds);
 }
 
+TEST(Differential, RandomProgramsAgreeOnDawn) {
+  // The same seeds on Dawn (Chromium's WebGPU: Tint compiles the WGSL).
+  CampaignOptions options;
+  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0);
+  options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
+  options.wgpu_native = false;
+  options.dawn = true;
+  const char* out = std::getenv("VYRE_DIFF_OUT");
+  options.save_to = out && *out ? std::filesystem::path(out)
+                                : std::filesystem::temp_directory_path() /
+                                      ("vyre-differential-" + std::to_string(getpid()));
+  CampaignReport report = run_campaign(options);
+  if (!report.dawn_skipped.empty()) {
+    if (std::getenv("CI")) FAIL() << "CI must run the differential tests on Dawn: " << report.dawn_skipped;
+    GTEST_SKIP() << report.dawn_skipped;
+  }
+  for (const Finding& f : report.findings)
+    ADD_FAILURE() << "seed " << f.seed << ": " << to_string(f.outcome) << ", shrunk from " << f.original_nodes
+                  << " to " << f.shrunk_nodes << " nodes and saved as " << f.saved_as.string() << "\n"
+                  << f.detail;
+  std::printf("%llu seeds on Dawn in %.1f s\n", static_cast<unsigned long long>(report.ran), report.seconds);
+}
+
 TEST(Differential, EverySavedRegressionCaseAgrees) {
   const auto files = list_reproducers(test::source_path("tests/differential/regressions"));
   ASSERT_FALSE(files.empty()) << "tests/differential/regressions holds the cases the tester found";

@@ -110,7 +110,7 @@ CampaignReport run_campaign(const CampaignOptions& options) {
     ChoiceStream choices = ChoiceStream::from_seed(seed);
     GeneratedCase c = generate_case(choices, options.generator);
     c.seed = seed;
-    RunResult result = run(c);
+    RunResult result = options.wgpu_native ? run(c) : run_reference(c);
     ++report.ran;
     ++report.outcomes[result.outcome];
     if (options.on_seed) options.on_seed(seed, result);

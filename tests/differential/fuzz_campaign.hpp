@@ -23,9 +23,11 @@ struct CampaignOptions {
   bool shrink = true;
   size_t shrink_attempts = 1000;  // most runs spent shrinking one failure
   std::optional<std::filesystem::path> save_to;  // folder for reproducers; none: keep nothing
-  // Also run every case on Dawn (Chromium), in batches of one Chromium run.
+  // Run every case on wgpu-native (the GPU backend), and also, or only, on
+  // Dawn (Chromium), in batches of one Chromium run.
+  bool wgpu_native = true;
   bool dawn = false;
-  size_t dawn_batch = 250;
+  size_t dawn_batch = 500;
   size_t dawn_shrink_attempts = 120;  // each one a Chromium run
   GeneratorOptions generator;
   // Called after each seed, and with each finding.

@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
   app.add_option("--start", start, "First seed");
   app.add_option("--out", out, "Folder for reproducers (NAME.json, NAME.run.json, NAME.found.json)");
   app.add_flag("--no-shrink", no_shrink, "Save failures as generated, without shrinking");
-  app.add_flag("--dawn", dawn, "Also run every case on Dawn (Chromium's WebGPU), one Chromium run per 250 cases");
+  app.add_flag("--dawn", dawn, "Also run every case on Dawn (Chromium's WebGPU), one Chromium run per 500 cases");
   app.add_option("--shrink-attempts", shrink_attempts, "Most runs spent shrinking one failure");
   app.add_option("--show", show_seed, "Print one seed's program, inputs and verdict");
   app.add_flag("--wgsl", wgsl, "With --show: print the shader too");
