@@ -335,7 +335,14 @@ Expr ProgramGenerator::uniform_u32(int depth) {
     Expr a = uniform_u32(depth - 1);
     return binary(op, std::move(a), uniform_u32(depth - 1));
   }
-  switch (choices_.below(5)) {
+  switch (choices_.below(6)) {
+    case 5: {
+      // Locals that only ever hold uniform values, assigned in uniform flow,
+      // are uniform too (the validator decides it over the whole program).
+      auto candidates = locals_where([](const Local& l) { return l.uniform && l.type == ScalarType::U32; });
+      if (auto* l = pick(candidates)) return var(l->name);
+      break;
+    }
     case 1: return wid(kAxes[choices_.below(3)]);
     case 2: return nwg(kAxes[choices_.below(3)]);
     case 3: return len(buffers_[choices_.below(static_cast<uint32_t>(buffers_.size()))].decl.name);

@@ -144,7 +144,7 @@ void ProgramGenerator::uniform_construct(std::vector<Stmt>& out) {
     }
     std::vector<Stmt> inner;
     push_scope();
-    declare({name, ScalarType::U32, {}, false, std::pair<int64_t, int64_t>{0, 2}});
+    declare({name, ScalarType::U32, {}, false, std::pair<int64_t, int64_t>{0, 2}, true});
     const uint32_t phases = 1 + choices_.count(2);
     for (uint32_t i = 0; i < phases; ++i) {
       phase(inner, false, true);
@@ -183,6 +183,7 @@ void ProgramGenerator::statement(std::vector<Stmt>& out, const Flow& flow) {
   const bool nest = flow.depth < options_.max_nesting;
   const size_t kind = choices_.weighted({5, 4, 3, nest ? 3u : 0u, nest ? 2u : 0u, nest ? 1u : 0u, 2,
                                          flow.loops > 0 ? 1u : 0u, flow.final_phase ? 1u : 0u,
+                                         !flow.final_phase && flow.top ? 1u : 0u,
                                          !flow.final_phase && flow.top ? 1u : 0u});
   Flow inner = flow;
   inner.top = false;
@@ -227,6 +228,7 @@ void ProgramGenerator::statement(std::vector<Stmt>& out, const Flow& flow) {
       // A whole workgroup may leave before a barrier.
       out.push_back(if_(uniform_bool(), {return_()}));
       return;
+    case 10: uniform_local_statement(out); return;
     default: break;
   }
   let_statement(out, depth);
@@ -307,6 +309,21 @@ bool ProgramGenerator::assign_statement(std::vector<Stmt>& out, int depth) {
   const Local target = *l;  // the value may declare nothing, but keep a copy anyway
   out.push_back(assign(target.name, value_for_local(target, depth)));
   return true;
+}
+
+// Only at the top of a phase a barrier follows, where the flow is uniform:
+// an assignment anywhere else would make the local non-uniform everywhere.
+void ProgramGenerator::uniform_local_statement(std::vector<Stmt>& out) {
+  auto existing = locals_where([](const Local& l) { return l.uniform && l.name.rfind("s_u", 0) == 0; });
+  if (const Local* l = pick(existing); l && choices_.coin(50)) {
+    const std::string name = l->name;
+    out.push_back(assign(name, uniform_u32(1)));
+    return;
+  }
+  const std::string name = "s_u" + std::to_string(local_counter_++);
+  used_local_names_.insert(name);
+  out.push_back(let(name, uniform_u32(1)));
+  declare({name, ScalarType::U32, {}, false, std::nullopt, true});
 }
 
 void ProgramGenerator::if_statement(std::vector<Stmt>& out, const Flow& flow) {

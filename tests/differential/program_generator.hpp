@@ -79,6 +79,7 @@ struct Local {
   F32Class f32;
   bool assignable = true;
   std::optional<std::pair<int64_t, int64_t>> small;  // integers known to lie in [first, second]
+  bool uniform = false;  // holds the same value in every invocation of a workgroup
 };
 
 // Where a statement is generated.
@@ -153,6 +154,7 @@ class ProgramGenerator {
   bool store_statement(std::vector<Stmt>& out, int depth);
   void let_statement(std::vector<Stmt>& out, int depth);
   bool assign_statement(std::vector<Stmt>& out, int depth);
+  void uniform_local_statement(std::vector<Stmt>& out);
   void if_statement(std::vector<Stmt>& out, const Flow& flow);
   void loop_statement(std::vector<Stmt>& out, const Flow& flow);
   void while_statement(std::vector<Stmt>& out, const Flow& flow);
@@ -162,10 +164,13 @@ class ProgramGenerator {
 
   // ---- scopes ----
   void push_scope() { scopes_.emplace_back(); }
-  // A name whose scope ended may be declared again (in a sibling block).
+  // A name whose scope ended may be declared again (in a sibling block),
+  // except a uniform local's: the validator judges a local's uniformity by
+  // its name over the whole program, so a later non-uniform local of that
+  // name would make it non-uniform too.
   void pop_scope() {
     for (const auto& l : scopes_.back())
-      if (l.name.rfind("s_", 0) != 0) used_local_names_.erase(l.name);
+      if (l.name.rfind("s_", 0) != 0 && !l.uniform) used_local_names_.erase(l.name);
     scopes_.pop_back();
   }
   void declare(Local l) { scopes_.back().push_back(std::move(l)); }
