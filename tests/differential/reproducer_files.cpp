@@ -312,16 +312,19 @@ Reproducer load_reproducer(const fs::path& program_file) {
   return r;
 }
 
+bool is_reproducer_program(const fs::path& file) {
+  const std::string name = file.filename().string();
+  auto ends_with = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends_with(".json") && !ends_with(".run.json") && !ends_with(".found.json");
+}
+
 std::vector<fs::path> list_reproducers(const fs::path& folder) {
   std::vector<fs::path> out;
   if (!fs::is_directory(folder)) return out;
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    const std::string name = entry.path().filename().string();
-    auto ends_with = [&](const std::string& s) {
-      return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-    };
-    if (ends_with(".json") && !ends_with(".run.json") && !ends_with(".found.json")) out.push_back(entry.path());
-  }
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (is_reproducer_program(entry.path())) out.push_back(entry.path());
   std::sort(out.begin(), out.end());
   return out;
 }

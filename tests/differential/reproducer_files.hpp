@@ -35,6 +35,9 @@ std::filesystem::path save_reproducer(const std::filesystem::path& folder, const
 // invalid_input) naming the file that is wrong.
 Reproducer load_reproducer(const std::filesystem::path& program_file);
 
+// True for NAME.json, false for the NAME.run.json and NAME.found.json beside it.
+bool is_reproducer_program(const std::filesystem::path& file);
+
 // The NAME.json files of a folder (not the .run.json and .found.json ones), sorted.
 std::vector<std::filesystem::path> list_reproducers(const std::filesystem::path& folder);
 

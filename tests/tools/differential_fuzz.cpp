@@ -2,15 +2,15 @@
 //
 //   differential_fuzz --seeds 10000 --start 0 [--out DIR]   run seeds, shrink and save each failure
 //   differential_fuzz --show SEED [--wgsl]                   print one seed's case and verdict
-//   differential_fuzz --replay DIR/NAME.json...              run saved reproducers again
+//   differential_fuzz --replay DIR_OR_NAME.json... [--dawn]  run saved reproducers again
 //
 // Progress goes to stderr; the summary and findings to stdout. Exit 1 when
 // anything failed.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "differential/choice_stream.hpp"
@@ -36,24 +36,40 @@ int show(uint64_t seed, bool wgsl) {
   return r.outcome == Outcome::agree ? 0 : 1;
 }
 
-int replay(const std::vector<std::string>& arguments) {
-  // Folders stand for every reproducer in them; the .run.json and
+int replay(const std::vector<std::string>& arguments, bool dawn) {
+  // A folder stands for every reproducer in it; the .run.json and
   // .found.json files beside a NAME.json are read with it.
   std::vector<std::filesystem::path> files;
   for (const auto& a : arguments) {
     if (std::filesystem::is_directory(a)) {
       for (auto& f : list_reproducers(a)) files.push_back(f);
-    } else if (a.size() < 9 || (a.compare(a.size() - 9, 9, ".run.json") != 0 && (a.size() < 11 || a.compare(a.size() - 11, 11, ".found.json") != 0))) {
+    } else if (is_reproducer_program(a)) {
       files.push_back(a);
     }
   }
+  std::vector<Reproducer> cases;
+  for (const auto& file : files) cases.push_back(load_reproducer(file));
   gpu::Backend backend = make_backend();
   int failed = 0;
-  for (const auto& file : files) {
-    Reproducer rep = load_reproducer(file);
-    RunResult r = run_differential(backend, rep.c);
-    std::cout << file.string() << ": " << to_string(r.outcome) << (r.detail.empty() ? "" : "\n" + r.detail) << "\n";
+  std::vector<const GeneratedCase*> on_dawn;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    RunResult r = run_differential(backend, cases[i].c);
+    std::cout << files[i].string() << ": " << to_string(r.outcome) << (r.detail.empty() ? "" : "\n" + r.detail) << "\n";
     failed += r.outcome != Outcome::agree;
+    if (dawn && r.reference) on_dawn.push_back(&cases[i].c);
+  }
+  if (dawn && !on_dawn.empty()) {
+    const DawnBatch batch = run_on_dawn(on_dawn);
+    if (!batch.skipped.empty()) {
+      std::cout << "Dawn: " << batch.skipped << "\n";
+      return 1;
+    }
+    for (size_t i = 0; i < on_dawn.size(); ++i) {
+      const RunResult r = judge_dawn(*on_dawn[i], *run_reference(*on_dawn[i]).reference, batch.results[i]);
+      std::cout << "on Dawn, seed " << on_dawn[i]->seed << ": " << to_string(r.outcome)
+                << (r.detail.empty() ? "" : "\n" + r.detail) << "\n";
+      failed += r.outcome != Outcome::agree;
+    }
   }
   return failed ? 1 : 0;
 }
@@ -81,7 +97,7 @@ int main(int argc, char** argv) {
 
   try {
     if (show_seed) return show(*show_seed, wgsl);
-    if (!replay_files.empty()) return replay(replay_files);
+    if (!replay_files.empty()) return replay(replay_files, dawn);
 
     CampaignOptions options;
     options.first_seed = start;
