@@ -1,10 +1,11 @@
 // Statements, phases and barriers.
 //
-// A program is a sequence of phases separated by workgroup barriers (or
-// uniform loops and ifs whose bodies are phases ending in a barrier). In each
-// phase every workgroup buffer has one mode: its invocations write only their
-// own slots, or read any slot, or accumulate with one commutative atomic
-// operation; a barrier separates any two phases, so no read races a write.
+// A program is a sequence of phases separated by barriers (or uniform loops
+// and ifs whose bodies are phases ending in a barrier). In each phase every
+// workgroup buffer and group-shared storage buffer has one mode: its
+// invocations write only their own slots, or read any slot, or accumulate
+// with one commutative atomic operation; a barrier of the buffer's kind
+// (workgroup or storage) separates any two phases, so no read races a write.
 // Barriers stand only in uniform control flow: a phase that a barrier
 // follows has no return (but an `if` on a uniform condition), and its loops
 // are wrapped in an `if`, after which the flow is uniform again.
@@ -83,12 +84,12 @@ std::vector<Stmt> ProgramGenerator::body() {
       if (choices_.coin(30)) {
         uniform_construct(out);
       } else {
-        phase(out, false, false);
+        phase(out, false);
         boundary(out);
       }
     }
   }
-  phase(out, true, false);
+  phase(out, true);
   pop_scope();
   return out;
 }
@@ -102,7 +103,7 @@ void ProgramGenerator::choose_workgroup_modes() {
   }
 }
 
-void ProgramGenerator::phase(std::vector<Stmt>& out, bool final_phase, bool) {
+void ProgramGenerator::phase(std::vector<Stmt>& out, bool final_phase) {
   choose_workgroup_modes();
   Flow flow;
   flow.final_phase = final_phase;
@@ -147,7 +148,7 @@ void ProgramGenerator::uniform_construct(std::vector<Stmt>& out) {
     declare({name, ScalarType::U32, {}, false, std::pair<int64_t, int64_t>{0, 2}, true});
     const uint32_t phases = 1 + choices_.count(2);
     for (uint32_t i = 0; i < phases; ++i) {
-      phase(inner, false, true);
+      phase(inner, false);
       boundary(inner);
     }
     pop_scope();
@@ -158,7 +159,7 @@ void ProgramGenerator::uniform_construct(std::vector<Stmt>& out) {
   auto branch = [&] {
     std::vector<Stmt> inner;
     push_scope();
-    phase(inner, false, true);
+    phase(inner, false);
     boundary(inner);
     pop_scope();
     return inner;

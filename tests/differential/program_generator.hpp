@@ -145,7 +145,7 @@ class ProgramGenerator {
 
   // ---- statements and phases (generate_statements.cpp) ----
   std::vector<Stmt> body();
-  void phase(std::vector<Stmt>& out, bool final_phase, bool in_uniform_construct);
+  void phase(std::vector<Stmt>& out, bool final_phase);
   void boundary(std::vector<Stmt>& out);
   void uniform_construct(std::vector<Stmt>& out);
   void choose_workgroup_modes();
