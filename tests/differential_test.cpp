@@ -21,6 +21,7 @@
 #include "differential/shrinker.hpp"
 #include "support/test_support.hpp"
 #include "vyre/json.hpp"
+#include "vyre/lower.hpp"
 #include "vyre/reference.hpp"
 #include "vyre/validate.hpp"
 
@@ -170,6 +171,8 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
       if (b.runtime_sized() && c.contents.count(b.name) && c.contents.at(b.name).empty()) shapes.insert("empty input");
     }
     if (c.config.workgroup_override) shapes.insert("workgroup override");
+    // The lengths uniform packs four to a row: a fifth length is in row 1.
+    if (shader_interface(c.program, c.config).length_slots.size() >= 5) shapes.insert("five lengths");
     if (!c.config.grid) shapes.insert("default grid");
     for (const auto& [name, rule] : c.compare) shapes.insert("rule " + std::to_string(static_cast<int>(rule.kind)));
   }
@@ -183,7 +186,7 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
     for (ScalarType t : {ScalarType::U32, ScalarType::I32, ScalarType::F32})
       EXPECT_TRUE(buffers.count({a, t})) << "never generated: " << to_string(a) << " " << to_string(t) << " buffer";
   for (const char* shape : {"runtime-sized", "fixed count", "output with initial contents", "empty input",
-                            "workgroup override", "default grid", "rule 0", "rule 1", "rule 2"})
+                            "workgroup override", "default grid", "five lengths", "rule 0", "rule 1", "rule 2"})
     EXPECT_TRUE(shapes.count(shape)) << "never generated: " << shape;
 }
 
