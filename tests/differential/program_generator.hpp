@@ -164,13 +164,14 @@ class ProgramGenerator {
 
   // ---- scopes ----
   void push_scope() { scopes_.emplace_back(); }
-  // A name whose scope ended may be declared again (in a sibling block),
-  // except a uniform local's: the validator judges a local's uniformity by
-  // its name over the whole program, so a later non-uniform local of that
-  // name would make it non-uniform too.
+  // A name whose scope ended may be declared again (in a sibling block).
+  // Uniform locals have names of their own ("s_..."), never reused: the
+  // validator judges a local's uniformity by its name over the whole
+  // program, so another local of that name, before or after, could make it
+  // non-uniform.
   void pop_scope() {
     for (const auto& l : scopes_.back())
-      if (l.name.rfind("s_", 0) != 0 && !l.uniform) used_local_names_.erase(l.name);
+      if (l.name.rfind("s_", 0) != 0) used_local_names_.erase(l.name);
     scopes_.pop_back();
   }
   void declare(Local l) { scopes_.back().push_back(std::move(l)); }
