@@ -135,10 +135,9 @@ void ProgramGenerator::boundary(std::vector<Stmt>& out) {
 
 void ProgramGenerator::uniform_construct(std::vector<Stmt>& out) {
   if (choices_.coin(60)) {
-    // A name no other local ever had: the validator judges a local's
-    // uniformity by its name, over the whole program.
-    std::string name = "s_k" + std::to_string(local_counter_++);
-    used_local_names_.insert(name);
+    // Any name, also one a closed sibling block used for a non-uniform local:
+    // a local is its declaration.
+    std::string name = fresh_local_name();
     Expr bound;
     switch (choices_.below(4)) {
       case 0: bound = u32(choices_.below(4)); break;

@@ -165,10 +165,6 @@ class ProgramGenerator {
   // ---- scopes ----
   void push_scope() { scopes_.emplace_back(); }
   // A name whose scope ended may be declared again (in a sibling block).
-  // Uniform locals have names of their own ("s_..."), never reused: the
-  // validator judges a local's uniformity by its name over the whole
-  // program, so another local of that name, before or after, could make it
-  // non-uniform.
   void pop_scope() {
     for (const auto& l : scopes_.back())
       if (l.name.rfind("s_", 0) != 0) used_local_names_.erase(l.name);
