@@ -80,6 +80,11 @@ TEST(CliRun, SecondProcessHitsTheCacheWithoutRewritingIt) {
   auto first = run_vyre(example_run("collatz", {"--report-json", (dir / "1.json").string()}), env);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_FALSE(report(dir / "1.json")["cache_hit"].get<bool>());
+  // Opening the backend is reported stage by stage too.
+  const auto timings = report(dir / "1.json")["timings_ms"];
+  EXPECT_GT(timings["device"].get<double>(), 0.0);
+  EXPECT_GE(timings["backend"].get<double>(),
+            timings["instance"].get<double>() + timings["adapter"].get<double>() + timings["device"].get<double>());
   const auto [wgsl, toml] = only_entry(cache);
   const FileState wgsl_before = state_of(wgsl), toml_before = state_of(toml);
 

@@ -235,6 +235,20 @@ TEST(Validate, BarriersNeedUniformControlFlow) {
                       "body[1].then[0]", "'x' may differ"));
 }
 
+TEST(Validate, AReasonThroughAChainOfLocalsNamesItsRootCauseOnly) {
+  // v1999 derives from gid through 1999 locals: the reason names it
+  // and the root cause, not the whole chain (which would make the
+  // reasons, and validation, grow with the square of the chain).
+  std::vector<Stmt> body{let("v0", gid())};
+  for (int k = 1; k < 2000; ++k) body.push_back(let("v" + std::to_string(k), add(var("v" + std::to_string(k - 1)), u32(1))));
+  body.push_back(if_(lt(var("v1999"), u32(3)), {barrier()}));
+  auto b = base(std::move(body));
+  b.workgroup_buffer("tile", ScalarType::U32, 4);
+  const auto ds = check(b);
+  ASSERT_TRUE(reports(ds, "body[2000].then[0]", "'v1999' may differ between invocations (the value at body[0].value depends on gid)"));
+  EXPECT_LT(ds.at(0).message.size(), 300u) << ds.at(0).message;
+}
+
 TEST(Validate, RequireValidThrowsWithEveryDiagnostic) {
   auto b = base({break_(), continue_()});
   try {

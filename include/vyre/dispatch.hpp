@@ -1,6 +1,6 @@
 // What a dispatch takes and gives back: the per-dispatch policy
-// (DispatchConfig), input buffers and output buffers. Shared by the GPU
-// backend and the CPU reference interpreter.
+// (DispatchConfig), input buffers, output buffers and caller-owned output
+// memory. Shared by the GPU backend and the CPU reference interpreter.
 #pragma once
 
 #include <array>
@@ -8,11 +8,15 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
+
+#include "vyre/program.hpp"
 
 namespace vyre {
 
@@ -35,9 +39,36 @@ struct DispatchConfig {
 // A buffer named by its name or by its binding number.
 using BufferRef = std::variant<std::string, uint32_t>;
 
-// Input contents of a dispatch. Each entry is either bytes the Inputs owns or
-// a view of caller memory that must stay alive until the dispatch returns.
-// Contents are little-endian arrays of the buffer's element type.
+// The scalar type of a C++ element type a buffer can hold: uint32_t, int32_t
+// or float. Typed calls (Inputs::set, Inputs::view, OutputViews::view) are
+// checked against the buffer's declared type: float and int32_t must match
+// it; uint32_t fits any buffer, as its raw 4-byte words (exact f32 bits).
+// Byte calls are not checked.
+template <class T>
+constexpr ScalarType scalar_type_of() {
+  static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float>,
+                "vyre buffers hold u32 (uint32_t), i32 (int32_t) or f32 (float) elements; use bytes() for raw data");
+  if constexpr (std::is_same_v<T, uint32_t>) return ScalarType::U32;
+  else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::I32;
+  else return ScalarType::F32;
+}
+
+// Contents that live in GPU memory: vyre::gpu::DeviceBuffer, an output a
+// dispatch kept on the GPU. Bound as an input, it is used in place, with no
+// copy through host memory.
+class DeviceContents {
+ public:
+  virtual ~DeviceContents() = default;
+  virtual uint64_t size_bytes() const = 0;
+  virtual ScalarType type() const = 0;
+  // A host copy of the contents (waits for the GPU work that writes them).
+  virtual std::vector<uint8_t> read() const = 0;
+};
+
+// Input contents of a dispatch. Each entry is bytes the Inputs owns, a view
+// of caller memory that must stay alive until the dispatch returns, a length
+// alone, or a buffer already on the GPU. Contents are little-endian arrays of
+// the buffer's element type.
 class Inputs {
  public:
   struct Entry {
@@ -46,18 +77,34 @@ class Inputs {
     std::span<const uint8_t> borrowed;  // caller memory, when `is_borrowed`
     bool is_borrowed = false;
     std::optional<uint32_t> elements;   // length only (no contents): zero-filled
+    std::optional<ScalarType> type;     // the element type a typed call gave
+    std::shared_ptr<DeviceContents> device;  // contents on the GPU, when set
 
     bool has_contents() const { return !elements.has_value(); }
+    bool on_device() const { return device != nullptr; }
     std::span<const uint8_t> contents() const { return is_borrowed ? borrowed : std::span<const uint8_t>(owned); }
   };
 
   Inputs& bytes(BufferRef buffer, std::vector<uint8_t> data);
   Inputs& view(BufferRef buffer, std::span<const uint8_t> data);
+  // A typed view of caller memory: no copy; checked against the buffer's type.
+  template <class T>
+  Inputs& view(BufferRef buffer, std::span<const T> values) {
+    put_view(std::move(buffer), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()),
+                                                         values.size_bytes()))
+        .type = scalar_type_of<T>();
+    return *this;
+  }
+  template <class T>
+  Inputs& view(BufferRef buffer, const std::vector<T>& values) {
+    return view(std::move(buffer), std::span<const T>(values));
+  }
   template <class T>
   Inputs& set(BufferRef buffer, std::span<const T> values) {
     std::vector<uint8_t> data(values.size_bytes());
     if (!data.empty()) std::memcpy(data.data(), values.data(), data.size());
-    return bytes(std::move(buffer), std::move(data));
+    put_bytes(std::move(buffer), std::move(data)).type = scalar_type_of<T>();
+    return *this;
   }
   template <class T>
   Inputs& set(BufferRef buffer, const std::vector<T>& values) {
@@ -69,12 +116,51 @@ class Inputs {
   }
   // Gives a runtime-sized buffer its length without contents (zero-filled).
   Inputs& size(BufferRef buffer, uint32_t elements);
+  // Binds contents already on the GPU (a vyre::gpu::DeviceBuffer), without a
+  // copy. A buffer the program writes is updated in place.
+  Inputs& device(BufferRef buffer, std::shared_ptr<DeviceContents> contents);
 
   const std::vector<Entry>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
 
  private:
+  // The entry for `buffer`, reset (kept in place, so that refilling an Inputs
+  // allocates nothing).
   Entry& upsert(BufferRef buffer);
+  Entry& put_bytes(BufferRef buffer, std::vector<uint8_t> data);
+  Entry& put_view(BufferRef buffer, std::span<const uint8_t> data);
+  std::vector<Entry> entries_;
+};
+
+// Caller-owned host memory that a dispatch reads outputs into
+// (gpu::Pipeline::dispatch_into): no allocation, and only the outputs named
+// here are read back. Each span must hold exactly the output's bytes and stay
+// alive until the dispatch returns.
+class OutputViews {
+ public:
+  struct Entry {
+    BufferRef buffer;
+    std::span<uint8_t> bytes;
+    std::optional<ScalarType> type;  // the element type a typed call gave
+  };
+
+  OutputViews& bytes(BufferRef buffer, std::span<uint8_t> destination);
+  template <class T>
+  OutputViews& view(BufferRef buffer, std::span<T> destination) {
+    put(std::move(buffer), std::span<uint8_t>(reinterpret_cast<uint8_t*>(destination.data()), destination.size_bytes()))
+        .type = scalar_type_of<T>();
+    return *this;
+  }
+  template <class T>
+  OutputViews& view(BufferRef buffer, std::vector<T>& destination) {
+    return view(std::move(buffer), std::span<T>(destination));
+  }
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  Entry& put(BufferRef buffer, std::span<uint8_t> destination);
   std::vector<Entry> entries_;
 };
 

@@ -1,11 +1,16 @@
 // The GPU backend on wgpu-native (WebGPU over Vulkan and the other native
 // APIs): adapter and device selection, the backend fingerprint, and
-// pipeline-mode dispatch (compile once, dispatch many times).
+// pipeline-mode dispatch: compile once, then dispatch many times, with
+// outputs returned, written into caller memory, or kept on the GPU for the
+// next dispatch, one dispatch at a time or many per wait (Batch).
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,15 +61,84 @@ struct CompileReport {
   double pipeline_ms = 0;   // compute pipeline creation
 };
 
-// Timings of a dispatch, in milliseconds.
+// Timings of a dispatch (or of a Batch: its totals), in milliseconds.
 struct DispatchReport {
-  Dim3 grid{0, 0, 0};
-  double upload_ms = 0;
+  Dim3 grid{0, 0, 0};      // of the last dispatch
+  double upload_ms = 0;    // buffers, bind groups and queue writes
   double dispatch_ms = 0;  // encode, submit and wait for completion
-  double readback_ms = 0;
+  double readback_ms = 0;  // mapping the staging buffers and copying out
+};
+
+// Timings of opening a Backend, in milliseconds.
+struct BackendReport {
+  double instance_ms = 0;  // the WebGPU instance (created by the first Backend of a process only)
+  double adapter_ms = 0;   // adapter enumeration and choice
+  double device_ms = 0;    // the device and its queue
+  double cache_ms = 0;     // opening the AOT cache
+};
+
+// What a Backend has created on its device so far. A warm dispatch creates
+// nothing: its buffers, staging buffers and bind groups are reused.
+struct BackendCounters {
+  uint64_t buffers_created = 0;      // GPU buffers, staging buffers included
+  uint64_t bind_groups_created = 0;
+  uint64_t submits = 0;              // queue submissions (one per dispatch or Batch, one per DeviceBuffer::read)
+  uint64_t devices_opened = 0;       // 1, plus one per recovery from a lost device
 };
 
 class Backend;
+class Batch;
+struct Internals;
+
+// A buffer in GPU memory: an output that a dispatch kept on the GPU
+// (Pipeline::dispatch_resident). Bind it as an input of a later dispatch of
+// any Pipeline of the same Backend with Inputs::device: it is used in place,
+// with no round trip through host memory; a buffer the program writes is
+// updated in place. Its memory goes back to the Backend's pool when the last
+// shared_ptr to it goes.
+class DeviceBuffer final : public DeviceContents {
+ public:
+  struct Impl;
+  explicit DeviceBuffer(std::unique_ptr<Impl> impl);
+  ~DeviceBuffer() override;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  uint64_t size_bytes() const override;
+  ScalarType type() const override;
+  uint32_t elements() const { return static_cast<uint32_t>(size_bytes() / 4); }
+  // Copies the contents to host memory. Throws Error(invalid_input) while the
+  // Batch that writes it has not run, Error(device_lost) once its device is gone.
+  std::vector<uint8_t> read() const override;
+  void read_into(std::span<uint8_t> destination) const;  // exactly size_bytes()
+  template <class T>
+  std::vector<T> read_as() const {
+    static_assert(sizeof(T) == 4, "vyre buffers hold 4-byte elements");
+    const std::vector<uint8_t> bytes = read();
+    std::vector<T> out(bytes.size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+    return out;
+  }
+
+  // The library's own view of the buffer; opaque outside it.
+  Impl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// The outputs of Pipeline::dispatch_resident, by name.
+class DeviceOutputs {
+ public:
+  // Throws Error(invalid_input) for an unknown name.
+  const std::shared_ptr<DeviceBuffer>& get(const std::string& name) const;
+  bool has(const std::string& name) const { return buffers_.count(name) != 0; }
+  const std::map<std::string, std::shared_ptr<DeviceBuffer>>& all() const { return buffers_; }
+  void put(std::string name, std::shared_ptr<DeviceBuffer> buffer) { buffers_[std::move(name)] = std::move(buffer); }
+
+ private:
+  std::map<std::string, std::shared_ptr<DeviceBuffer>> buffers_;
+};
 
 class Pipeline {
  public:
@@ -76,6 +150,15 @@ class Pipeline {
   // Uploads inputs, runs one dispatch, reads back every output buffer.
   Outputs dispatch(const Inputs& inputs, const std::optional<Dim3>& grid = std::nullopt,
                    DispatchReport* report = nullptr);
+  // As dispatch(), reading only the outputs named in `outputs`, straight into
+  // the caller's memory. Once warm (same sizes as an earlier dispatch) it
+  // allocates nothing, on the GPU or on the host heap.
+  void dispatch_into(const Inputs& inputs, const OutputViews& outputs, const std::optional<Dim3>& grid = std::nullopt,
+                     DispatchReport* report = nullptr);
+  // As dispatch(), keeping every output on the GPU: no readback. Bind them as
+  // inputs of the next dispatch (Inputs::device) to chain kernels.
+  DeviceOutputs dispatch_resident(const Inputs& inputs, const std::optional<Dim3>& grid = std::nullopt,
+                                  DispatchReport* report = nullptr);
 
   const CompileReport& compile_report() const;
   const ShaderInterface& interface() const;
@@ -85,6 +168,7 @@ class Pipeline {
 
  private:
   friend class Backend;
+  friend struct Internals;
   explicit Pipeline(std::shared_ptr<Impl> impl);
   std::shared_ptr<Impl> impl_;
 };
@@ -102,12 +186,64 @@ class Backend {
   const std::string& fingerprint() const;
 
   // The in-memory pipeline map first, then the AOT cache, then lowering.
+  // Threads compiling the same program at once compile it once.
   Pipeline compile(const Program& program, const DispatchConfig& config = {});
+
+  // Copies host data into a new DeviceBuffer of this Backend's device, for
+  // inputs that stay on the GPU across dispatches (Inputs::device). Returns
+  // once the copy is queued; dispatches that bind it run after it.
+  std::shared_ptr<DeviceBuffer> upload(std::span<const uint8_t> bytes, ScalarType type);
+  template <class T>
+  std::shared_ptr<DeviceBuffer> upload(std::span<const T> values) {
+    return upload(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes()),
+                  scalar_type_of<T>());
+  }
+  template <class T>
+  std::shared_ptr<DeviceBuffer> upload(const std::vector<T>& values) {
+    return upload(std::span<const T>(values));
+  }
+
+  const BackendReport& report() const;
+  BackendCounters counters() const;
 
   struct Impl;
 
  private:
+  friend struct Internals;
   std::shared_ptr<Impl> impl_;
+};
+
+// Many dispatches, of one or several Pipelines of one Backend, recorded into
+// one command buffer: one submission and one wait for all of them. A
+// dispatch may bind the DeviceBuffers of an earlier dispatch of the same
+// Batch (they are written before it runs). Inputs and output views must stay
+// alive until run() returns. A Batch can be refilled and run again; once
+// warm it allocates nothing.
+class Batch {
+ public:
+  explicit Batch(Backend& backend);
+  ~Batch();
+  Batch(Batch&&) noexcept;
+  Batch& operator=(Batch&&) noexcept;
+
+  // Each checks the inputs at once (the errors of Pipeline::dispatch).
+  void dispatch_into(Pipeline& pipeline, const Inputs& inputs, const OutputViews& outputs,
+                     const std::optional<Dim3>& grid = std::nullopt);
+  // The buffers exist at once; their contents once run() has returned.
+  DeviceOutputs dispatch_resident(Pipeline& pipeline, const Inputs& inputs,
+                                  const std::optional<Dim3>& grid = std::nullopt);
+
+  // Submits every recorded dispatch, waits once, reads back the views, and
+  // empties the batch.
+  void run(DispatchReport* report = nullptr);
+  // Forgets the recorded dispatches without running them.
+  void clear();
+  size_t size() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace vyre::gpu

@@ -62,12 +62,43 @@ uint32_t elements_of_contents(const Buffer& b, std::span<const uint8_t> bytes) {
   return static_cast<uint32_t>(elements);
 }
 
-BufferPlan plan_buffer(const Buffer& b, const Inputs::Entry* entry) {
-  BufferPlan plan{&b, b.count, {}};
+// u32 values are the words of any buffer (exact f32 bits, NaN payloads
+// included); i32 and f32 values must be the buffer's own type.
+bool fits_type(ScalarType given, ScalarType buffer) { return given == buffer || given == ScalarType::U32; }
+
+std::string type_mismatch(const Buffer& b, ScalarType given, bool on_device) {
+  return "input for " + describe(b) + (on_device ? " is a DeviceBuffer of " : " is given as ") +
+         std::string(to_string(given)) + " elements; the buffer holds " + std::string(to_string(b.type)) +
+         (on_device ? "" : ": give " + std::string(to_string(b.type)) + " values (or its bits as u32 values)");
+}
+
+void plan_buffer(const Buffer& b, const Inputs::Entry* entry, BufferPlan& plan) {
+  plan.buffer = &b;
+  plan.elements = b.count;
+  plan.initial = {};
+  plan.device = nullptr;
+  plan.entry = entry;
+  if (entry != nullptr && entry->type && !fits_type(*entry->type, b.type))
+    refuse(type_mismatch(b, *entry->type, entry->on_device()));
+  if (entry != nullptr && entry->on_device()) {
+    if (b.access == Access::Uniform)
+      refuse("input for " + describe(b) + " is a DeviceBuffer; a uniform takes host values: read() it and give "
+             "its contents");
+    const uint64_t bytes = entry->device->size_bytes();
+    if (bytes % kElementBytes != 0 || bytes / kElementBytes > std::numeric_limits<uint32_t>::max())
+      refuse("DeviceBuffer for " + describe(b) + " has " + std::to_string(bytes) + " bytes, not a whole number of "
+             "4-byte elements below 2^32");
+    plan.elements = static_cast<uint32_t>(bytes / kElementBytes);
+    if (b.count != 0 && plan.elements != b.count)
+      refuse("DeviceBuffer for " + describe(b) + " has " + std::to_string(plan.elements) +
+             " elements; the program fixes " + std::to_string(b.count));
+    plan.device = entry->device.get();
+    return;
+  }
   if (entry != nullptr && entry->has_contents()) {
     plan.elements = elements_of_contents(b, entry->contents());
     plan.initial = entry->contents();
-    return plan;
+    return;
   }
   if (needs_contents(b))
     refuse(std::string(entry ? "a size alone is not enough for " : "missing input for ") + describe(b) +
@@ -77,12 +108,27 @@ BufferPlan plan_buffer(const Buffer& b, const Inputs::Entry* entry) {
       refuse("size " + std::to_string(*entry->elements) + " given for " + describe(b) +
              "; the program fixes its count at " + std::to_string(b.count));
     plan.elements = *entry->elements;
-    return plan;
+    return;
   }
   if (b.runtime_sized())
     refuse("runtime-sized " + std::string(b.output ? "output" : "buffer") + " '" + b.name +
            "' needs a length: give its contents or a size (--size " + b.name + "=N)");
-  return plan;  // fixed-count read_write buffer, zero-filled
+  // fixed-count read_write buffer, zero-filled
+}
+
+// One DeviceBuffer bound twice where one binding writes it is a data race the
+// GPU API refuses.
+void refuse_written_aliases(const std::vector<BufferPlan>& buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i].device == nullptr) continue;
+    for (size_t j = i + 1; j < buffers.size(); ++j) {
+      if (buffers[j].device != buffers[i].device) continue;
+      const bool written = buffers[i].buffer->access == Access::ReadWrite || buffers[j].buffer->access == Access::ReadWrite;
+      if (written)
+        refuse("one DeviceBuffer is bound to both '" + buffers[i].buffer->name + "' and '" + buffers[j].buffer->name +
+               "', and the program writes one of them: give each written buffer a DeviceBuffer of its own");
+    }
+  }
 }
 
 Dim3 default_grid(const Program& program, const Dim3& workgroup, const std::vector<BufferPlan>& buffers) {
@@ -97,14 +143,17 @@ Dim3 default_grid(const Program& program, const Dim3& workgroup, const std::vect
 
 }  // namespace
 
-DispatchPlan plan_dispatch(const Program& program, const DispatchConfig& config, const Inputs& inputs,
-                           const std::optional<Dim3>& grid_override) {
-  std::vector<const Buffer*> bound;
+DispatchPlanner::DispatchPlanner(const Program& program, DispatchConfig config)
+    : program_(&program), config_(std::move(config)) {
   for (const Buffer* b : canonical_buffer_order(program))
-    if (b->access != Access::Workgroup) bound.push_back(b);
+    if (b->access != Access::Workgroup) bound_.push_back(b);
+}
 
+void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid_override, DispatchPlan& out) const {
+  const Program& program = *program_;
   // Each input entry names one bound buffer, and no buffer twice.
-  std::vector<const Inputs::Entry*> entry_of(bound.size(), nullptr);
+  out.buffers.resize(bound_.size());
+  for (auto& p : out.buffers) p.entry = nullptr;
   for (const auto& entry : inputs.entries()) {
     const Buffer* b = resolve(program, entry.buffer);
     if (b == nullptr)
@@ -112,23 +161,55 @@ DispatchPlan plan_dispatch(const Program& program, const DispatchConfig& config,
              list_buffers(program));
     if (b->access == Access::Workgroup)
       refuse("'" + b->name + "' is a workgroup buffer: it lives on the GPU only and takes no input");
-    const size_t i = std::find(bound.begin(), bound.end(), b) - bound.begin();
-    if (entry_of[i] != nullptr)
+    const size_t i = std::find(bound_.begin(), bound_.end(), b) - bound_.begin();
+    if (out.buffers[i].entry != nullptr)
       refuse("input for " + describe(*b) + " is given twice (by name and by binding)");
-    entry_of[i] = &entry;
+    out.buffers[i].entry = &entry;
   }
 
-  DispatchPlan plan;
-  plan.workgroup_size = config.workgroup_override.value_or(program.workgroup_size);
-  if (std::find(plan.workgroup_size.begin(), plan.workgroup_size.end(), 0u) != plan.workgroup_size.end())
-    refuse("workgroup size " + std::to_string(plan.workgroup_size[0]) + "x" + std::to_string(plan.workgroup_size[1]) +
-           "x" + std::to_string(plan.workgroup_size[2]) + " has a zero component; each must be at least 1");
-  plan.buffers.reserve(bound.size());
-  for (size_t i = 0; i < bound.size(); ++i) plan.buffers.push_back(plan_buffer(*bound[i], entry_of[i]));
+  out.workgroup_size = config_.workgroup_override.value_or(program.workgroup_size);
+  if (std::find(out.workgroup_size.begin(), out.workgroup_size.end(), 0u) != out.workgroup_size.end())
+    refuse("workgroup size " + std::to_string(out.workgroup_size[0]) + "x" + std::to_string(out.workgroup_size[1]) +
+           "x" + std::to_string(out.workgroup_size[2]) + " has a zero component; each must be at least 1");
+  for (size_t i = 0; i < bound_.size(); ++i) plan_buffer(*bound_[i], out.buffers[i].entry, out.buffers[i]);
+  refuse_written_aliases(out.buffers);
 
-  if (grid_override) plan.grid = *grid_override;
-  else if (config.grid) plan.grid = *config.grid;
-  else plan.grid = default_grid(program, plan.workgroup_size, plan.buffers);
+  if (grid_override) out.grid = *grid_override;
+  else if (config_.grid) out.grid = *config_.grid;
+  else out.grid = default_grid(program, out.workgroup_size, out.buffers);
+}
+
+void resolve_output_views(const Program& program, const DispatchPlan& plan, const OutputViews& views,
+                          std::vector<std::span<uint8_t>>& destinations) {
+  const auto& entries = views.entries();
+  for (size_t v = 0; v < entries.size(); ++v) {
+    const auto& view = entries[v];
+    const Buffer* b = resolve(program, view.buffer);
+    auto it = std::find_if(plan.buffers.begin(), plan.buffers.end(), [&](const BufferPlan& p) { return p.buffer == b; });
+    if (b == nullptr || it == plan.buffers.end())
+      refuse("no buffer " + describe(view.buffer) + " to read an output into in " + label(program) +
+             "; its buffers: " + list_buffers(program));
+    if (!b->output)
+      refuse("an output view is given for " + describe(*b) + ", which is not an output; only outputs are read back");
+    for (size_t earlier = 0; earlier < v; ++earlier)
+      if (resolve(program, entries[earlier].buffer) == b)
+        refuse("output view for " + describe(*b) + " is given twice (by name and by binding)");
+    if (view.type && !fits_type(*view.type, b->type))
+      refuse("output view for " + describe(*b) + " holds " + std::string(to_string(*view.type)) +
+             " elements; the buffer holds " + std::string(to_string(b->type)));
+    const uint64_t bytes = uint64_t{it->elements} * kElementBytes;
+    if (view.bytes.size() != bytes)
+      refuse("output view for " + describe(*b) + " has " + std::to_string(view.bytes.size()) +
+             " bytes; this dispatch's output has " + std::to_string(it->elements) + " elements (" +
+             std::to_string(bytes) + " bytes): give a view of exactly that size");
+    destinations[static_cast<size_t>(it - plan.buffers.begin())] = view.bytes;
+  }
+}
+
+DispatchPlan plan_dispatch(const Program& program, const DispatchConfig& config, const Inputs& inputs,
+                           const std::optional<Dim3>& grid_override) {
+  DispatchPlan plan;
+  DispatchPlanner(program, config).plan(inputs, grid_override, plan);
   return plan;
 }
 

@@ -16,7 +16,9 @@ namespace vyre {
 struct BufferPlan {
   const Buffer* buffer = nullptr;
   uint32_t elements = 0;
-  std::span<const uint8_t> initial;  // empty: zero-filled
+  std::span<const uint8_t> initial;      // host contents; empty: zero-filled (unless `device`)
+  DeviceContents* device = nullptr;       // contents already on a GPU, bound in place
+  const Inputs::Entry* entry = nullptr;   // the input that gave it, if any
 };
 
 struct DispatchPlan {
@@ -25,8 +27,35 @@ struct DispatchPlan {
   std::vector<BufferPlan> buffers;  // every non-workgroup buffer, canonical order
 };
 
-// Throws Error(invalid_input) naming the buffer when the inputs do not fit the
-// program. The plan points into `program` and `inputs`, which must outlive it.
+// Plans the dispatches of one program and config. Keeps the program's bound
+// buffers and reuses the plan's storage, so that planning again with inputs
+// of the same shape allocates nothing.
+class DispatchPlanner {
+ public:
+  // `program` must outlive the planner.
+  DispatchPlanner(const Program& program, DispatchConfig config);
+
+  // Throws Error(invalid_input) naming the buffer when the inputs do not fit
+  // the program. The plan points into the program and `inputs`, which must
+  // outlive its use.
+  void plan(const Inputs& inputs, const std::optional<Dim3>& grid_override, DispatchPlan& out) const;
+
+  const Program& program() const { return *program_; }
+
+ private:
+  const Program* program_;
+  DispatchConfig config_;
+  std::vector<const Buffer*> bound_;  // non-workgroup buffers, canonical order
+};
+
+// Per plan buffer, the caller memory its output is read into (empty: not
+// read back). `destinations` must already have one span per plan buffer.
+// Throws Error(invalid_input) for a view of no output, given twice, of
+// another size or of another element type.
+void resolve_output_views(const Program& program, const DispatchPlan& plan, const OutputViews& views,
+                          std::vector<std::span<uint8_t>>& destinations);
+
+// One plan, for callers that dispatch once (the reference interpreter).
 DispatchPlan plan_dispatch(const Program& program, const DispatchConfig& config, const Inputs& inputs,
                            const std::optional<Dim3>& grid_override = std::nullopt);
 

@@ -1,13 +1,16 @@
 // vyre::gpu::Backend and Pipeline: compile = in-memory map, then the AOT
-// cache (or lowering), then a compute pipeline; dispatch = plan, then run.
+// cache (or lowering), then a compute pipeline; dispatch = plan, then run,
+// with outputs returned, written into caller memory or kept on the GPU.
 #include <chrono>
 #include <map>
 #include <mutex>
 
 #include "dispatch/plan.hpp"
 #include "gpu/adapter_selection.hpp"
+#include "gpu/backend_state.hpp"
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/dispatcher.hpp"
 #include "gpu/fingerprint.hpp"
 #include "gpu/instance.hpp"
@@ -24,49 +27,7 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// What every Pipeline compiled from one cache key shares.
-struct Compiled {
-  std::string wgsl;
-  std::shared_ptr<const ComputePipeline> pipeline;
-};
-
-}  // namespace
-
-struct Pipeline::Impl {
-  Program program;
-  DispatchConfig config;
-  std::shared_ptr<const Compiled> compiled;
-  CompileReport report;
-  Dispatcher dispatcher;  // buffers of this Pipeline alone
-
-  Impl(Program p, DispatchConfig c, std::shared_ptr<const Compiled> shared, CompileReport r)
-      : program(std::move(p)), config(std::move(c)), compiled(std::move(shared)), report(std::move(r)),
-        dispatcher(compiled->pipeline) {}
-};
-
-struct Backend::Impl {
-  std::shared_ptr<DeviceContext> device;
-  std::string fingerprint;
-  std::shared_ptr<aot::Cache> cache;
-
-  // One entry per cache key; its mutex makes threads that compile the same
-  // program wait for the first instead of compiling it again.
-  struct Entry {
-    std::mutex mutex;
-    std::shared_ptr<const Compiled> compiled;
-  };
-  std::mutex mutex;
-  std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries;
-
-  std::shared_ptr<Entry> entry(const std::string& key) {
-    std::lock_guard lock(mutex);
-    auto& slot = entries[key];
-    if (!slot) slot = std::make_shared<Entry>();
-    return slot;
-  }
-};
-
-namespace {
+constexpr uint64_t kElementBytes = 4;
 
 Pipeline::Impl& checked(const std::shared_ptr<Pipeline::Impl>& impl) {
   if (!impl) throw Error(ErrorKind::invalid_input, "this Pipeline is empty: get one from vyre::gpu::Backend::compile");
@@ -80,6 +41,130 @@ Backend::Impl& checked(const std::shared_ptr<Backend::Impl>& impl) {
 
 }  // namespace
 
+const std::shared_ptr<Backend::Impl>& Internals::of(Backend& backend) {
+  checked(backend.impl_);
+  return backend.impl_;
+}
+const std::shared_ptr<Pipeline::Impl>& Internals::of(Pipeline& pipeline) {
+  checked(pipeline.impl_);
+  return pipeline.impl_;
+}
+
+// ---- Backend::Impl ----------------------------------------------------------
+
+std::shared_ptr<Backend::Impl::Entry> Backend::Impl::entry(const std::string& key) {
+  std::lock_guard lock(entries_mutex_);
+  auto& slot = entries_[key];
+  if (!slot) slot = std::make_shared<Entry>();
+  return slot;
+}
+
+void Backend::Impl::open(std::shared_ptr<DeviceContext> device) {
+  std::lock_guard lock(device_mutex_);
+  live_.pool = std::make_shared<BufferPool>(device);
+  live_.device = std::move(device);
+}
+
+Backend::Impl::Live Backend::Impl::live() {
+  std::lock_guard lock(device_mutex_);
+  if (live_.device->lost()) {
+    log::warn("GPU device on '{}' was lost; opening a new one", live_.device->adapter().name);
+    auto device = live_.device->reopen();
+    live_.pool = std::make_shared<BufferPool>(device);
+    live_.device = std::move(device);
+  }
+  return live_;
+}
+
+std::shared_ptr<const Compiled> Backend::Impl::compiled(const aot::KeyParts& parts, const Program& program,
+                                                        const DispatchConfig& config, CompileReport& report) {
+  const auto start = Clock::now();
+  report.cache_key = parts.key();
+  const Live now = live();
+  auto slot = entry(report.cache_key);
+  std::lock_guard lock(slot->mutex);
+  if (slot->compiled && &slot->compiled->pipeline->device() == now.device.get()) {
+    report.memory_hit = true;
+    report.cache_ms = ms_since(start);
+    return slot->compiled;
+  }
+  auto compiled = std::make_shared<Compiled>();
+  if (slot->compiled) {  // compiled before the device was lost: its WGSL stands
+    report.memory_hit = true;
+    compiled->wgsl = slot->compiled->wgsl;
+  } else {
+    const aot::Artifact artifact =
+        cache->load_or_compile(parts, [&] { return lower_to_wgsl(program, config); }, program.name);
+    report.cache_hit = artifact.cache_hit;
+    report.lower_ms = artifact.lower_ms;
+    compiled->wgsl = artifact.wgsl;
+  }
+  report.cache_ms = ms_since(start);
+  PipelineTimings timings;
+  compiled->pipeline =
+      std::make_shared<ComputePipeline>(now.device, compiled->wgsl, shader_interface(program, config), &timings);
+  report.shader_ms = timings.shader_ms;
+  report.pipeline_ms = timings.pipeline_ms;
+  slot->compiled = compiled;
+  return compiled;
+}
+
+// ---- Pipeline::Impl ---------------------------------------------------------
+
+Pipeline::Impl::Impl(Program p, DispatchConfig c, std::shared_ptr<const Compiled> shared, CompileReport r,
+                     std::weak_ptr<Backend::Impl> owner, std::shared_ptr<BufferPool> buffers)
+    : program(std::move(p)), config(std::move(c)), compiled(std::move(shared)), report(std::move(r)),
+      backend(std::move(owner)), pool(std::move(buffers)), planner(program, config), dispatcher(compiled->pipeline) {}
+
+void Pipeline::Impl::ensure_live_device() {
+  const DeviceContext& device = dispatcher.pipeline().device();
+  if (!device.lost()) return;
+  if (reported_loss != &device) {
+    reported_loss = &device;
+    device.check_alive();  // throws Error(device_lost)
+  }
+  auto owner = backend.lock();
+  if (!owner)
+    throw Error(ErrorKind::device_lost, "the GPU device of this Pipeline was lost and the Backend it was compiled on "
+                                        "is gone: compile the program on a new vyre::gpu::Backend");
+  CompileReport again;
+  compiled = owner->compiled(aot::key_parts(program, owner->fingerprint, config), program, config, again);
+  pool = owner->live().pool;
+  dispatcher.replace_pipeline(compiled->pipeline);
+  log::debug("pipeline '{}' moved to the new device", program.name);
+}
+
+void Pipeline::Impl::run(DispatchReport* report, bool wait) {
+  try {
+    dispatcher.run(job, report, wait);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::device_lost) note_loss();
+    throw;
+  }
+}
+
+DeviceOutputs Pipeline::Impl::resident_outputs(DispatchJob& target, bool pending) {
+  DeviceOutputs outputs;
+  for (size_t i = 0; i < target.plan.buffers.size(); ++i) {
+    const BufferPlan& p = target.plan.buffers[i];
+    if (!p.buffer->output) continue;
+    if (p.device != nullptr) {  // written in place: the output is the buffer given
+      auto given = std::dynamic_pointer_cast<DeviceBuffer>(p.entry->device);
+      if (!given)
+        throw Error(ErrorKind::invalid_input, "the device contents given for '" + p.buffer->name +
+                                                  "' are no vyre::gpu::DeviceBuffer; give host contents instead");
+      outputs.put(p.buffer->name, std::move(given));
+      continue;
+    }
+    auto made = make_device_buffer(pool, uint64_t{p.elements} * kElementBytes, p.buffer->type,
+                                   "output '" + p.buffer->name + "' of '" + program.name + "'");
+    made->impl().pending = pending;
+    target.resident[i] = made.get();
+    outputs.put(p.buffer->name, std::move(made));
+  }
+  return outputs;
+}
+
 // ---- Pipeline -------------------------------------------------------------
 
 Pipeline::Pipeline() = default;
@@ -90,66 +175,129 @@ Pipeline::Pipeline(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Outputs Pipeline::dispatch(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchReport* report) {
   Impl& impl = checked(impl_);
-  const DispatchPlan plan = plan_dispatch(impl.program, impl.config, inputs, grid);
-  return impl.dispatcher.run(plan, report);
+  std::lock_guard lock(impl.dispatcher.mutex());
+  impl.ensure_live_device();
+  DispatchJob& job = impl.job;
+  impl.planner.plan(inputs, grid, job.plan);
+  job.frame = 0;
+  job.reset_destinations();
+  std::vector<std::vector<uint8_t>> data(job.plan.buffers.size());
+  for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
+    if (!job.plan.buffers[i].buffer->output) continue;
+    data[i].resize(uint64_t{job.plan.buffers[i].elements} * kElementBytes);
+    job.readback[i] = data[i];
+  }
+  impl.run(report, true);
+  Outputs outputs;
+  for (size_t i = 0; i < job.plan.buffers.size(); ++i)
+    if (job.plan.buffers[i].buffer->output) outputs.put(job.plan.buffers[i].buffer->name, std::move(data[i]));
+  return outputs;
+}
+
+void Pipeline::dispatch_into(const Inputs& inputs, const OutputViews& outputs, const std::optional<Dim3>& grid,
+                             DispatchReport* report) {
+  Impl& impl = checked(impl_);
+  std::lock_guard lock(impl.dispatcher.mutex());
+  impl.ensure_live_device();
+  DispatchJob& job = impl.job;
+  impl.planner.plan(inputs, grid, job.plan);
+  job.frame = 0;
+  job.reset_destinations();
+  resolve_output_views(impl.program, job.plan, outputs, job.readback);
+  impl.run(report, true);
+}
+
+DeviceOutputs Pipeline::dispatch_resident(const Inputs& inputs, const std::optional<Dim3>& grid,
+                                          DispatchReport* report) {
+  Impl& impl = checked(impl_);
+  std::lock_guard lock(impl.dispatcher.mutex());
+  impl.ensure_live_device();
+  DispatchJob& job = impl.job;
+  impl.planner.plan(inputs, grid, job.plan);
+  job.frame = 0;
+  job.reset_destinations();
+  DeviceOutputs outputs = impl.resident_outputs(job, false);
+  impl.run(report, false);
+  return outputs;
 }
 
 const CompileReport& Pipeline::compile_report() const { return checked(impl_).report; }
 const ShaderInterface& Pipeline::interface() const { return checked(impl_).compiled->pipeline->interface(); }
 const std::string& Pipeline::wgsl() const { return checked(impl_).compiled->wgsl; }
 
+const std::shared_ptr<DeviceBuffer>& DeviceOutputs::get(const std::string& name) const {
+  auto it = buffers_.find(name);
+  if (it == buffers_.end()) throw Error(ErrorKind::invalid_input, "no output buffer named '" + name + "'");
+  return it->second;
+}
+
 // ---- Backend ----------------------------------------------------------------
 
 Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Impl>()) {
+  auto start = Clock::now();
   const BackendChoice backends = choose_backends(options.backend);
+  shared_instance(backends.mask);
+  impl_->report.instance_ms = ms_since(start);
+
+  start = Clock::now();
   std::vector<FoundAdapter> adapters = find_adapters(backends);
   const size_t chosen = select_adapter(adapters, backends, options.adapter);
-  impl_->device = DeviceContext::open(std::move(adapters[chosen]));
-  impl_->fingerprint = effective_fingerprint(impl_->device->adapter().fingerprint);
+  impl_->report.adapter_ms = ms_since(start);
+
+  start = Clock::now();
+  impl_->open(DeviceContext::open(std::move(adapters[chosen]), impl_->counters));
+  impl_->report.device_ms = ms_since(start);
+  const Impl::Live live = impl_->live();
+  impl_->adapter = live.device->adapter();
+  impl_->fingerprint = effective_fingerprint(impl_->adapter.fingerprint);
+
+  start = Clock::now();
   impl_->cache = options.cache ? options.cache : std::make_shared<aot::Cache>(aot::Cache::from_environment());
-  log::debug("GPU backend on adapter [{}] '{}', fingerprint {}", impl_->device->adapter().index,
-             impl_->device->adapter().name, impl_->fingerprint);
+  impl_->report.cache_ms = ms_since(start);
+  log::debug("GPU backend on adapter [{}] '{}', fingerprint {}", live.device->adapter().index,
+             live.device->adapter().name, impl_->fingerprint);
 }
 
 Backend::~Backend() = default;
 Backend::Backend(Backend&&) noexcept = default;
 Backend& Backend::operator=(Backend&&) noexcept = default;
 
-const AdapterInfo& Backend::adapter() const { return checked(impl_).device->adapter(); }
+const AdapterInfo& Backend::adapter() const { return checked(impl_).adapter; }
 const std::string& Backend::fingerprint() const { return checked(impl_).fingerprint; }
+const BackendReport& Backend::report() const { return checked(impl_).report; }
+
+BackendCounters Backend::counters() const {
+  const DeviceCounters& c = *checked(impl_).counters;
+  return {c.buffers_created.load(), c.bind_groups_created.load(), c.submits.load(), c.devices_opened.load()};
+}
+
+std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, ScalarType type) {
+  if (bytes.size() % kElementBytes != 0)
+    throw Error(ErrorKind::invalid_input, "upload of " + std::to_string(bytes.size()) +
+                                              " bytes: not a whole number of 4-byte elements");
+  const Impl::Live now = checked(impl_).live();
+  const WGPULimits& limits = now.device->limits();
+  if (bytes.size() > limits.maxStorageBufferBindingSize || bytes.size() > limits.maxBufferSize)
+    throw Error(ErrorKind::limit_exceeded,
+                "upload of " + std::to_string(bytes.size()) + " bytes; the device's maxStorageBufferBindingSize on '" +
+                    now.device->adapter().name + "' is " + std::to_string(limits.maxStorageBufferBindingSize) +
+                    " bytes (maxBufferSize " + std::to_string(limits.maxBufferSize) +
+                    "). Split the data over several buffers.");
+  auto buffer = make_device_buffer(now.pool, bytes.size(), type, "an upload of " + std::to_string(bytes.size()) + " bytes");
+  if (!bytes.empty())
+    wgpuQueueWriteBuffer(now.device->queue(), buffer->impl().buffer.buffer.get(), 0, bytes.data(), bytes.size());
+  return buffer;
+}
 
 Pipeline Backend::compile(const Program& program, const DispatchConfig& config) {
   Impl& impl = checked(impl_);
-  impl.device->check_alive();
   require_valid(program);
-
-  const auto start = Clock::now();
   CompileReport report;
-  const aot::KeyParts parts = aot::key_parts(program, impl.fingerprint, config);
-  report.cache_key = parts.key();
-  auto entry = impl.entry(report.cache_key);
-  std::lock_guard lock(entry->mutex);
-  if (entry->compiled) {
-    report.memory_hit = true;
-    report.cache_ms = ms_since(start);
-  } else {
-    const aot::Artifact artifact =
-        impl.cache->load_or_compile(parts, [&] { return lower_to_wgsl(program, config); }, program.name);
-    report.cache_hit = artifact.cache_hit;
-    report.lower_ms = artifact.lower_ms;
-    report.cache_ms = ms_since(start);
-    PipelineTimings timings;
-    auto compiled = std::make_shared<Compiled>();
-    compiled->wgsl = artifact.wgsl;
-    compiled->pipeline =
-        std::make_shared<ComputePipeline>(impl.device, artifact.wgsl, shader_interface(program, config), &timings);
-    report.shader_ms = timings.shader_ms;
-    report.pipeline_ms = timings.pipeline_ms;
-    entry->compiled = std::move(compiled);
-  }
+  auto compiled = impl.compiled(aot::key_parts(program, impl.fingerprint, config), program, config, report);
   log::debug("compiled '{}': key {} ({})", program.name, report.cache_key,
              report.memory_hit ? "in memory" : report.cache_hit ? "AOT cache hit" : "lowered");
-  return Pipeline(std::make_shared<Pipeline::Impl>(program, config, entry->compiled, report));
+  return Pipeline(std::make_shared<Pipeline::Impl>(program, config, std::move(compiled), std::move(report), impl_,
+                                                   impl.live().pool));
 }
 
 }  // namespace vyre::gpu

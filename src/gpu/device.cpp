@@ -1,6 +1,7 @@
 #include "gpu/device.hpp"
 
 #include <chrono>
+#include <utility>
 #include <thread>
 
 #include "util/log.hpp"
@@ -57,9 +58,10 @@ bool says_device_lost(std::string_view message) { return message.find("device is
 
 }  // namespace
 
-std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found) {
+std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shared_ptr<DeviceCounters> counters) {
   std::shared_ptr<DeviceContext> ctx(new DeviceContext());
   ctx->callbacks_ = std::make_unique<CallbackState>();
+  ctx->counters_ = counters ? std::move(counters) : std::make_shared<DeviceCounters>();
   ctx->adapter_ = std::move(found.adapter);
   ctx->adapter_info_ = std::move(found.info);
 
@@ -101,6 +103,7 @@ std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found) {
   if (wgpuDeviceGetLimits(request.device, &ctx->limits_) != WGPUStatus_Success)
     throw Error(ErrorKind::gpu, "cannot read the device limits of '" + ctx->adapter_info_.name + "'");
   ctx->limits_.nextInChain = nullptr;
+  ++ctx->counters_->devices_opened;
   log::debug("opened GPU device on '{}' ({}, {})", ctx->adapter_info_.name, ctx->adapter_info_.backend,
              ctx->adapter_info_.type);
   return ctx;
@@ -108,11 +111,38 @@ std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found) {
 
 DeviceContext::~DeviceContext() = default;
 
+std::shared_ptr<DeviceContext> DeviceContext::reopen() const {
+  wgpuAdapterAddRef(adapter_.get());
+  return open(FoundAdapter{wgpu::Adapter(adapter_.get()), adapter_info_}, counters_);
+}
+
+bool DeviceContext::lost() const { return callbacks_->lost.load(); }
+
+wgpu::Buffer DeviceContext::create_buffer(uint64_t bytes, WGPUBufferUsage usage) {
+  WGPUBufferDescriptor descriptor{};
+  descriptor.usage = usage;
+  descriptor.size = bytes;
+  ++counters_->buffers_created;
+  return wgpu::Buffer(wgpuDeviceCreateBuffer(device_.get(), &descriptor));
+}
+
+wgpu::BindGroup DeviceContext::create_bind_group(const WGPUBindGroupDescriptor& descriptor) {
+  ++counters_->bind_groups_created;
+  return wgpu::BindGroup(wgpuDeviceCreateBindGroup(device_.get(), &descriptor));
+}
+
+WGPUSubmissionIndex DeviceContext::submit(WGPUCommandBuffer commands) {
+  ++counters_->submits;
+  return wgpuQueueSubmitForIndex(queue_.get(), 1, &commands);
+}
+
 void DeviceContext::check_alive() const {
   if (!callbacks_->lost.load()) return;
   std::lock_guard lock(callbacks_->mutex);
   throw Error(ErrorKind::device_lost, "the GPU device on '" + adapter_info_.name + "' was lost (" + callbacks_->why +
-                                          "); create a new vyre::gpu::Backend to continue");
+                                          "); the work of this call is gone, and so are the DeviceBuffers made on "
+                                          "it. The vyre::gpu::Backend opens a new device on its next compile or "
+                                          "dispatch: call again");
 }
 
 void DeviceContext::mark_lost(std::string_view why) { callbacks_->set_lost(why); }
@@ -141,6 +171,19 @@ void DeviceContext::wait_for(WGPUSubmissionIndex submission) {
   check_alive();
   wgpuDevicePoll(device_.get(), WGPU_TRUE, &submission);
   check_alive();
+}
+
+void DeviceContext::throttle(WGPUSubmissionIndex submission) {
+  WGPUSubmissionIndex oldest = 0;
+  {
+    std::lock_guard lock(throttle_mutex_);
+    oldest = std::exchange(in_flight_[in_flight_next_], submission);
+    in_flight_next_ = (in_flight_next_ + 1) % kMaxInFlight;
+  }
+  check_alive();
+  // Long done, as a rule; polling also runs the callbacks of finished work.
+  if (oldest != 0) wgpuDevicePoll(device_.get(), WGPU_TRUE, &oldest);
+  else wgpuDevicePoll(device_.get(), WGPU_FALSE, nullptr);
 }
 
 ErrorScope::ErrorScope(DeviceContext& device) : device_(device), uncaptured_before_(device.uncaptured_errors()) {

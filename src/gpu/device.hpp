@@ -2,6 +2,7 @@
 // error scopes and the waits that drive wgpu-native's callbacks.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -16,12 +17,25 @@
 
 namespace vyre::gpu {
 
+// What the devices of one Backend have created; shared by the devices it
+// opens over its life (a lost device is replaced by a new one).
+struct DeviceCounters {
+  std::atomic<uint64_t> buffers_created{0};
+  std::atomic<uint64_t> bind_groups_created{0};
+  std::atomic<uint64_t> submits{0};
+  std::atomic<uint64_t> devices_opened{0};
+  std::atomic<uint64_t> next_buffer_id{1};
+};
+
 class DeviceContext {
  public:
   // Opens a device with the adapter's own limits (not WebGPU's defaults), so
   // large buffers and up to the adapter's invocations per workgroup work.
   // Throws Error(no_adapter) when the adapter cannot open one.
-  static std::shared_ptr<DeviceContext> open(FoundAdapter adapter);
+  static std::shared_ptr<DeviceContext> open(FoundAdapter adapter,
+                                             std::shared_ptr<DeviceCounters> counters = nullptr);
+  // A new device on the same adapter, for after this one was lost.
+  std::shared_ptr<DeviceContext> reopen() const;
   ~DeviceContext();
   DeviceContext(const DeviceContext&) = delete;
   DeviceContext& operator=(const DeviceContext&) = delete;
@@ -37,7 +51,17 @@ class DeviceContext {
 
   // Throws Error(device_lost) once the device is gone.
   void check_alive() const;
+  bool lost() const;
   void mark_lost(std::string_view why);
+
+  // Every buffer, bind group and submission goes through these, so that the
+  // counters prove what a warm dispatch does not create. A buffer's id is
+  // unique for the life of the process (addresses are reused).
+  wgpu::Buffer create_buffer(uint64_t bytes, WGPUBufferUsage usage);
+  uint64_t next_buffer_id() { return counters_->next_buffer_id++; }
+  wgpu::BindGroup create_bind_group(const WGPUBindGroupDescriptor& descriptor);
+  WGPUSubmissionIndex submit(WGPUCommandBuffer commands);
+  const DeviceCounters& counters() const { return *counters_; }
 
   // Errors that reached no error scope: a count, and the latest message.
   uint64_t uncaptured_errors() const;
@@ -48,6 +72,11 @@ class DeviceContext {
   void poll_until(const std::function<bool()>& done);
   // Blocks until the given submission has finished.
   void wait_for(WGPUSubmissionIndex submission);
+  // For work submitted without a wait: blocks only while more than
+  // kMaxInFlight submissions are unfinished, so that a loop of asynchronous
+  // dispatches cannot queue without bound.
+  void throttle(WGPUSubmissionIndex submission);
+  static constexpr size_t kMaxInFlight = 16;
 
   struct CallbackState;
 
@@ -55,12 +84,16 @@ class DeviceContext {
   DeviceContext() = default;
 
   std::unique_ptr<CallbackState> callbacks_;  // outlives device_: its callbacks point here
+  std::shared_ptr<DeviceCounters> counters_;
   wgpu::Adapter adapter_;
   wgpu::Device device_;
   wgpu::Queue queue_;
   WGPULimits limits_{};
   AdapterInfo adapter_info_;
   std::mutex scope_mutex_;
+  std::mutex throttle_mutex_;
+  std::array<WGPUSubmissionIndex, kMaxInFlight> in_flight_{};
+  size_t in_flight_next_ = 0;
 };
 
 // Pushes validation and out-of-memory error scopes; check() pops them and

@@ -1,10 +1,12 @@
 #include "gpu/dispatcher.hpp"
 
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <chrono>
+#include <cstring>
 #include <string>
 
+#include "gpu/device_buffer.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::gpu {
@@ -17,8 +19,6 @@ double ms_since(Clock::time_point start) {
 
 constexpr uint64_t kElementBytes = 4;
 
-uint64_t readback_bytes(const BufferPlan& plan) { return plan.buffer->output ? plan.elements * kElementBytes : 0; }
-
 // "<what>; the device's <limit> on '<adapter>' is <value><unit>. <advice>"
 [[noreturn]] void beyond_limit(const std::string& what, const char* limit_name, uint64_t limit, const char* unit,
                                const DeviceContext& device, const char* advice) {
@@ -26,27 +26,70 @@ uint64_t readback_bytes(const BufferPlan& plan) { return plan.buffer->output ? p
                                              "' is " + std::to_string(limit) + unit + ". " + advice);
 }
 
+// Zeroing a small range rides along with the uploads (one queue write, from
+// here) instead of a clear command of its own, which costs more per dispatch
+// than the write; larger ranges are cleared on the GPU.
+constexpr size_t kZeroByWriteBytes = 64 << 10;
+const std::array<uint8_t, kZeroByWriteBytes> kZeros{};
+
+WGPUBufferUsage usage_of(const ShaderBinding& shader) {
+  return shader.kind == BindingKind::Uniform ? WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst : kStorageUsage;
+}
+
 }  // namespace
 
-Dispatcher::Dispatcher(std::shared_ptr<const ComputePipeline> pipeline)
-    : pipeline_(std::move(pipeline)) {
-  slots_.resize(pipeline_->interface().bindings.size());
+void DispatchJob::reset_destinations() {
+  readback.assign(plan.buffers.size(), {});
+  resident.assign(plan.buffers.size(), nullptr);
 }
 
-std::vector<Dispatcher::Binding> Dispatcher::match(const DispatchPlan& plan) const {
-  std::vector<Binding> bindings;
-  for (const auto& shader : pipeline_->interface().bindings) {
-    auto it = std::find_if(plan.buffers.begin(), plan.buffers.end(),
-                           [&](const BufferPlan& p) { return p.buffer->binding == shader.binding; });
-    if (it == plan.buffers.end())
+Dispatcher::Dispatcher(std::shared_ptr<const ComputePipeline> pipeline)
+    : pipeline_(std::move(pipeline)), tracker_(std::make_unique<MapTracker>()) {}
+
+Dispatcher::~Dispatcher() {
+  // A map callback may still be due after a failed dispatch: leave it its state.
+  if (tracker_ && !tracker_->done()) (void)tracker_.release();
+}
+
+void Dispatcher::replace_pipeline(std::shared_ptr<const ComputePipeline> pipeline) {
+  frames_.clear();
+  pipeline_ = std::move(pipeline);
+}
+
+Dispatcher::Frame& Dispatcher::frame(size_t index) {
+  while (frames_.size() <= index) frames_.push_back(std::make_unique<Frame>());
+  Frame& f = *frames_[index];
+  const size_t n = pipeline_->interface().bindings.size();
+  if (f.slots.size() != n) {
+    f.slots.resize(n);
+    f.staging.resize(n);
+    f.written.resize(n);
+  }
+  return f;
+}
+
+void Dispatcher::match(const DispatchPlan& plan, Frame& f) {
+  const auto& bindings = pipeline_->interface().bindings;
+  f.bound.resize(bindings.size());
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const ShaderBinding& shader = bindings[i];
+    // Lowered programs bind every buffer in canonical order, so the same index almost always matches.
+    size_t p = i < plan.buffers.size() && plan.buffers[i].buffer->binding == shader.binding ? i : plan.buffers.size();
+    if (p == plan.buffers.size())
+      for (size_t k = 0; k < plan.buffers.size(); ++k)
+        if (plan.buffers[k].buffer->binding == shader.binding) p = k;
+    if (p == plan.buffers.size())
       throw Error(ErrorKind::lowering, "the shader binds '" + shader.buffer + "' at binding " +
                                            std::to_string(shader.binding) + " but the program has no buffer there");
-    bindings.push_back({&shader, &*it, std::max<uint64_t>(shader.binding_bytes(it->elements), kElementBytes)});
+    Bound& b = f.bound[i];
+    b = Bound{};
+    b.shader = &shader;
+    b.plan_index = p;
+    b.bytes = std::max<uint64_t>(shader.binding_bytes(plan.buffers[p].elements), kElementBytes);
   }
-  return bindings;
 }
 
-void Dispatcher::check_limits(const DispatchPlan& plan, const std::vector<Binding>& bindings) const {
+void Dispatcher::check_limits(const DispatchPlan& plan, const Frame& f) const {
   const DeviceContext& device = pipeline_->device();
   const WGPULimits& limits = device.limits();
   const Dim3& grid = plan.grid;
@@ -57,13 +100,14 @@ void Dispatcher::check_limits(const DispatchPlan& plan, const std::vector<Bindin
                    "maxComputeWorkgroupsPerDimension", limits.maxComputeWorkgroupsPerDimension, "", device,
                    "Give a smaller grid (--grid X,Y,Z) and have the program cover the elements in a grid-stride "
                    "loop, spread the grid over y and z, or use a larger workgroup size.");
-  for (const auto& b : bindings) {
+  for (const Bound& b : f.bound) {
     const bool uniform = b.shader->kind == BindingKind::Uniform;
     const uint64_t binding_limit = uniform ? limits.maxUniformBufferBindingSize : limits.maxStorageBufferBindingSize;
     if (b.bytes <= binding_limit && b.bytes <= limits.maxBufferSize) continue;
-    const std::string what = "buffer '" + b.plan->buffer->name + "' (" + std::to_string(b.plan->elements) + " " +
-                             std::string(to_string(b.plan->buffer->type)) + " elements) needs " +
-                             std::to_string(b.bytes) + " bytes";
+    const BufferPlan& p = plan.buffers[b.plan_index];
+    const std::string what = "buffer '" + p.buffer->name + "' (" + std::to_string(p.elements) + " " +
+                             std::string(to_string(p.buffer->type)) + " elements) needs " + std::to_string(b.bytes) +
+                             " bytes";
     const char* split = "Split the data over several dispatches.";
     if (b.bytes > binding_limit)
       beyond_limit(what, uniform ? "maxUniformBufferBindingSize" : "maxStorageBufferBindingSize", binding_limit,
@@ -72,218 +116,310 @@ void Dispatcher::check_limits(const DispatchPlan& plan, const std::vector<Bindin
   }
 }
 
-bool Dispatcher::ensure(wgpu::Buffer& buffer, uint64_t& capacity, uint64_t bytes, WGPUBufferUsage usage) {
-  if (buffer && capacity >= bytes) return false;
-  buffer.reset();
-  capacity = 0;
-  WGPUBufferDescriptor descriptor{};
-  descriptor.usage = usage;
-  descriptor.size = bytes;
-  buffer = wgpu::Buffer(wgpuDeviceCreateBuffer(pipeline_->device().device(), &descriptor));
-  capacity = bytes;
+void Dispatcher::check(const DispatchJob& job, bool allow_pending) {
+  Frame& f = frame(job.frame);
+  match(job.plan, f);
+  check_limits(job.plan, f);
+  const DeviceContext& device = pipeline_->device();
+  for (const auto& p : job.plan.buffers)
+    if (p.device != nullptr) bindable_device_buffer(*p.device, device, p.buffer->name, allow_pending);
+  for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
+    if (job.resident[i] == nullptr) continue;
+    const auto& bindings = pipeline_->interface().bindings;
+    if (std::none_of(bindings.begin(), bindings.end(),
+                     [&](const ShaderBinding& s) { return s.binding == job.plan.buffers[i].buffer->binding; }))
+      throw Error(ErrorKind::lowering, "output '" + job.plan.buffers[i].buffer->name +
+                                           "' is not bound by the shader and cannot stay on the GPU");
+  }
+}
+
+void Dispatcher::ensure(GpuBuffer& slot, uint64_t bytes, WGPUBufferUsage usage) {
+  if (slot && slot.capacity >= bytes) return;
+  slot = GpuBuffer{};
+  slot.buffer = pipeline_->device().create_buffer(bytes, usage);
+  slot.capacity = bytes;
+  slot.id = pipeline_->device().next_buffer_id();
   ++buffers_created_;
+}
+
+void Dispatcher::bind(DispatchJob& job) {
+  Frame& f = frame(job.frame);
+  const DispatchPlan& plan = job.plan;
+  const WGPUQueue queue = pipeline_->device().queue();
+  for (size_t i = 0; i < f.bound.size(); ++i) {
+    Bound& b = f.bound[i];
+    const BufferPlan& p = plan.buffers[b.plan_index];
+    std::span<const uint8_t> upload = p.initial;
+    if (p.device != nullptr) {  // bound in place: never written from the host, never cleared
+      const GpuBuffer& buffer = static_cast<DeviceBuffer*>(p.device)->impl().buffer;
+      b.buffer = buffer.buffer.get();
+      b.id = buffer.id;
+      upload = {};
+      b.clear_from = b.bytes;
+    } else if (DeviceBuffer* out = job.resident[b.plan_index]; out != nullptr) {
+      const GpuBuffer& buffer = out->impl().buffer;
+      b.buffer = buffer.buffer.get();
+      b.id = buffer.id;
+      b.clear_from = upload.size();
+    } else {
+      ensure(f.slots[i], b.bytes, usage_of(*b.shader));
+      b.buffer = f.slots[i].buffer.get();
+      b.id = f.slots[i].id;
+      b.clear_from = upload.size();
+      if (b.shader->kind == BindingKind::Uniform && !needs_write(f.written[i], b.id, upload)) {
+        b.clear_from = b.bytes;  // written, and its zero tail, by an earlier dispatch
+        upload = {};
+      }
+    }
+    if (!upload.empty()) wgpuQueueWriteBuffer(queue, b.buffer, 0, upload.data(), upload.size());
+    if (b.clear_from < b.bytes && b.bytes - b.clear_from <= kZeroByWriteBytes) {
+      wgpuQueueWriteBuffer(queue, b.buffer, b.clear_from, kZeros.data(), b.bytes - b.clear_from);
+      b.clear_from = b.bytes;
+    }
+    const std::span<uint8_t> destination = job.readback[b.plan_index];
+    b.staging = nullptr;
+    if (!destination.empty()) {
+      ensure(f.staging[i], destination.size(), kStagingUsage);
+      b.staging = f.staging[i].buffer.get();
+    }
+  }
+  bind_group(f);
+  write_lengths(plan, f);
+}
+
+bool Dispatcher::needs_write(Written& written, uint64_t id, std::span<const uint8_t> bytes) {
+  if (written.id == id && written.bytes.size() == bytes.size() &&
+      (bytes.empty() || std::memcmp(written.bytes.data(), bytes.data(), bytes.size()) == 0))
+    return false;
+  written.id = id;
+  written.bytes.assign(bytes.begin(), bytes.end());
   return true;
 }
 
-void Dispatcher::prepare(const std::vector<Binding>& bindings) {
-  const WGPUDevice device = pipeline_->device().device();
-  std::vector<uint64_t> sizes;
-  std::vector<WGPUBindGroupEntry> entries;
-  // A new buffer may reuse a released one's address: rebind on creation, not by address.
-  bool created = false;
-  for (size_t i = 0; i < bindings.size(); ++i) {
-    const Binding& b = bindings[i];
-    Slot& slot = slots_[i];
-    const WGPUBufferUsage usage = b.shader->kind == BindingKind::Uniform
-                                      ? WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst
-                                      : WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst | WGPUBufferUsage_CopySrc;
-    created |= ensure(slot.buffer, slot.capacity, b.bytes, usage);
-    if (const uint64_t readback = readback_bytes(*b.plan); readback > 0)
-      ensure(slot.staging, slot.staging_capacity, readback, WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst);
-    sizes.push_back(b.bytes);
+void Dispatcher::bind_group(Frame& f) {
+  f.key.clear();
+  for (const Bound& b : f.bound) {
+    f.key.push_back(b.id);
+    f.key.push_back(b.bytes);
+  }
+  ++f.uses;
+  CachedGroup* oldest = &f.groups[0];
+  for (CachedGroup& cached : f.groups) {
+    if (cached.group && cached.key == f.key) {
+      cached.last_used = f.uses;
+      f.current_group = cached.group.get();
+      return;
+    }
+    if (cached.last_used < oldest->last_used) oldest = &cached;
+  }
+  f.entries.clear();
+  for (const Bound& b : f.bound) {
     WGPUBindGroupEntry entry{};
     entry.binding = b.shader->binding;
-    entry.buffer = slot.buffer.get();
+    entry.buffer = b.buffer;
     entry.size = b.bytes;  // the exact size: a reused buffer may be larger
-    entries.push_back(entry);
+    f.entries.push_back(entry);
   }
-  if (created || !buffers_group_ || sizes != bound_sizes_) {
-    WGPUBindGroupDescriptor descriptor{};
-    descriptor.layout = pipeline_->buffers_layout();
-    descriptor.entryCount = entries.size();
-    descriptor.entries = entries.data();
-    buffers_group_ = wgpu::BindGroup(wgpuDeviceCreateBindGroup(device, &descriptor));
-    bound_sizes_ = std::move(sizes);
-  }
+  WGPUBindGroupDescriptor descriptor{};
+  descriptor.layout = pipeline_->buffers_layout();
+  descriptor.entryCount = f.entries.size();
+  descriptor.entries = f.entries.data();
+  oldest->group = pipeline_->device().create_bind_group(descriptor);
+  oldest->key = f.key;
+  oldest->last_used = f.uses;
+  f.current_group = oldest->group.get();
+}
 
+void Dispatcher::write_lengths(const DispatchPlan& plan, Frame& f) {
   const ShaderInterface& iface = pipeline_->interface();
-  if (!iface.length_slots.empty() && !lengths_group_) {
-    ensure(lengths_, lengths_capacity_, iface.lengths_bytes(), WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+  if (iface.length_slots.empty()) return;
+  if (!f.lengths_group) {
+    ensure(f.lengths, iface.lengths_bytes(), WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
     WGPUBindGroupEntry entry{};
     entry.binding = ShaderInterface::kLengthsBinding;
-    entry.buffer = lengths_.get();
+    entry.buffer = f.lengths.buffer.get();
     entry.size = iface.lengths_bytes();
     WGPUBindGroupDescriptor descriptor{};
     descriptor.layout = pipeline_->lengths_layout();
     descriptor.entryCount = 1;
     descriptor.entries = &entry;
-    lengths_group_ = wgpu::BindGroup(wgpuDeviceCreateBindGroup(device, &descriptor));
+    f.lengths_group = pipeline_->device().create_bind_group(descriptor);
   }
-}
-
-void Dispatcher::upload(const std::vector<Binding>& bindings) {
-  const WGPUQueue queue = pipeline_->device().queue();
-  for (size_t i = 0; i < bindings.size(); ++i) {
-    const auto initial = bindings[i].plan->initial;
-    if (!initial.empty()) wgpuQueueWriteBuffer(queue, slots_[i].buffer.get(), 0, initial.data(), initial.size());
-  }
-  const ShaderInterface& iface = pipeline_->interface();
-  if (iface.length_slots.empty()) return;
   // One u32 per slot, four to a 16-byte row: the layout of array<vec4<u32>, N>.
-  std::vector<uint32_t> lengths(iface.lengths_bytes() / sizeof(uint32_t), 0);
+  f.lengths_words.assign(iface.lengths_bytes() / sizeof(uint32_t), 0);
   for (size_t slot = 0; slot < iface.length_slots.size(); ++slot) {
-    auto it = std::find_if(bindings.begin(), bindings.end(),
-                           [&](const Binding& b) { return b.shader->buffer == iface.length_slots[slot]; });
-    if (it == bindings.end())
+    auto it = std::find_if(f.bound.begin(), f.bound.end(),
+                           [&](const Bound& b) { return b.shader->buffer == iface.length_slots[slot]; });
+    if (it == f.bound.end())
       throw Error(ErrorKind::lowering, "the shader reads the length of '" + iface.length_slots[slot] +
                                            "', which it does not bind");
-    lengths.at(slot) = it->plan->elements;
+    f.lengths_words[slot] = plan.buffers[it->plan_index].elements;
   }
-  wgpuQueueWriteBuffer(queue, lengths_.get(), 0, lengths.data(), lengths.size() * sizeof(uint32_t));
+  const std::span<const uint8_t> words(reinterpret_cast<const uint8_t*>(f.lengths_words.data()),
+                                       f.lengths_words.size() * sizeof(uint32_t));
+  if (needs_write(f.lengths_written, f.lengths.id, words))
+    wgpuQueueWriteBuffer(pipeline_->device().queue(), f.lengths.buffer.get(), 0, words.data(), words.size());
 }
 
-wgpu::CommandBuffer Dispatcher::encode(const DispatchPlan& plan, const std::vector<Binding>& bindings) {
-  wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(pipeline_->device().device(), nullptr));
-  // Reused buffers hold the last dispatch's data: zero what no upload covers.
-  for (size_t i = 0; i < bindings.size(); ++i) {
-    const uint64_t written = bindings[i].plan->initial.size();
-    if (written < bindings[i].bytes)
-      wgpuCommandEncoderClearBuffer(encoder.get(), slots_[i].buffer.get(), written, bindings[i].bytes - written);
-  }
-  {
-    wgpu::ComputePassEncoder pass(wgpuCommandEncoderBeginComputePass(encoder.get(), nullptr));
-    wgpuComputePassEncoderSetPipeline(pass.get(), pipeline_->get());
-    wgpuComputePassEncoderSetBindGroup(pass.get(), 0, buffers_group_.get(), 0, nullptr);
-    if (lengths_group_)
-      wgpuComputePassEncoderSetBindGroup(pass.get(), ShaderInterface::kLengthsGroup, lengths_group_.get(), 0, nullptr);
-    if (plan.grid[0] > 0 && plan.grid[1] > 0 && plan.grid[2] > 0)
-      wgpuComputePassEncoderDispatchWorkgroups(pass.get(), plan.grid[0], plan.grid[1], plan.grid[2]);
-    wgpuComputePassEncoderEnd(pass.get());
-  }
-  for (size_t i = 0; i < bindings.size(); ++i)
-    if (const uint64_t readback = readback_bytes(*bindings[i].plan); readback > 0)
-      wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), slots_[i].buffer.get(), 0, slots_[i].staging.get(), 0,
-                                           readback);
-  return wgpu::CommandBuffer(wgpuCommandEncoderFinish(encoder.get(), nullptr));
+void Dispatcher::encode_clears(const DispatchJob& job, WGPUCommandEncoder encoder) {
+  // Reused buffers hold an earlier dispatch's data: zero what no upload
+  // covers (small ranges were zeroed by a write in bind()). The buffers
+  // cleared are this job's alone, so clearing them before the submission's
+  // other dispatches changes nothing.
+  for (const Bound& b : frames_[job.frame]->bound)
+    if (b.clear_from < b.bytes) wgpuCommandEncoderClearBuffer(encoder, b.buffer, b.clear_from, b.bytes - b.clear_from);
 }
 
-void Dispatcher::read_back(const std::vector<Binding>& bindings, Outputs& outputs) {
-  std::vector<size_t> mapped;
-  for (size_t i = 0; i < bindings.size(); ++i)
-    if (readback_bytes(*bindings[i].plan) > 0) mapped.push_back(i);
-  // What the map callbacks write. wgpu-native cannot tell a buffer's map
-  // state, so each callback records its own.
-  struct Mapping {
-    explicit Mapping(size_t n) : pending(static_cast<int>(n)), ok(n) {}
-    std::atomic<int> pending;
-    std::vector<std::atomic<bool>> ok;
-    std::mutex mutex;
-    std::string error;
-  };
-  auto mapping = std::make_unique<Mapping>(mapped.size());
-  WGPUBufferMapCallbackInfo callback{};
-  callback.mode = WGPUCallbackMode_AllowSpontaneous;
-  callback.callback = [](WGPUMapAsyncStatus status, WGPUStringView message, void* m, void* ok) {
-    auto* state = static_cast<Mapping*>(m);
-    if (status == WGPUMapAsyncStatus_Success) {
-      static_cast<std::atomic<bool>*>(ok)->store(true);
-    } else {
-      std::lock_guard lock(state->mutex);
-      if (state->error.empty()) state->error = from_view(message);
-    }
-    --state->pending;
-  };
-  callback.userdata1 = mapping.get();
-  for (size_t k = 0; k < mapped.size(); ++k) {
-    callback.userdata2 = &mapping->ok[k];
-    wgpuBufferMapAsync(slots_[mapped[k]].staging.get(), WGPUMapMode_Read, 0, readback_bytes(*bindings[mapped[k]].plan),
-                       callback);
-  }
-  try {
-    pipeline_->device().poll_until([&] { return mapping->pending.load() == 0; });
-  } catch (...) {
-    if (mapping->pending.load() != 0) mapping.release();  // callbacks still to come write there: leave it to them
-    throw;
-  }
-
-  for (size_t k = 0; k < mapped.size(); ++k) {
-    if (!mapping->ok[k]) continue;
-    const BufferPlan& plan = *bindings[mapped[k]].plan;
-    const WGPUBuffer staging = slots_[mapped[k]].staging.get();
-    const uint64_t bytes = readback_bytes(plan);
-    const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(staging, 0, bytes));
-    if (data != nullptr) outputs.put(plan.buffer->name, std::vector<uint8_t>(data, data + bytes));
-    else if (mapping->error.empty()) mapping->error = "no mapped range for '" + plan.buffer->name + "'";
-    wgpuBufferUnmap(staging);
-  }
-  if (!mapping->error.empty()) throw Error(ErrorKind::gpu, "reading the outputs back failed: " + mapping->error);
+void Dispatcher::encode_dispatch(const DispatchJob& job, WGPUComputePassEncoder pass) {
+  const Frame& f = *frames_[job.frame];
+  wgpuComputePassEncoderSetPipeline(pass, pipeline_->get());
+  wgpuComputePassEncoderSetBindGroup(pass, 0, f.current_group, 0, nullptr);
+  if (f.lengths_group)
+    wgpuComputePassEncoderSetBindGroup(pass, ShaderInterface::kLengthsGroup, f.lengths_group.get(), 0, nullptr);
+  const Dim3& grid = job.plan.grid;
+  if (grid[0] > 0 && grid[1] > 0 && grid[2] > 0) wgpuComputePassEncoderDispatchWorkgroups(pass, grid[0], grid[1], grid[2]);
 }
 
-void Dispatcher::forget_buffers() {
-  buffers_group_.reset();
-  lengths_group_.reset();
-  bound_sizes_.clear();
-  for (Slot& slot : slots_) slot = Slot{};
-  lengths_.reset();
-  lengths_capacity_ = 0;
+void Dispatcher::encode_copies(const DispatchJob& job, WGPUCommandEncoder encoder) {
+  for (const Bound& b : frames_[job.frame]->bound)
+    if (b.staging != nullptr)
+      wgpuCommandEncoderCopyBufferToBuffer(encoder, b.buffer, 0, b.staging, 0, job.readback[b.plan_index].size());
+}
+
+size_t Dispatcher::maps_needed(const DispatchJob& job) const {
+  const Frame& f = *frames_[job.frame];
+  return static_cast<size_t>(std::count_if(f.bound.begin(), f.bound.end(), [](const Bound& b) { return b.staging; }));
+}
+
+void Dispatcher::request_maps(const DispatchJob& job, MapTracker& tracker) {
+  Frame& f = *frames_[job.frame];
+  for (Bound& b : f.bound)
+    if (b.staging != nullptr) b.map_index = tracker.request(b.staging, job.readback[b.plan_index].size());
+}
+
+void Dispatcher::copy_out(const DispatchJob& job, const MapTracker& tracker) {
+  const Frame& f = *frames_[job.frame];
+  for (const Bound& b : f.bound) {
+    if (b.staging == nullptr || !tracker.ok(b.map_index)) continue;
+    const std::span<uint8_t> destination = job.readback[b.plan_index];
+    const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(b.staging, 0, destination.size()));
+    if (data == nullptr)
+      throw Error(ErrorKind::gpu, "reading output '" + job.plan.buffers[b.plan_index].buffer->name +
+                                      "' back failed: no mapped range");
+    std::memcpy(destination.data(), data, destination.size());
+    wgpuBufferUnmap(b.staging);
+  }
+  // Outputs the shader does not bind keep what they were given.
+  for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
+    const std::span<uint8_t> destination = job.readback[i];
+    if (destination.empty() ||
+        std::any_of(f.bound.begin(), f.bound.end(), [&](const Bound& b) { return b.plan_index == i; }))
+      continue;
+    const auto initial = job.plan.buffers[i].initial;
+    const size_t n = std::min(initial.size(), destination.size());
+    if (n > 0) std::memcpy(destination.data(), initial.data(), n);
+    std::memset(destination.data() + n, 0, destination.size() - n);
+  }
+}
+
+void Dispatcher::forget_frame(size_t index) {
+  if (index < frames_.size()) frames_[index] = std::make_unique<Frame>();
+}
+
+void Dispatcher::run(DispatchJob& job, DispatchReport* report, bool wait) {
+  const Work work{this, &job};
+  execute(pipeline_->device(), std::span<const Work>(&work, 1), tracker_, report, false, wait);
 }
 
 Outputs Dispatcher::run(const DispatchPlan& plan, DispatchReport* report) {
   std::lock_guard lock(mutex_);
-  DeviceContext& device = pipeline_->device();
+  job_.plan = plan;
+  job_.frame = 0;
+  job_.reset_destinations();
+  std::vector<std::vector<uint8_t>> data(plan.buffers.size());
+  for (size_t i = 0; i < plan.buffers.size(); ++i) {
+    if (!plan.buffers[i].buffer->output) continue;
+    data[i].resize(plan.buffers[i].elements * kElementBytes);
+    job_.readback[i] = data[i];
+  }
+  run(job_, report, true);
+  Outputs outputs;
+  for (size_t i = 0; i < plan.buffers.size(); ++i)
+    if (plan.buffers[i].buffer->output) outputs.put(plan.buffers[i].buffer->name, std::move(data[i]));
+  return outputs;
+}
+
+// ---- one submission -----------------------------------------------------------
+
+void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<MapTracker>& tracker,
+             DispatchReport* report, bool allow_pending, bool wait) {
   device.check_alive();
-  const std::vector<Binding> bindings = match(plan);
-  check_limits(plan, bindings);
+  for (const Work& w : work) w.dispatcher->check(*w.job, allow_pending);
 
   DispatchReport timing;
-  timing.grid = plan.grid;
-  Outputs outputs;
+  if (!work.empty()) timing.grid = work.back().job->plan.grid;
   try {
-    WGPUSubmissionIndex submission;
     auto start = Clock::now();
+    WGPUSubmissionIndex submission = 0;
     {
       std::lock_guard scope_lock(device.scope_mutex());
       ErrorScope scope(device);
-      prepare(bindings);
-      upload(bindings);
+      for (const Work& w : work) w.dispatcher->bind(*w.job);
       timing.upload_ms = ms_since(start);
       start = Clock::now();
-      const wgpu::CommandBuffer commands = encode(plan, bindings);
+      wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(device.device(), nullptr));
+      for (const Work& w : work) w.dispatcher->encode_clears(*w.job, encoder.get());
+      // One compute pass for a run of dispatches; a job's readback copies
+      // come right after its dispatch (a later one may write what it reads).
+      wgpu::ComputePassEncoder pass;
+      for (const Work& w : work) {
+        if (!pass) pass = wgpu::ComputePassEncoder(wgpuCommandEncoderBeginComputePass(encoder.get(), nullptr));
+        w.dispatcher->encode_dispatch(*w.job, pass.get());
+        if (w.dispatcher->has_copies(*w.job)) {
+          wgpuComputePassEncoderEnd(pass.get());
+          pass.reset();
+          w.dispatcher->encode_copies(*w.job, encoder.get());
+        }
+      }
+      if (pass) {
+        wgpuComputePassEncoderEnd(pass.get());
+        pass.reset();
+      }
+      const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
       // wgpu-native aborts the process on a failed submit, so everything is
       // checked before it.
       scope.check("the GPU rejected the dispatch");
       device.check_alive();
-      const WGPUCommandBuffer raw = commands.get();
-      submission = wgpuQueueSubmitForIndex(device.queue(), 1, &raw);
+      submission = device.submit(commands.get());
     }
-    device.wait_for(submission);
+    size_t maps = 0;
+    for (const Work& w : work) maps += w.dispatcher->maps_needed(*w.job);
+    if (maps > 0) {
+      tracker->begin(maps);
+      for (const Work& w : work) w.dispatcher->request_maps(*w.job, *tracker);
+      device.poll_until([&] { return tracker->done(); });
+    } else if (wait) {
+      device.wait_for(submission);
+    } else {
+      device.throttle(submission);
+    }
     timing.dispatch_ms = ms_since(start);
     start = Clock::now();
-    read_back(bindings, outputs);
+    if (maps > 0) {
+      for (const Work& w : work) w.dispatcher->copy_out(*w.job, *tracker);
+      if (const std::string error = tracker->error(); !error.empty())
+        throw Error(ErrorKind::gpu, "reading the outputs back failed: " + error);
+    }
     timing.readback_ms = ms_since(start);
   } catch (...) {
-    forget_buffers();  // whatever failed, the next dispatch starts from fresh buffers
+    if (!tracker->done()) {
+      (void)tracker.release();  // callbacks still to come write there: leave it to them
+      tracker = std::make_unique<MapTracker>();
+    }
+    for (const Work& w : work) w.dispatcher->forget_frame(w.job->frame);  // fresh buffers next time
     throw;
   }
-  // Outputs the shader does not bind keep what they were given.
-  for (const auto& p : plan.buffers) {
-    if (!p.buffer->output || outputs.has(p.buffer->name)) continue;
-    std::vector<uint8_t> data(p.initial.begin(), p.initial.end());
-    data.resize(p.elements * kElementBytes, 0);
-    outputs.put(p.buffer->name, std::move(data));
-  }
   if (report) *report = timing;
-  return outputs;
 }
 
 }  // namespace vyre::gpu

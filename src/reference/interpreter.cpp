@@ -3,6 +3,7 @@
 // invocation of a workgroup as a fiber, so that barriers and workgroup
 // memory behave as on a GPU. Programs without barriers run each invocation
 // straight through.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -305,6 +306,10 @@ Outputs run(const Program& program, const Inputs& inputs, const DispatchConfig& 
     memory[i].length = bp.elements;
     memory[i].data.assign(bp.elements, 0);
     if (!bp.initial.empty()) std::memcpy(memory[i].data.data(), bp.initial.data(), bp.initial.size());
+    if (bp.device != nullptr) {  // contents kept on a GPU: the interpreter works on a host copy
+      const std::vector<uint8_t> contents = bp.device->read();
+      std::memcpy(memory[i].data.data(), contents.data(), std::min<size_t>(contents.size(), memory[i].data.size() * 4));
+    }
   }
   std::vector<size_t> workgroup_buffers;
   for (size_t i = 0; i < program.buffers.size(); ++i)

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Time to first result of fresh processes, cold and warm cache.
+
+Starts each tool's first-result program as a new process (fork and exec),
+passing the CLOCK_MONOTONIC moment it started it; the program prints its
+stage times. Cold and warm runs alternate, rep after rep, so that drift
+falls on both alike; medians are reported. Prints JSON lines
+{"name", "value", "unit"}; --runs FILE also keeps every run's record.
+
+  warm_start  vyre on a large program (a chain of --statements statements,
+              over 4096 elements):
+              empty AOT cache against a warm one. The driver's own shader
+              cache is switched off in both (MESA_SHADER_CACHE_DISABLE=true,
+              __GL_SHADER_DISK_CACHE=0), so the ratio is vyre's cache alone;
+              the same again with the driver's cache on, in a fresh folder
+              for each cold run and kept for its warm run.
+  peers       saxpy through vyre, CuPy RawKernel and Triton: each tool's
+              caches (vyre's AOT cache and the driver's shader cache; CuPy's
+              kernel cache; Triton's cache; CUDA's JIT cache for all) empty,
+              against the same caches kept from the cold run.
+
+    bench/ttfr.py --build build [--figures warm_start,peers] [--reps 5]
+                  [--statements 5000] [--elements 1048576] [--runs FILE]
+                  [--vyre-lib DIR]
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The large program runs on few elements: its start is the figure, not its arithmetic.
+CHAIN_ELEMENTS = 4096
+
+
+def emit(name, value, unit):
+    print(json.dumps({"name": name, "value": value, "unit": unit}), flush=True)
+
+
+def run_child(argv, env):
+    """Starts argv as a fresh process; returns its JSON record."""
+    spawn_ns = time.monotonic_ns()
+    proc = subprocess.run(argv + ["--spawn-ns", str(spawn_ns)], env=env, capture_output=True, text=True)
+    exit_ms = (time.monotonic_ns() - spawn_ns) / 1e6
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    record = json.loads(lines[-1])
+    record["exit_ms"] = exit_ms
+    if not record.get("ok", False):
+        raise RuntimeError(f"{' '.join(argv)} gave a wrong result")
+    return record
+
+
+class Caches:
+    """Cache folders of one cold/warm pair: made empty, kept for the warm run."""
+
+    def __init__(self, root):
+        self.dir = tempfile.mkdtemp(prefix="ttfr-", dir=root)
+
+    def path(self, name):
+        p = os.path.join(self.dir, name)
+        os.makedirs(p, exist_ok=True)
+        return p
+
+    def remove(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def driver_cache_env(caches, enabled):
+    if not enabled:
+        return {"MESA_SHADER_CACHE_DISABLE": "true", "__GL_SHADER_DISK_CACHE": "0"}
+    return {"MESA_SHADER_CACHE_DISABLE": "false", "MESA_SHADER_CACHE_DIR": caches.path("mesa"),
+            "__GL_SHADER_DISK_CACHE": "1", "__GL_SHADER_DISK_CACHE_PATH": caches.path("nvidia"),
+            "__GL_SHADER_DISK_CACHE_SKIP_CLEANUP": "1"}
+
+
+def base_env(caches):
+    env = dict(os.environ)
+    env.update({"VYRE_LOG": "warn", "XDG_CACHE_HOME": caches.path("xdg"), "CUDA_CACHE_PATH": caches.path("cuda"),
+                "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"})
+    return env
+
+
+def tool_command(tool, build, elements, statements):
+    if tool == "vyre-chain":
+        return [os.path.join(build, "bench", "first_result"), "--program", "chain", "--statements", str(statements),
+                "--elements", str(CHAIN_ELEMENTS)]
+    if tool == "vyre":
+        return [os.path.join(build, "bench", "first_result"), "--program", "saxpy", "--elements", str(elements)]
+    return [sys.executable, os.path.join(HERE, "peers", f"first_result_{tool}.py"), "--elements", str(elements)]
+
+
+def tool_env(tool, caches, driver_cache, vyre_lib):
+    env = base_env(caches)
+    env.update(driver_cache_env(caches, driver_cache))
+    if tool.startswith("vyre"):
+        env["VYRE_AOT_CACHE_DIR"] = caches.path("vyre")
+        if vyre_lib:  # a packaged build whose libraries travel beside it
+            env["LD_LIBRARY_PATH"] = vyre_lib
+    elif tool == "cupy":
+        env["CUPY_CACHE_DIR"] = caches.path("cupy")
+    elif tool == "triton":
+        env["TRITON_CACHE_DIR"] = caches.path("triton")
+        env["PYTHONPATH"] = os.path.join(HERE, "peers") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def keep(runs, record, path):
+    """Adds a run's record, and writes it at once, so that a run cut short keeps what it made."""
+    runs.append(record)
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
+def cold_warm(tool, args, root, driver_cache, runs, label):
+    caches = Caches(root)
+    try:
+        command = tool_command(tool, args.build, args.elements, args.statements)
+        env = tool_env(tool, caches, driver_cache, args.vyre_lib)
+        cold = run_child(command, env)
+        warm = run_child(command, env)
+    finally:
+        caches.remove()
+    for kind, record in (("cold", cold), ("warm", warm)):
+        record.update({"label": label, "cache": kind, "driver_cache": driver_cache})
+        keep(runs, record, args.runs)
+    return cold, warm
+
+
+def median_stages(records):
+    names = []
+    for r in records:
+        for name in r["stages_ms"]:
+            if name not in names:
+                names.append(name)
+    return {n: statistics.median(r["stages_ms"].get(n, 0.0) for r in records) for n in names}
+
+
+def report(label, colds, warms):
+    cold_ms = statistics.median(r["first_result_ms"] for r in colds)
+    warm_ms = statistics.median(r["first_result_ms"] for r in warms)
+    emit(f"{label}.cold_first_result_ms", cold_ms, "ms")
+    emit(f"{label}.warm_first_result_ms", warm_ms, "ms")
+    for kind, records in (("cold", colds), ("warm", warms)):
+        for stage, ms in median_stages(records).items():
+            emit(f"{label}.{kind}.{stage}_ms", ms, "ms")
+    return warm_ms / cold_ms
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default="build")
+    parser.add_argument("--figures", default="warm_start")
+    parser.add_argument("--tools", default="vyre,cupy,triton")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--statements", type=int, default=5000)
+    parser.add_argument("--elements", type=int, default=1 << 20, help="saxpy's elements (peers)")
+    parser.add_argument("--runs", help="write every run's record here, one JSON object a line")
+    parser.add_argument("--vyre-lib", help="library folder for vyre's programs (a packaged build: scripts/h200)")
+    args = parser.parse_args()
+    figures = args.figures.split(",")
+    runs = []
+    if args.runs:
+        open(args.runs, "w").close()
+    root = tempfile.mkdtemp(prefix="vyre-ttfr-")
+    try:
+        if "warm_start" in figures:
+            for driver_cache, label in ((False, "warm_start"), (True, "warm_start_with_driver_cache")):
+                pairs = [cold_warm("vyre-chain", args, root, driver_cache, runs, label) for _ in range(args.reps)]
+                ratio = report(label, [c for c, _ in pairs], [w for _, w in pairs])
+                emit("warm_start_ratio" if not driver_cache else "warm_start_ratio_with_driver_cache", ratio, "ratio")
+            emit("warm_start_program_statements", args.statements, "count")
+        if "peers" in figures:
+            tools = args.tools.split(",")
+            pairs = {tool: [] for tool in tools}
+            for rep in range(args.reps):
+                for k in range(len(tools)):  # the order rotates from rep to rep
+                    tool = tools[(rep + k) % len(tools)]
+                    try:
+                        pairs[tool].append(cold_warm(tool, args, root, True, runs, f"ttfr.{tool}"))
+                    except Exception as error:  # one tool failing leaves the others' figures
+                        print(f"ttfr: {tool}: {error}", file=sys.stderr)
+            for tool in tools:
+                if pairs[tool]:
+                    report(f"ttfr.{tool}", [c for c, _ in pairs[tool]], [w for _, w in pairs[tool]])
+            emit("ttfr_saxpy_elements", args.elements, "count")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+// What a Backend and its Pipelines hold, shared by backend.cpp, batch.cpp
+// and the tests that reach inside.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "dispatch/plan.hpp"
+#include "gpu/buffer_pool.hpp"
+#include "gpu/compute_pipeline.hpp"
+#include "gpu/device.hpp"
+#include "gpu/dispatcher.hpp"
+#include "vyre/gpu.hpp"
+
+namespace vyre::gpu {
+
+// What every Pipeline compiled from one cache key shares.
+struct Compiled {
+  std::string wgsl;
+  std::shared_ptr<const ComputePipeline> pipeline;
+};
+
+struct Backend::Impl {
+  std::shared_ptr<DeviceCounters> counters = std::make_shared<DeviceCounters>();
+  AdapterInfo adapter;
+  std::string fingerprint;
+  std::shared_ptr<aot::Cache> cache;
+  BackendReport report;
+
+  // One entry per cache key; its mutex makes threads that compile the same
+  // program wait for the first instead of compiling it again.
+  struct Entry {
+    std::mutex mutex;
+    std::shared_ptr<const Compiled> compiled;
+  };
+  std::shared_ptr<Entry> entry(const std::string& key);
+
+  // The open device and its buffer pool; after a loss, a new device on the
+  // same adapter.
+  struct Live {
+    std::shared_ptr<DeviceContext> device;
+    std::shared_ptr<BufferPool> pool;
+  };
+  Live live();
+  void open(std::shared_ptr<DeviceContext> device);
+
+  // The compiled pipeline for `parts` on the live device: from memory, else
+  // the AOT cache or lowering; rebuilt from its WGSL after a device loss.
+  std::shared_ptr<const Compiled> compiled(const aot::KeyParts& parts, const Program& program,
+                                           const DispatchConfig& config, CompileReport& report);
+
+ private:
+  std::mutex device_mutex_;
+  Live live_;
+  std::mutex entries_mutex_;
+  std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
+};
+
+struct Pipeline::Impl {
+  Program program;
+  DispatchConfig config;
+  std::shared_ptr<const Compiled> compiled;
+  CompileReport report;
+  std::weak_ptr<Backend::Impl> backend;
+  std::shared_ptr<BufferPool> pool;
+  DispatchPlanner planner;  // reads `program`
+  Dispatcher dispatcher;    // buffers of this Pipeline alone
+  DispatchJob job;          // a single dispatch's, reused
+  const DeviceContext* reported_loss = nullptr;  // the lost device this Pipeline has told of
+
+  Impl(Program p, DispatchConfig c, std::shared_ptr<const Compiled> shared, CompileReport r,
+       std::weak_ptr<Backend::Impl> owner, std::shared_ptr<BufferPool> buffers);
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  // Under dispatcher.mutex(). A lost device is told of once, by
+  // Error(device_lost); the next call moves to the Backend's new device.
+  void ensure_live_device();
+  // Runs `job` under dispatcher.mutex(), noting a loss it meets.
+  void run(DispatchReport* report, bool wait);
+  // The DeviceBuffers for the outputs of `job`, kept on the GPU.
+  DeviceOutputs resident_outputs(DispatchJob& job, bool pending);
+  // The device this Pipeline runs on, for noting a loss.
+  void note_loss() { reported_loss = &dispatcher.pipeline().device(); }
+};
+
+// Reaches the insides of the public classes (Batch and the tests).
+struct Internals {
+  static const std::shared_ptr<Backend::Impl>& of(Backend& backend);
+  static const std::shared_ptr<Pipeline::Impl>& of(Pipeline& pipeline);
+};
+
+}  // namespace vyre::gpu
