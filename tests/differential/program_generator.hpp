@@ -194,7 +194,6 @@ class ProgramGenerator {
   int local_counter_ = 0;
   std::map<std::string, WorkgroupMode> workgroup_mode_;
   std::map<std::string, Family> workgroup_family_;
-  bool in_uniform_loop_ = false;
 };
 
 }  // namespace vyre::differential::detail

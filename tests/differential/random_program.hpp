@@ -8,8 +8,9 @@
 //   taken modulo the buffer's nonzero length), so no access is unspecified;
 // - an invocation writes only elements it owns; shared counters get only
 //   commutative read-modify-writes whose old values are dropped; workgroup
-//   memory is written to the invocation's own slots and read by others only
-//   after a barrier; barriers stand only in uniform control flow;
+//   memory (and group-shared storage) is written to the invocation's own
+//   slots and read by others only after a barrier of its kind; barriers
+//   stand only in uniform control flow;
 // - every loop has a small bound (a `while` is guarded by a counter);
 // - f32 arithmetic stays in an exact domain (exact_range.hpp), and each
 //   imprecise operation (division, transcendentals, ...) feeds an output
