@@ -223,6 +223,16 @@ TEST(Validate, BarriersNeedUniformControlFlow) {
                       "body[1]", "leave the loop"));
   // The workgroup id is uniform.
   EXPECT_TRUE(with_tile({if_(eq(wid(), u32(0)), {barrier()})}).empty());
+  // A local is its declaration, not its name: another local of the same
+  // name, in a sibling block before or after, changes nothing.
+  EXPECT_TRUE(with_tile({if_(boolean(true), {let("x", gid())}), loop("x", u32(0), u32(2), {barrier()}),
+                         loop("k", u32(0), u32(2), {let("y", wid()), if_(eq(var("y"), u32(0)), {barrier()})}),
+                         if_(boolean(true), {let("y", lid())})})
+                  .empty());
+  // But the same local assigned a non-uniform value anywhere is non-uniform everywhere.
+  EXPECT_TRUE(reports(with_tile({let("x", wid()), if_(eq(var("x"), u32(0)), {barrier()}),
+                                 if_(boolean(true), {assign("x", lid())})}),
+                      "body[1].then[0]", "'x' may differ"));
 }
 
 TEST(Validate, AReasonThroughAChainOfLocalsNamesItsRootCauseOnly) {

@@ -5,7 +5,8 @@
 // from read_write and workgroup buffers and atomics are not; an operator is
 // uniform when its operands are. A local is uniform when every assignment to
 // it, anywhere, stores a uniform value in uniform control flow (a fixed point
-// over the whole program, flow-insensitive, hence conservative).
+// over the whole program, flow-insensitive, hence conservative). A local is
+// its declaration: two locals of one name in sibling blocks are two locals.
 //
 // Control flow: the branches of an `if`, and the body of a loop, are uniform
 // when the enclosing flow and the condition (bounds) are. After an `if`
@@ -64,7 +65,7 @@ class Analysis {
       case Op::Lid: return leaf("the value at " + at + " depends on lid");
       case Op::Atomic: return leaf("the value at " + at + " is the result of an atomic");
       case Op::Var: {
-        auto it = non_uniform_locals_.find(e.name);
+        auto it = non_uniform_locals_.find(declaration(e.name));
         if (it == non_uniform_locals_.end()) return std::nullopt;
         return Cause{"'" + e.name + "' may differ between invocations (" + it->second + ")", it->second};
       }
@@ -87,9 +88,20 @@ class Analysis {
     return std::nullopt;
   }
 
-  void mark_local(const std::string& name, const std::optional<std::string>& root) {
-    if (!root || non_uniform_locals_.count(name)) return;
-    non_uniform_locals_[name] = *root;
+  // The statement that declares the local `name` seen here (its `let`, or
+  // its `loop`): the scope rules make it unique; it stays the same in every
+  // pass to the fixed point.
+  const Stmt* declaration(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto found = it->find(name);
+      if (found != it->end()) return found->second;
+    }
+    return nullptr;  // not reached for a program that passed the scope checks
+  }
+
+  void mark_local(const Stmt* local, const std::optional<std::string>& root) {
+    if (!root || !local || non_uniform_locals_.count(local)) return;
+    non_uniform_locals_[local] = *root;
     changed_ = true;
   }
 
@@ -97,7 +109,9 @@ class Analysis {
 
   // Returns the control flow after the block.
   Reason block(const std::vector<Stmt>& stmts, const std::string& at, Reason cf) {
+    scopes_.emplace_back();
     for (size_t i = 0; i < stmts.size(); ++i) cf = stmt(stmts[i], at + "[" + std::to_string(i) + "]", cf);
+    scopes_.pop_back();
     return cf;
   }
 
@@ -118,10 +132,13 @@ class Analysis {
     switch (s.op) {
       case StmtOp::Let:
       case StmtOp::Assign: {
+        std::optional<Cause> c = cf ? std::nullopt : cause(s.exprs[0], at + ".value");
+        if (s.op == StmtOp::Let) scopes_.back()[s.name] = &s;  // in scope after its value
+        const Stmt* local = declaration(s.name);
         if (cf) {
-          mark_local(s.name, cf);
-        } else if (auto c = cause(s.exprs[0], at + ".value")) {
-          mark_local(s.name, c->root);
+          mark_local(local, cf);
+        } else if (c) {
+          mark_local(local, c->root);
         }
         return cf;
       }
@@ -156,7 +173,12 @@ class Analysis {
           if (bounds) bounds = "the condition at " + at + ".while " + cond_reason(*bounds);
         }
         Reason inside = join(cf, bounds);
-        if (s.op == StmtOp::Loop) mark_local(s.name, inside);
+        // The loop variable is in scope in the body only.
+        scopes_.emplace_back();
+        if (s.op == StmtOp::Loop) {
+          scopes_.back()[s.name] = &s;
+          mark_local(&s, inside);
+        }
         loops_.push_back({});
         const size_t mark = diagnostics_.size();
         block(s.body, at + ".body", inside);
@@ -165,11 +187,12 @@ class Analysis {
           // Later iterations run with the invocations that did not leave.
           diagnostics_.resize(mark);
           inside = "some invocations may leave the loop at " + at + " early (" + *ctx.why + ")";
-          if (s.op == StmtOp::Loop) mark_local(s.name, inside);
+          if (s.op == StmtOp::Loop) mark_local(&s, inside);
           loops_.back() = {};
           block(s.body, at + ".body", inside);
         }
         loops_.pop_back();
+        scopes_.pop_back();
         // A return inside leaves the enclosing loops too.
         if (ctx.exits_non_uniform && contains_return(s.body)) {
           for (auto& loop : loops_) {
@@ -204,7 +227,8 @@ class Analysis {
   }
 
   const Program& program_;
-  std::map<std::string, std::string> non_uniform_locals_;
+  std::map<const Stmt*, std::string> non_uniform_locals_;  // by declaration: why not uniform
+  std::vector<std::map<std::string, const Stmt*>> scopes_;   // name -> declaration, innermost last
   std::set<std::string> atomic_buffers_;
   std::vector<LoopContext> loops_;
   std::vector<Diagnostic> diagnostics_;

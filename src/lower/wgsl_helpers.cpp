@@ -19,6 +19,12 @@ constexpr std::array kFixedHelpers{
     FixedHelper{"vyre_opaque_f32", "fn vyre_opaque_f32(x: f32) -> f32 { return x; }\n"},
     FixedHelper{"vyre_opaque_bool", "fn vyre_opaque_bool(x: bool) -> bool { return x; }\n"},
     FixedHelper{"vyre_f32_bits", "fn vyre_f32_bits(bits: u32) -> f32 { return bitcast<f32>(bits); }\n"},
+    // Arguments are evaluated left to right: condition, true value, false value.
+    FixedHelper{"vyre_select_u32", "fn vyre_select_u32(c: bool, t: u32, f: u32) -> u32 { return select(f, t, c); }\n"},
+    FixedHelper{"vyre_select_i32", "fn vyre_select_i32(c: bool, t: i32, f: i32) -> i32 { return select(f, t, c); }\n"},
+    FixedHelper{"vyre_select_f32", "fn vyre_select_f32(c: bool, t: f32, f: f32) -> f32 { return select(f, t, c); }\n"},
+    FixedHelper{"vyre_select_bool",
+                "fn vyre_select_bool(c: bool, t: bool, f: bool) -> bool { return select(f, t, c); }\n"},
     FixedHelper{"vyre_div_u32",
                 "fn vyre_div_u32(a: u32, b: u32) -> u32 {\n"
                 "  if (b == 0u) { return a; }\n"

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace vyre::lower {
 
@@ -27,10 +28,12 @@ std::string f32_literal(uint32_t bits, HelperSet& helpers) {
   auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(f));
   std::string text(buf, res.ptr);
   // A WGSL front end may read the decimal into a double first; keep the
-  // decimal only if that path lands on the same f32.
+  // decimal only if that path lands on the same f32, and only if it does not
+  // lie past the largest finite f32 (the shortest decimal of FLT_MAX,
+  // 3.4028235e38, does): WGSL refuses such a literal at shader creation.
   double d = 0;
   std::from_chars(text.data(), text.data() + text.size(), d);
-  if (static_cast<float>(d) != std::fabs(f)) {
+  if (static_cast<float>(d) != std::fabs(f) || d > static_cast<double>(std::numeric_limits<float>::max())) {
     res = std::to_chars(buf, buf + sizeof buf, std::fabs(f), std::chars_format::hex);
     text = "0x" + std::string(buf, res.ptr);
   }

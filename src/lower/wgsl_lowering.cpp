@@ -227,6 +227,13 @@ class WgslLowering {
     return ScalarType::U32;
   }
 
+  static bool holds_atomic(const Expr& e) {
+    if (e.op == Op::Atomic) return true;
+    for (const auto& a : e.args)
+      if (holds_atomic(a)) return true;
+    return false;
+  }
+
   // ---- constants -------------------------------------------------------------
 
   bool fixed_length(const std::string& buffer) const {
@@ -295,7 +302,13 @@ class WgslLowering {
           // WGSL's clamp may pick the median for floats and rejects lo > hi in
           // constants; the format means min(max(x, lo), hi).
           case Op::Clamp: return "min(max(" + arg(0) + ", " + arg(1) + "), " + arg(2) + ")";
-          default: return "select(" + arg(2) + ", " + arg(1) + ", " + arg(0) + ")";
+          default:
+            // WGSL's select(f, t, c) evaluates f first, the format c, t, f:
+            // when an operand holds an atomic, a function keeps the order.
+            if (holds_atomic(e))
+              return helpers_.use("vyre_select_" + wgsl_type(type_of(e.args[1]))) + "(" + arg(0) + ", " + arg(1) +
+                     ", " + arg(2) + ")";
+            return "select(" + arg(2) + ", " + arg(1) + ", " + arg(0) + ")";
         }
       case OpClass::Conversion: return conversion(e, arg(0));
     }

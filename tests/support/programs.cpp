@@ -124,6 +124,8 @@ std::vector<Program> constant_hazard_programs() {
   one("f32_nan_literal", ScalarType::F32, f32(std::numeric_limits<float>::quiet_NaN()));
   one("f32_minus_zero", ScalarType::F32, f32(-0.0f));
   one("f32_subnormal", ScalarType::F32, f32_bits(1));
+  // The largest finite f32: its shortest decimal, 3.4028235e+38, lies past it.
+  one("f32_max_literal", ScalarType::F32, f32(-std::numeric_limits<float>::max()));
   one("f32_pow_nan", ScalarType::F32, pow(f32(-1.0f), f32(0.5f)));
   one("f32_to_u32_saturate", ScalarType::U32, cast(ScalarType::U32, f32(1e20f)));
   one("f32_to_i32_negative_saturate", ScalarType::I32, cast(ScalarType::I32, f32(-1e20f)));

@@ -1,0 +1,328 @@
+// The differential tester (tests/differential/, docs/conformance.md,
+// "Differential testing"): random programs on the reference interpreter and
+// the GPU, every saved regression case, and the tester's own parts.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <unistd.h>
+
+#include "differential/choice_stream.hpp"
+#include "differential/dawn_batch.hpp"
+#include "differential/fuzz_campaign.hpp"
+#include "differential/output_comparison.hpp"
+#include "differential/random_program.hpp"
+#include "differential/reproducer_files.hpp"
+#include "differential/shrinker.hpp"
+#include "support/test_support.hpp"
+#include "vyre/json.hpp"
+#include "vyre/lower.hpp"
+#include "vyre/reference.hpp"
+#include "vyre/validate.hpp"
+
+namespace vyre::differential {
+namespace {
+
+uint64_t env_number(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  return std::strtoull(v, nullptr, 10);
+}
+
+bool stress() {
+  const char* v = std::getenv("VYRE_STRESS");
+  return v && std::string(v) == "1";
+}
+
+// ---- the GPU against the reference --------------------------------------------------
+
+TEST(Differential, RandomProgramsAgreeWithTheReference) {
+  CampaignOptions options;
+  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0);
+  options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
+  // Reproducers of failures go where a person can find them.
+  const char* out = std::getenv("VYRE_DIFF_OUT");
+  options.save_to = out && *out ? std::filesystem::path(out)
+                                : std::filesystem::temp_directory_path() /
+                                      ("vyre-differential-" + std::to_string(getpid()));
+  CampaignReport report = run_campaign(options);
+  EXPECT_EQ(report.ran, options.seeds);
+  for (const Finding& f : report.findings)
+    ADD_FAILURE() << "seed " << f.seed << ": " << to_string(f.outcome) << ", shrunk from " << f.original_nodes
+                  << " to " << f.shrunk_nodes << " nodes and saved as " << f.saved_as.string()
+                  << " (replay: build/tests/differential_fuzz --replay " << f.saved_as.string() << ")\n"
+                  << f.detail;
+  std::printf("%llu seeds from %llu in %.1f s\n", static_cast<unsigned long long>(report.ran),
+              static_cast<unsigned long long>(options.first_seed), report.seconds);
+}
+
+TEST(Differential, RandomProgramsAgreeOnDawn) {
+  // The same seeds on Dawn (Chromium's WebGPU: Tint compiles the WGSL).
+  CampaignOptions options;
+  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0);
+  options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
+  options.wgpu_native = false;
+  options.dawn = true;
+  const char* out = std::getenv("VYRE_DIFF_OUT");
+  options.save_to = out && *out ? std::filesystem::path(out)
+                                : std::filesystem::temp_directory_path() /
+                                      ("vyre-differential-" + std::to_string(getpid()));
+  CampaignReport report = run_campaign(options);
+  if (!report.dawn_skipped.empty()) {
+    if (std::getenv("CI")) FAIL() << "CI must run the differential tests on Dawn: " << report.dawn_skipped;
+    GTEST_SKIP() << report.dawn_skipped;
+  }
+  for (const Finding& f : report.findings)
+    ADD_FAILURE() << "seed " << f.seed << ": " << to_string(f.outcome) << ", shrunk from " << f.original_nodes
+                  << " to " << f.shrunk_nodes << " nodes and saved as " << f.saved_as.string() << "\n"
+                  << f.detail;
+  std::printf("%llu seeds on Dawn in %.1f s\n", static_cast<unsigned long long>(report.ran), report.seconds);
+}
+
+TEST(Differential, EverySavedRegressionCaseAgrees) {
+  const auto files = list_reproducers(test::source_path("tests/differential/regressions"));
+  ASSERT_FALSE(files.empty()) << "tests/differential/regressions holds the cases the tester found";
+  gpu::Backend backend = make_backend();
+  std::vector<Reproducer> cases;
+  for (const auto& file : files) {
+    SCOPED_TRACE(file.filename().string());
+    Reproducer r = load_reproducer(file);
+    ASSERT_TRUE(r.expect.has_value()) << "the run file has no \"expect\"";
+    const RunResult run = run_differential(backend, r.c);
+    ASSERT_TRUE(run.reference.has_value()) << to_string(run.outcome) << ": " << run.detail;
+    // The reference still gives the outputs that are known to be right...
+    for (const Buffer& b : r.c.program.buffers) {
+      if (!b.output) continue;
+      const auto want = r.expect->get<uint32_t>(b.name), got = run.reference->get<uint32_t>(b.name);
+      ASSERT_EQ(want.size(), got.size()) << b.name;
+      for (size_t i = 0; i < want.size(); ++i) {
+        const bool both_nan = b.type == ScalarType::F32 && std::isnan(std::bit_cast<float>(want[i])) &&
+                              std::isnan(std::bit_cast<float>(got[i]));
+        EXPECT_TRUE(want[i] == got[i] || both_nan) << b.name << "[" << i << "]: expected "
+                                                    << format_element(b.type, want[i]) << ", reference gives "
+                                                    << format_element(b.type, got[i]);
+      }
+    }
+    // ...and the GPU agrees with it.
+    EXPECT_EQ(run.outcome, Outcome::agree) << run.detail;
+    cases.push_back(std::move(r));
+  }
+
+  // So does Dawn (Chromium's WebGPU, with Tint as the WGSL compiler).
+  std::vector<const GeneratedCase*> on_dawn;
+  for (const auto& r : cases) on_dawn.push_back(&r.c);
+  const DawnBatch batch = run_on_dawn(on_dawn);
+  if (!batch.skipped.empty()) {
+    if (std::getenv("CI")) FAIL() << "CI must run the regression cases on Dawn: " << batch.skipped;
+    GTEST_SKIP() << batch.skipped;
+  }
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const RunResult r = judge_dawn(cases[i].c, *cases[i].expect, batch.results[i]);
+    EXPECT_EQ(r.outcome, Outcome::agree) << files[i].filename().string() << " on Dawn: " << r.detail;
+  }
+}
+
+// ---- the generator -------------------------------------------------------------------
+
+void collect(const Expr& e, std::set<Op>& ops, std::set<AtomicOp>& atomics) {
+  ops.insert(e.op);
+  if (e.op == Op::Atomic) atomics.insert(static_cast<AtomicOp>(e.imm));
+  for (const auto& a : e.args) collect(a, ops, atomics);
+}
+
+void collect(const std::vector<Stmt>& body, std::set<StmtOp>& stmts, std::set<BarrierKind>& barriers,
+             std::set<Op>& ops, std::set<AtomicOp>& atomics) {
+  for (const auto& s : body) {
+    stmts.insert(s.op);
+    if (s.op == StmtOp::Barrier) barriers.insert(s.barrier);
+    for (const auto& e : s.exprs) collect(e, ops, atomics);
+    collect(s.body, stmts, barriers, ops, atomics);
+    collect(s.else_body, stmts, barriers, ops, atomics);
+  }
+}
+
+TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
+  std::set<Op> ops;
+  std::set<AtomicOp> atomics;
+  std::set<StmtOp> stmts;
+  std::set<BarrierKind> barriers;
+  std::set<std::pair<Access, ScalarType>> buffers;
+  std::set<std::string> shapes;
+  // Seeds 300045 and 1004035 once gave a uniform loop variable the name of
+  // a non-uniform local declared later or earlier, which made a barrier's
+  // condition non-uniform. Validation alone is fast: many seeds.
+  std::vector<uint64_t> seeds{300045, 1004035};
+  for (uint64_t seed = 0; seed < 20000; ++seed) seeds.push_back(seed);
+  for (uint64_t seed : seeds) {
+    const GeneratedCase c = generate_case(seed);
+    const auto diagnostics = validate(c.program);
+    ASSERT_TRUE(diagnostics.empty()) << "seed " << seed << ": " << diagnostics[0].path << ": " << diagnostics[0].message
+                                     << "\n" << program_to_json(c.program);
+    if (seed >= 1000) continue;  // the reach below counts the first 1000
+    collect(c.program.body, stmts, barriers, ops, atomics);
+    for (const auto& b : c.program.buffers) {
+      buffers.insert({b.access, b.type});
+      shapes.insert(b.runtime_sized() ? "runtime-sized" : "fixed count");
+      if (b.output && c.contents.count(b.name)) shapes.insert("output with initial contents");
+      if (b.runtime_sized() && c.contents.count(b.name) && c.contents.at(b.name).empty()) shapes.insert("empty input");
+    }
+    if (c.config.workgroup_override) shapes.insert("workgroup override");
+    // The lengths uniform packs four to a row: a fifth length is in row 1.
+    if (shader_interface(c.program, c.config).length_slots.size() >= 5) shapes.insert("five lengths");
+    if (!c.config.grid) shapes.insert("default grid");
+    for (const auto& [name, rule] : c.compare) shapes.insert("rule " + std::to_string(static_cast<int>(rule.kind)));
+  }
+  for (Op op : all_ops()) EXPECT_TRUE(ops.count(op)) << "never generated: " << op_info(op).json;
+  for (int a = 0; a <= static_cast<int>(AtomicOp::Load); ++a)
+    EXPECT_TRUE(atomics.count(static_cast<AtomicOp>(a))) << "never generated: atomic " << to_string(static_cast<AtomicOp>(a));
+  for (int s = 0; s <= static_cast<int>(StmtOp::Return); ++s)
+    EXPECT_TRUE(stmts.count(static_cast<StmtOp>(s))) << "never generated: " << to_string(static_cast<StmtOp>(s));
+  EXPECT_EQ(barriers.size(), 2u);
+  for (Access a : {Access::Read, Access::ReadWrite, Access::Uniform, Access::Workgroup})
+    for (ScalarType t : {ScalarType::U32, ScalarType::I32, ScalarType::F32})
+      EXPECT_TRUE(buffers.count({a, t})) << "never generated: " << to_string(a) << " " << to_string(t) << " buffer";
+  for (const char* shape : {"runtime-sized", "fixed count", "output with initial contents", "empty input",
+                            "workgroup override", "default grid", "five lengths", "rule 0", "rule 1", "rule 2"})
+    EXPECT_TRUE(shapes.count(shape)) << "never generated: " << shape;
+}
+
+// Found by the tester (seeds 2912 and 2913): a workgroup f32 buffer whose
+// domain left out zero fed `bitcast(i32, 0.0 - x)`; workgroup memory starts
+// as zeros, the result was a zero, and lavapipe gave it the other sign.
+TEST(Differential, MemoryThatStartsAsZerosHasZeroInItsDomain) {
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    const GeneratedCase c = generate_case(seed);
+    for (const auto& b : c.program.buffers) {
+      const bool starts_zeroed = b.access == Access::Workgroup || (b.access == Access::ReadWrite && !c.contents.count(b.name));
+      EXPECT_FALSE(starts_zeroed && c.zero_free.count(b.name)) << "seed " << seed << ": " << b.name << " holds "
+                                                               << c.domains.at(b.name);
+    }
+  }
+}
+
+TEST(Differential, ASeedAndItsRecordedDecisionsMakeTheSameCase) {
+  for (uint64_t seed : {1u, 77u, 4242u}) {
+    ChoiceStream recorded = ChoiceStream::from_seed(seed);
+    const GeneratedCase a = generate_case(recorded);
+    ChoiceStream replayed = ChoiceStream::replay(recorded.decisions());
+    const GeneratedCase b = generate_case(replayed);
+    EXPECT_EQ(a.program, b.program);
+    EXPECT_EQ(a.contents, b.contents);
+    EXPECT_EQ(a.sizes, b.sizes);
+    EXPECT_EQ(a.config, b.config);
+    EXPECT_EQ(replayed.decisions(), recorded.decisions());
+  }
+}
+
+// ---- shrinking -----------------------------------------------------------------------
+
+bool holds_op(const std::vector<Stmt>& body, Op op) {
+  std::set<StmtOp> s;
+  std::set<BarrierKind> b;
+  std::set<Op> ops;
+  std::set<AtomicOp> a;
+  collect(body, s, b, ops, a);
+  return ops.count(op) != 0;
+}
+
+TEST(Differential, ShrinkingKeepsTheFailureAndMakesTheCaseSmall) {
+  // A stand-in failure that needs no GPU: "the program counts bits".
+  uint64_t seed = 0;
+  while (!holds_op(generate_case(seed).program.body, Op::Popcount)) ++seed;
+  ChoiceStream choices = ChoiceStream::from_seed(seed);
+  const GeneratedCase original = generate_case(choices);
+  size_t runs = 0;
+  const StillFails fails = [&](const GeneratedCase& c) {
+    ++runs;
+    return validate(c.program).empty() && holds_op(c.program.body, Op::Popcount);
+  };
+  const ShrinkResult r = shrink(choices.decisions(), fails);
+  EXPECT_TRUE(fails(r.smallest));
+  EXPECT_LT(r.smallest.node_count(), original.node_count());
+  EXPECT_LE(r.smallest.node_count(), 12u) << program_to_json(r.smallest.program);
+  EXPECT_LE(r.attempts, ShrinkOptions{}.max_attempts + ShrinkOptions{}.max_case_attempts);
+  EXPECT_GT(runs, 0u);
+}
+
+// ---- comparison ----------------------------------------------------------------------
+
+uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+TEST(Differential, ComparisonRulesAcceptWhatWgslAllowsAndNothingMore) {
+  const CompareRule exact{};
+  CompareRule f32_bits;
+  f32_bits.kind = CompareRule::Kind::f32_bits;
+  CompareRule bounded;
+  bounded.kind = CompareRule::Kind::f32_bounded;
+  bounded.ulps = 2;
+  bounded.abs = 0;
+
+  EXPECT_TRUE(element_agrees(ScalarType::U32, exact, 7, 7));
+  EXPECT_FALSE(element_agrees(ScalarType::U32, exact, 7, 8));
+  EXPECT_FALSE(element_agrees(ScalarType::F32, exact, bits(0.0f), bits(-0.0f)));
+
+  EXPECT_TRUE(element_agrees(ScalarType::F32, f32_bits, bits(0.0f), bits(-0.0f)));  // the sign of a zero
+  EXPECT_TRUE(element_agrees(ScalarType::F32, f32_bits, 0x7fc00000u, 0xffc00001u));  // any NaN
+  EXPECT_TRUE(element_agrees(ScalarType::F32, f32_bits, 0x00000001u, bits(0.0f)));   // a flushed subnormal
+  EXPECT_FALSE(element_agrees(ScalarType::F32, f32_bits, bits(0.0f), 0x00000001u));  // but never the other way
+  EXPECT_FALSE(element_agrees(ScalarType::F32, f32_bits, bits(1.0f), bits(1.0f) + 1));
+  EXPECT_FALSE(element_agrees(ScalarType::F32, f32_bits, 0x7fc00000u, bits(1.0f)));
+  EXPECT_FALSE(element_agrees(ScalarType::F32, f32_bits, 0x00800000u, bits(0.0f)));  // a normal is never flushed
+
+  EXPECT_TRUE(element_agrees(ScalarType::F32, bounded, bits(1.0f), bits(1.0f) + 2));
+  EXPECT_FALSE(element_agrees(ScalarType::F32, bounded, bits(1.0f), bits(1.0f) + 3));
+  EXPECT_TRUE(element_agrees(ScalarType::F32, bounded, bits(1.0f), bits(1.0f) - 4));  // below 1, ULPs are half as wide
+  EXPECT_FALSE(element_agrees(ScalarType::F32, bounded, bits(1.0f), bits(1.0f) - 5));
+  EXPECT_FALSE(element_agrees(ScalarType::F32, bounded, bits(1.0f), 0x7f800000u));
+  bounded.abs = 0.5;
+  EXPECT_TRUE(element_agrees(ScalarType::F32, bounded, bits(1.0f), bits(1.5f)));
+  EXPECT_FALSE(element_agrees(ScalarType::F32, bounded, bits(1.0f), bits(1.6f)));
+}
+
+// ---- reproducer files ----------------------------------------------------------------
+
+TEST(Differential, ReproducerFilesReadBackTheCase) {
+  test::TempDir dir;
+  for (uint64_t seed : {3u, 19u, 500u}) {
+    SCOPED_TRACE(seed);
+    Reproducer r;
+    r.c = generate_case(seed);
+    r.c.config.workgroup_override = r.c.program.workgroup_size;
+    r.description = "a \"quoted\" line";
+    r.outcome = "mismatch";
+    r.detail = "x[0]: reference 1, GPU 2";
+    r.expect = reference::run(r.c.program, r.c.inputs(), r.c.config);
+    r.gpu = r.expect;
+    const auto file = save_reproducer(dir.path(), "case" + std::to_string(seed), r);
+    const Reproducer back = load_reproducer(file);
+    EXPECT_EQ(back.c.program, r.c.program);
+    EXPECT_EQ(back.c.sizes, r.c.sizes);
+    EXPECT_EQ(back.c.config, r.c.config);
+    EXPECT_EQ(back.c.compare, r.c.compare);
+    EXPECT_EQ(back.c.shortenable, r.c.shortenable);
+    EXPECT_EQ(back.c.seed, seed);
+    EXPECT_EQ(back.description, r.description);
+    EXPECT_EQ(back.detail, r.detail);
+    ASSERT_EQ(back.c.contents.size(), r.c.contents.size());
+    for (const auto& [name, values] : r.c.contents) {
+      const auto& got = back.c.contents.at(name);
+      ASSERT_EQ(got.size(), values.size()) << name;
+      for (size_t i = 0; i < values.size(); ++i) {
+        const bool nan = r.c.program.find_buffer(name)->type == ScalarType::F32 &&
+                         std::isnan(std::bit_cast<float>(values[i]));
+        // f32 inputs are written as decimals: every value but a NaN's payload comes back.
+        if (nan) EXPECT_TRUE(std::isnan(std::bit_cast<float>(got[i]))) << name << "[" << i << "]";
+        else EXPECT_EQ(got[i], values[i]) << name << "[" << i << "]";
+      }
+    }
+  }
+  EXPECT_EQ(list_reproducers(dir.path()).size(), 3u);
+}
+
+}  // namespace
+}  // namespace vyre::differential
