@@ -16,7 +16,7 @@
 namespace vyre {
 
 // Bumped whenever the lowering can emit different text for the same input.
-inline constexpr uint32_t kLoweringVersion = 5;
+inline constexpr uint32_t kLoweringVersion = 6;
 
 enum class BindingKind : uint8_t { StorageRead, StorageReadWrite, Uniform };
 

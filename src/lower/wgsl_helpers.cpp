@@ -40,10 +40,13 @@ constexpr std::array kFixedHelpers{
                 "  if (b == 0i || (a == i32(-2147483648) && b == -1i)) { return a; }\n"
                 "  return a / b;\n"
                 "}\n"},
+    // Not `a % b`: naga emits OpSRem for it, whose result Vulkan leaves
+    // undefined for negative operands (NVIDIA returns the unsigned remainder).
+    // Truncating division is defined for them, and the product wraps.
     FixedHelper{"vyre_rem_i32",
                 "fn vyre_rem_i32(a: i32, b: i32) -> i32 {\n"
                 "  if (b == 0i || (a == i32(-2147483648) && b == -1i)) { return 0i; }\n"
-                "  return a % b;\n"
+                "  return a - (a / b) * b;\n"
                 "}\n"},
     // Decided on the bits, not with float comparisons: WGSL lets a compiler
     // assume no NaN or infinity occurs, and the format defines both here.
