@@ -84,9 +84,11 @@ TEST(Differential, RandomProgramsAgreeOnDawn) {
   std::printf("%llu seeds on Dawn in %.1f s\n", static_cast<unsigned long long>(report.ran), report.seconds);
 }
 
-TEST(Differential, EverySavedRegressionCaseAgrees) {
-  const auto files = list_reproducers(test::source_path("tests/differential/regressions"));
-  ASSERT_FALSE(files.empty()) << "tests/differential/regressions holds the cases the tester found";
+// Every reproducer saved in `folder` still gives its known-right outputs on
+// the reference, and the GPU and Dawn agree with it.
+void replay_saved_cases(const std::string& folder) {
+  const auto files = list_reproducers(test::source_path(folder));
+  ASSERT_FALSE(files.empty()) << folder << " holds cases the tester found";
   gpu::Backend backend = make_backend();
   std::vector<Reproducer> cases;
   for (const auto& file : files) {
@@ -125,6 +127,15 @@ TEST(Differential, EverySavedRegressionCaseAgrees) {
     const RunResult r = judge_dawn(cases[i].c, *cases[i].expect, batch.results[i]);
     EXPECT_EQ(r.outcome, Outcome::agree) << files[i].filename().string() << " on Dawn: " << r.detail;
   }
+}
+
+TEST(Differential, EverySavedRegressionCaseAgrees) { replay_saved_cases("tests/differential/regressions"); }
+
+// Cases where a driver is wrong (docs/conformance.md): the reference and
+// every other device must still be right on them; on the named driver this
+// test fails, as it should.
+TEST(Differential, DriverDefectCasesAgreeWhereTheDriverIsRight) {
+  replay_saved_cases("tests/differential/driver_defects");
 }
 
 // ---- the generator -------------------------------------------------------------------
