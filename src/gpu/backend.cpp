@@ -134,6 +134,14 @@ void Pipeline::Impl::ensure_live_device() {
   log::debug("pipeline '{}' moved to the new device", program.name);
 }
 
+DispatchJob& Pipeline::Impl::prepare(const Inputs& inputs, const std::optional<Dim3>& grid) {
+  ensure_live_device();
+  planner.plan(inputs, grid, job.plan);
+  job.frame = 0;
+  job.reset_destinations();
+  return job;
+}
+
 void Pipeline::Impl::run(DispatchReport* report, bool wait) {
   try {
     dispatcher.run(job, report, wait);
@@ -176,11 +184,7 @@ Pipeline::Pipeline(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Outputs Pipeline::dispatch(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchReport* report) {
   Impl& impl = checked(impl_);
   std::lock_guard lock(impl.dispatcher.mutex());
-  impl.ensure_live_device();
-  DispatchJob& job = impl.job;
-  impl.planner.plan(inputs, grid, job.plan);
-  job.frame = 0;
-  job.reset_destinations();
+  DispatchJob& job = impl.prepare(inputs, grid);
   std::vector<std::vector<uint8_t>> data(job.plan.buffers.size());
   for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
     if (!job.plan.buffers[i].buffer->output) continue;
@@ -198,11 +202,7 @@ void Pipeline::dispatch_into(const Inputs& inputs, const OutputViews& outputs, c
                              DispatchReport* report) {
   Impl& impl = checked(impl_);
   std::lock_guard lock(impl.dispatcher.mutex());
-  impl.ensure_live_device();
-  DispatchJob& job = impl.job;
-  impl.planner.plan(inputs, grid, job.plan);
-  job.frame = 0;
-  job.reset_destinations();
+  DispatchJob& job = impl.prepare(inputs, grid);
   resolve_output_views(impl.program, job.plan, outputs, job.readback);
   impl.run(report, true);
 }
@@ -211,11 +211,7 @@ DeviceOutputs Pipeline::dispatch_resident(const Inputs& inputs, const std::optio
                                           DispatchReport* report) {
   Impl& impl = checked(impl_);
   std::lock_guard lock(impl.dispatcher.mutex());
-  impl.ensure_live_device();
-  DispatchJob& job = impl.job;
-  impl.planner.plan(inputs, grid, job.plan);
-  job.frame = 0;
-  job.reset_destinations();
+  DispatchJob& job = impl.prepare(inputs, grid);
   DeviceOutputs outputs = impl.resident_outputs(job, false);
   impl.run(report, false);
   return outputs;

@@ -78,6 +78,9 @@ struct Pipeline::Impl {
   // Under dispatcher.mutex(). A lost device is told of once, by
   // Error(device_lost); the next call moves to the Backend's new device.
   void ensure_live_device();
+  // With the dispatcher's mutex held: a live device, and `job` planned for
+  // these inputs with no destinations yet.
+  DispatchJob& prepare(const Inputs& inputs, const std::optional<Dim3>& grid);
   // Runs `job` under dispatcher.mutex(), noting a loss it meets.
   void run(DispatchReport* report, bool wait);
   // The DeviceBuffers for the outputs of `job`, kept on the GPU.
