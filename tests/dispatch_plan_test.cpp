@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dispatch/plan.hpp"
+#include "support/test_support.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -45,7 +46,7 @@ std::string refusal(F&& f) {
   return {};
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using vyre::test::contains;
 
 TEST(DispatchPlan, BuffersComeInBindingOrderWithTheirContentsAndWorkgroupBuffersLeftOut) {
   const Program p = xor_program();

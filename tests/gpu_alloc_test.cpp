@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "support/programs.hpp"
+#include "support/test_support.hpp"
+#include "support/gpu_test_support.hpp"
 #include "vyre/gpu.hpp"
 
 namespace {
@@ -46,11 +48,7 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 namespace vyre::gpu {
 namespace {
 
-BackendOptions no_disk_cache() {
-  BackendOptions options;
-  options.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});
-  return options;
-}
+using vyre::test::no_disk_cache;
 
 TEST(GpuAllocations, TheCounterSeesAllocationsInsideTheLibrary) {
   Backend backend(no_disk_cache());

@@ -11,6 +11,8 @@
 
 #include "gpu/backend_state.hpp"
 #include "support/programs.hpp"
+#include "support/test_support.hpp"
+#include "support/gpu_test_support.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
@@ -21,25 +23,9 @@ namespace {
 
 using namespace vyre::build;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-template <class F>
-std::string error_of(ErrorKind kind, F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "expected Error(" << to_string(kind) << ")";
-  return {};
-}
-
-BackendOptions no_disk_cache() {
-  BackendOptions options;
-  options.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});
-  return options;
-}
+using vyre::test::contains;
+using vyre::test::error_of;
+using vyre::test::no_disk_cache;
 
 std::vector<uint32_t> words(uint32_t n, uint32_t seed) {
   std::vector<uint32_t> v(n);

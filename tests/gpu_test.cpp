@@ -19,6 +19,7 @@
 #include "gpu/dispatcher.hpp"
 #include "gpu/instance.hpp"
 #include "support/programs.hpp"
+#include "support/gpu_test_support.hpp"
 #include "support/test_support.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
@@ -48,26 +49,9 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// Runs `f` and returns the message of the vyre::Error of `kind` it throws.
-template <class F>
-std::string error_of(ErrorKind kind, F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "expected Error(" << to_string(kind) << ")";
-  return {};
-}
-
-BackendOptions no_disk_cache() {
-  BackendOptions options;
-  options.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});
-  return options;
-}
+using vyre::test::contains;
+using vyre::test::error_of;
+using vyre::test::no_disk_cache;
 
 std::shared_ptr<DeviceContext> open_default_device() {
   const BackendChoice backends = choose_backends(std::nullopt);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "support/programs.hpp"
+#include "support/test_support.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 #include "vyre/lower.hpp"
@@ -15,7 +16,7 @@ using namespace vyre;
 using namespace vyre::build;
 
 namespace {
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using vyre::test::contains;
 }  // namespace
 
 TEST(Lower, XorLooksLikeTheHandWrittenShader) {

@@ -42,6 +42,8 @@ ProcessResult run_vyre(const std::vector<std::string>& args, const std::map<std:
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& contents);
 
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 // A path inside the source tree, e.g. source_path("examples/xor.json").
 std::filesystem::path source_path(const std::string& relative);
 
