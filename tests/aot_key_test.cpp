@@ -128,19 +128,13 @@ TEST(AotKey, NameAndBufferOrderDoNotChangeTheKey) {
   EXPECT_EQ(vyre::aot::key_parts(xor_program_buffers_reordered(), "fp").key(), key);
 }
 
-TEST(AotKey, GridDoesNotChangeTheKey) {
-  vyre::DispatchConfig config;
-  config.grid = vyre::Dim3{7, 1, 1};
-  EXPECT_EQ(vyre::aot::key_parts(xor_program(), "fp", config).key(), vyre::aot::key_parts(xor_program(), "fp").key());
-}
-
 TEST(AotKey, WorkgroupOverrideChangesTheKeyUnlessItRepeatsTheProgramsOwn) {
   vyre::Program p = xor_program();
   std::string key = vyre::aot::key_parts(p, "fp").key();
-  vyre::DispatchConfig other;
+  vyre::ShaderOptions other;
   other.workgroup_override = vyre::Dim3{128, 1, 1};
   EXPECT_NE(vyre::aot::key_parts(p, "fp", other).key(), key);
-  vyre::DispatchConfig same;
+  vyre::ShaderOptions same;
   same.workgroup_override = vyre::Dim3{64, 1, 1};
   EXPECT_EQ(vyre::aot::key_parts(p, "fp", same).key(), key);
 }
@@ -148,34 +142,28 @@ TEST(AotKey, WorkgroupOverrideChangesTheKeyUnlessItRepeatsTheProgramsOwn) {
 // Both ways at once, against the real lowering: two configs give the same
 // key exactly when they give the same WGSL text.
 TEST(AotKey, ConfigsChangeTheKeyExactlyWhenTheyChangeTheText) {
-  std::vector<vyre::DispatchConfig> configs(1);
+  std::vector<vyre::ShaderOptions> configs(1);
   for (vyre::Dim3 wg : {vyre::Dim3{64, 1, 1}, vyre::Dim3{128, 1, 1}, vyre::Dim3{32, 2, 1}, vyre::Dim3{1, 1, 1}}) {
-    vyre::DispatchConfig c;
+    vyre::ShaderOptions c;
     c.workgroup_override = wg;
     configs.push_back(c);
   }
   for (int ulp : {0, 1, 4, 255}) {
-    vyre::DispatchConfig c;
+    vyre::ShaderOptions c;
     c.ulp_budget = static_cast<uint8_t>(ulp);
     configs.push_back(c);
   }
-  for (vyre::Dim3 grid : {vyre::Dim3{1, 1, 1}, vyre::Dim3{9, 3, 1}}) {
-    vyre::DispatchConfig c;
-    c.grid = grid;
-    configs.push_back(c);
-  }
-  vyre::DispatchConfig all;
+  vyre::ShaderOptions all;
   all.workgroup_override = vyre::Dim3{128, 1, 1};
   all.ulp_budget = 4;
-  all.grid = vyre::Dim3{2, 1, 1};
   configs.push_back(all);
 
-  for (const vyre::Program& p : {xor_program(), exp_program()}) {
+  for (const vyre::CheckedProgram& p : {vyre::CheckedProgram(xor_program()), vyre::CheckedProgram(exp_program())}) {
     for (size_t i = 0; i < configs.size(); ++i)
       for (size_t j = 0; j < configs.size(); ++j) {
         bool same_text = vyre::lower_to_wgsl(p, configs[i]) == vyre::lower_to_wgsl(p, configs[j]);
         bool same_key = vyre::aot::key_parts(p, "fp", configs[i]).key() == vyre::aot::key_parts(p, "fp", configs[j]).key();
-        EXPECT_EQ(same_text, same_key) << p.name << " configs " << i << " and " << j;
+        EXPECT_EQ(same_text, same_key) << p.name() << " configs " << i << " and " << j;
       }
   }
 }
@@ -185,8 +173,8 @@ TEST(AotKey, ProgramChangesChangeTheKey) {
   vyre::Program q = p;
   q.workgroup_size = {32, 1, 1};
   EXPECT_NE(vyre::aot::key_parts(q, "fp").key(), vyre::aot::key_parts(p, "fp").key());
-  vyre::Program r = p;
-  r.buffers[0].type = ScalarType::I32;
+  vyre::Program r = p;  // the same program on i32 buffers
+  for (auto& b : r.buffers) b.type = ScalarType::I32;
   EXPECT_NE(vyre::aot::key_parts(r, "fp").key(), vyre::aot::key_parts(p, "fp").key());
 }
 

@@ -39,7 +39,7 @@ class Conformance : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(Conformance, GpuAgreesWithTheReferenceOnLoadedAndLiteralOperands) {
   const Case& c = *all_cases()[GetParam()];
-  const Program loaded = loaded_program(c);
+  const CheckedProgram loaded = loaded_program(c);
   const Inputs inputs = loaded_inputs(c);
   const auto ref = reference::run(loaded, inputs).get<uint32_t>("out");
   ASSERT_EQ(ref.size(), c.tuples.size());
@@ -52,11 +52,10 @@ TEST_P(Conformance, GpuAgreesWithTheReferenceOnLoadedAndLiteralOperands) {
 
   const auto on_gpu = backend().compile(loaded).dispatch(inputs).get<uint32_t>("out");
   const Inputs literals = literal_inputs(c);
-  DispatchConfig one;
-  one.grid = Dim3{1, 1, 1};
-  const Program literal = literal_program(c);
-  const auto on_gpu_literal = backend().compile(literal, one).dispatch(literals, one.grid).get<uint32_t>("out");
-  EXPECT_EQ(reference::run(literal, literals, one).get<uint32_t>("out"), ref);
+  const Dim3 one{1, 1, 1};
+  const CheckedProgram literal = literal_program(c);
+  const auto on_gpu_literal = backend().compile(literal).dispatch(literals, one).get<uint32_t>("out");
+  EXPECT_EQ(reference::run(literal, literals, {}, one).get<uint32_t>("out"), ref);
 
   int reported = 0;
   for (size_t k = 0; k < c.tuples.size() && reported < 8; ++k) {
@@ -78,14 +77,15 @@ INSTANTIATE_TEST_SUITE_P(Operators, Conformance, ::testing::Range<size_t>(0, all
 
 // ---- constructs beyond single operators ------------------------------------------------
 
-void expect_gpu_equals_reference(const Program& p, const Inputs& in, const DispatchConfig& config = {}) {
-  const Outputs ref = reference::run(p, in, config);
-  const Outputs got = backend().compile(p, config).dispatch(in, config.grid);
+void expect_gpu_equals_reference(const CheckedProgram& p, const Inputs& in, const ShaderOptions& options = {},
+                                 const std::optional<Dim3>& grid = std::nullopt) {
+  const Outputs ref = reference::run(p, in, options, grid);
+  const Outputs got = backend().compile(p, options).dispatch(in, grid);
   for (const auto& [name, bytes] : ref.all()) {
     std::vector<uint32_t> r(bytes.size() / 4), g(got.bytes(name).size() / 4);
     std::memcpy(r.data(), bytes.data(), bytes.size());
     std::memcpy(g.data(), got.bytes(name).data(), got.bytes(name).size());
-    EXPECT_EQ(g, r) << p.name << ": output " << name;
+    EXPECT_EQ(g, r) << p.name() << ": output " << name;
   }
 }
 
@@ -98,21 +98,21 @@ const Scenario& scenario(const std::string& name) {
 
 TEST(ConformanceConstructs, InvocationBuiltinsInThreeDimensions) {
   const Scenario& s = scenario("builtins");
-  expect_gpu_equals_reference(s.program, s.inputs, s.config);
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
 }
 
 TEST(ConformanceConstructs, WorkgroupMemoryStartsZeroedInEveryWorkgroup) {
   const Scenario& s = scenario("workgroup_zero");
-  const Outputs got = backend().compile(s.program, s.config).dispatch(s.inputs, s.config.grid);
+  const Outputs got = backend().compile(s.program, s.options).dispatch(s.inputs, s.grid);
   EXPECT_EQ(got.get<uint32_t>("out"), std::vector<uint32_t>(32 * 8, 0));
-  expect_gpu_equals_reference(s.program, s.inputs, s.config);
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
 }
 
 TEST(ConformanceConstructs, AtomicsOfEveryKind) {
   const Scenario& s = scenario("atomics");
-  expect_gpu_equals_reference(s.program, s.inputs, s.config);
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
   const uint32_t n = 256;
-  const auto got = backend().compile(s.program, s.config).dispatch(s.inputs, s.config.grid).get<uint32_t>("shared");
+  const auto got = backend().compile(s.program, s.options).dispatch(s.inputs, s.grid).get<uint32_t>("shared");
   EXPECT_EQ(got[0], n * (n - 1) / 2);
   EXPECT_EQ(got[2], 5u);
   EXPECT_EQ(got[3], n - 1);
@@ -121,7 +121,7 @@ TEST(ConformanceConstructs, AtomicsOfEveryKind) {
 
 TEST(ConformanceConstructs, ControlFlowOfEveryKind) {
   const Scenario& s = scenario("control_flow");
-  expect_gpu_equals_reference(s.program, s.inputs, s.config);
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
 }
 
 }  // namespace

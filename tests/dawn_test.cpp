@@ -37,17 +37,17 @@ struct Suite {
 
 Suite build_and_run() {
   Suite s;
-  DispatchConfig one;
-  one.grid = Dim3{1, 1, 1};
+  const Dim3 one{1, 1, 1};
   for (const auto& c : all_cases()) {
     s.jobs.push_back(make_webgpu_job(c->name + "/loaded", loaded_program(*c), loaded_inputs(*c)));
-    s.jobs.push_back(make_webgpu_job(c->name + "/literal", literal_program(*c), literal_inputs(*c), one));
+    s.jobs.push_back(make_webgpu_job(c->name + "/literal", literal_program(*c), literal_inputs(*c), {}, one));
   }
-  for (const auto& sc : construct_scenarios()) s.jobs.push_back(make_webgpu_job("scenario/" + sc.name, sc.program, sc.inputs, sc.config));
+  for (const auto& sc : construct_scenarios())
+    s.jobs.push_back(make_webgpu_job("scenario/" + sc.name, sc.program, sc.inputs, sc.options, sc.grid));
   for (const auto& p : constant_hazard_programs()) {
     Inputs in;
     if (p.find_buffer("out")->runtime_sized()) in.size("out", 1);
-    s.jobs.push_back(make_webgpu_job("hazard/" + p.name, p, in, one));
+    s.jobs.push_back(make_webgpu_job("hazard/" + p.name, p, in, {}, one));
   }
   {
     Inputs in;
@@ -57,9 +57,7 @@ Suite build_and_run() {
   for (const char* name : kExamples) {
     const Program p = example(name);
     cli::RunInputs run = cli::read_run_file(p, source_path(std::string("examples/") + name + ".run.json"));
-    DispatchConfig config;
-    config.grid = run.grid;
-    s.jobs.push_back(make_webgpu_job(std::string("example/") + name, p, run.inputs, config));
+    s.jobs.push_back(make_webgpu_job(std::string("example/") + name, p, run.inputs, {}, run.grid));
   }
 
   TempDir dir;
@@ -148,15 +146,14 @@ TEST(Dawn, ConstructScenariosAgreeWithTheReference) {
   for (const auto& sc : construct_scenarios()) {
     const auto* out = outputs_of("scenario/" + sc.name);
     if (!out) continue;
-    const Outputs ref = reference::run(sc.program, sc.inputs, sc.config);
+    const Outputs ref = reference::run(sc.program, sc.inputs, sc.options, sc.grid);
     for (const auto& [name, bytes] : ref.all()) EXPECT_EQ(words(*out, name), words(bytes)) << sc.name << ": " << name;
   }
 }
 
 TEST(Dawn, ConstantHazardsCompileAndIntegerResultsAgree) {
   SKIP_WITHOUT_DAWN();
-  DispatchConfig one;
-  one.grid = Dim3{1, 1, 1};
+  const Dim3 one{1, 1, 1};
   for (const auto& p : constant_hazard_programs()) {
     const auto* out = outputs_of("hazard/" + p.name);
     if (!out) continue;
@@ -164,7 +161,7 @@ TEST(Dawn, ConstantHazardsCompileAndIntegerResultsAgree) {
     if (p.find_buffer("out")->type == ScalarType::F32 || p.name == "const_index_out_of_range") continue;
     Inputs in;
     if (p.find_buffer("out")->runtime_sized()) in.size("out", 1);
-    EXPECT_EQ(words(*out, "out"), words(reference::run(p, in, one).bytes("out"))) << p.name;
+    EXPECT_EQ(words(*out, "out"), words(reference::run(p, in, {}, one).bytes("out"))) << p.name;
   }
 }
 

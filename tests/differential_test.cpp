@@ -182,10 +182,10 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
       if (b.output && c.contents.count(b.name)) shapes.insert("output with initial contents");
       if (b.runtime_sized() && c.contents.count(b.name) && c.contents.at(b.name).empty()) shapes.insert("empty input");
     }
-    if (c.config.workgroup_override) shapes.insert("workgroup override");
+    if (c.options.workgroup_override) shapes.insert("workgroup override");
     // The lengths uniform packs four to a row: a fifth length is in row 1.
-    if (shader_interface(c.program, c.config).length_slots.size() >= 5) shapes.insert("five lengths");
-    if (!c.config.grid) shapes.insert("default grid");
+    if (shader_interface(c.program, c.options).length_slots.size() >= 5) shapes.insert("five lengths");
+    if (!c.grid) shapes.insert("default grid");
     for (const auto& [name, rule] : c.compare) shapes.insert("rule " + std::to_string(static_cast<int>(rule.kind)));
   }
   for (Op op : all_ops()) EXPECT_TRUE(ops.count(op)) << "never generated: " << op_info(op).json;
@@ -225,7 +225,8 @@ TEST(Differential, ASeedAndItsRecordedDecisionsMakeTheSameCase) {
     EXPECT_EQ(a.program, b.program);
     EXPECT_EQ(a.contents, b.contents);
     EXPECT_EQ(a.sizes, b.sizes);
-    EXPECT_EQ(a.config, b.config);
+    EXPECT_EQ(a.options, b.options);
+    EXPECT_EQ(a.grid, b.grid);
     EXPECT_EQ(replayed.decisions(), recorded.decisions());
   }
 }
@@ -303,17 +304,18 @@ TEST(Differential, ReproducerFilesReadBackTheCase) {
     SCOPED_TRACE(seed);
     Reproducer r;
     r.c = generate_case(seed);
-    r.c.config.workgroup_override = r.c.program.workgroup_size;
+    r.c.options.workgroup_override = r.c.program.workgroup_size;
     r.description = "a \"quoted\" line";
     r.outcome = "mismatch";
     r.detail = "x[0]: reference 1, GPU 2";
-    r.expect = reference::run(r.c.program, r.c.inputs(), r.c.config);
+    r.expect = reference::run(r.c.program, r.c.inputs(), r.c.options, r.c.grid);
     r.gpu = r.expect;
     const auto file = save_reproducer(dir.path(), "case" + std::to_string(seed), r);
     const Reproducer back = load_reproducer(file);
     EXPECT_EQ(back.c.program, r.c.program);
     EXPECT_EQ(back.c.sizes, r.c.sizes);
-    EXPECT_EQ(back.c.config, r.c.config);
+    EXPECT_EQ(back.c.options, r.c.options);
+    EXPECT_EQ(back.c.grid, r.c.grid);
     EXPECT_EQ(back.c.compare, r.c.compare);
     EXPECT_EQ(back.c.shortenable, r.c.shortenable);
     EXPECT_EQ(back.c.seed, seed);

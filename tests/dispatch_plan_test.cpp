@@ -49,7 +49,7 @@ std::string refusal(F&& f) {
 using vyre::test::contains;
 
 TEST(DispatchPlan, BuffersComeInBindingOrderWithTheirContentsAndWorkgroupBuffersLeftOut) {
-  const Program p = xor_program();
+  const CheckedProgram p = xor_program();
   Inputs in;
   in.set<uint32_t>("b", {4, 5, 6}).set<uint32_t>(0u, {1, 2, 3}).size("out", 3);
   const DispatchPlan plan = plan_dispatch(p, {}, in);
@@ -64,7 +64,7 @@ TEST(DispatchPlan, BuffersComeInBindingOrderWithTheirContentsAndWorkgroupBuffers
 }
 
 TEST(DispatchPlan, BorrowedContentsAreUsedInPlace) {
-  const Program p = xor_program();
+  const CheckedProgram p = xor_program();
   const std::vector<uint8_t> a = words({7, 8});
   Inputs in;
   in.view("a", a).set<uint32_t>("b", {1, 1}).size("out", 2);
@@ -109,7 +109,7 @@ TEST(DispatchPlan, ByteLengthMustBeAMultipleOfFour) {
 }
 
 TEST(DispatchPlan, FixedCountBuffersTakeExactlyTheirCount) {
-  const Program p = ProgramBuilder("fixed")
+  const CheckedProgram p = ProgramBuilder("fixed")
                         .input("table", 0, ScalarType::F32, 4)
                         .output("out", 1, ScalarType::U32, 8)
                         .unchecked();
@@ -135,7 +135,7 @@ TEST(DispatchPlan, FixedCountBuffersTakeExactlyTheirCount) {
 }
 
 TEST(DispatchPlan, ReadAndUniformBuffersNeedContents) {
-  const Program p = ProgramBuilder("u")
+  const CheckedProgram p = ProgramBuilder("u")
                         .input("a", 0, ScalarType::U32)
                         .uniform("params", 1, ScalarType::F32, 2)
                         .output("out", 2, ScalarType::U32)
@@ -186,21 +186,20 @@ TEST(DispatchPlan, MoreThanFourBillionElementsIsRefused) {
   EXPECT_TRUE(contains(msg, "4294967297 elements")) << msg;
 }
 
-TEST(DispatchPlan, GridComesFromTheOverrideThenTheConfigThenTheFirstOutput) {
+TEST(DispatchPlan, GridComesFromTheLaunchThenTheFirstOutput) {
   Inputs in;
   in.set<uint32_t>("a", {1}).set<uint32_t>("b", {1}).size("out", 130);
   EXPECT_EQ(plan_dispatch(xor_program(), {}, in).grid, (Dim3{3, 1, 1}));  // ceil(130 / 64)
-  DispatchConfig config;
-  config.workgroup_override = Dim3{128, 1, 1};
-  EXPECT_EQ(plan_dispatch(xor_program(), config, in).grid, (Dim3{2, 1, 1}));
-  EXPECT_EQ(plan_dispatch(xor_program(), config, in).workgroup_size, (Dim3{128, 1, 1}));
-  config.grid = Dim3{5, 6, 7};
-  EXPECT_EQ(plan_dispatch(xor_program(), config, in).grid, (Dim3{5, 6, 7}));
-  EXPECT_EQ(plan_dispatch(xor_program(), config, in, Dim3{1, 2, 3}).grid, (Dim3{1, 2, 3}));
+  ShaderOptions options;
+  options.workgroup_override = Dim3{128, 1, 1};
+  EXPECT_EQ(plan_dispatch(xor_program(), options, in).grid, (Dim3{2, 1, 1}));
+  EXPECT_EQ(plan_dispatch(xor_program(), options, in).workgroup_size, (Dim3{128, 1, 1}));
+  EXPECT_EQ(plan_dispatch(xor_program(), options, in, Dim3{5, 6, 7}).grid, (Dim3{5, 6, 7}));
+  EXPECT_EQ(plan_dispatch(xor_program(), options, in, Dim3{1, 2, 3}).grid, (Dim3{1, 2, 3}));
 }
 
 TEST(DispatchPlan, GridFollowsTheFirstOutputByBindingNotByDeclaration) {
-  const Program p = ProgramBuilder("two")
+  const CheckedProgram p = ProgramBuilder("two")
                         .workgroup_size(4)
                         .output("late", 5, ScalarType::U32)
                         .output("early", 1, ScalarType::U32)
@@ -219,7 +218,7 @@ TEST(DispatchPlan, AnEmptyOutputGivesAnEmptyGrid) {
 }
 
 TEST(DispatchPlan, NoOutputAndNoGridAsksForAGrid) {
-  const Program p = ProgramBuilder("sink").input("a", 0, ScalarType::U32).unchecked();
+  const CheckedProgram p = ProgramBuilder("sink").input("a", 0, ScalarType::U32).unchecked();
   Inputs in;
   in.set<uint32_t>("a", {1});
   EXPECT_TRUE(contains(refusal([&] { plan_dispatch(p, {}, in); }), "give a grid"));
@@ -229,9 +228,9 @@ TEST(DispatchPlan, NoOutputAndNoGridAsksForAGrid) {
 TEST(DispatchPlan, ZeroWorkgroupOverrideIsRefused) {
   Inputs in;
   in.set<uint32_t>("a", {1}).set<uint32_t>("b", {1}).size("out", 1);
-  DispatchConfig config;
-  config.workgroup_override = Dim3{0, 1, 1};
-  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(xor_program(), config, in); }), "zero component"));
+  ShaderOptions options;
+  options.workgroup_override = Dim3{0, 1, 1};
+  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(xor_program(), options, in); }), "zero component"));
 }
 
 }  // namespace

@@ -201,6 +201,9 @@ ShaderInterface interface_of(Dim3 workgroup, std::vector<ShaderBinding> bindings
   iface.workgroup_size = workgroup;
   iface.bindings = std::move(bindings);
   iface.length_slots = std::move(lengths);
+  for (const std::string& name : iface.length_slots)
+    for (uint32_t i = 0; i < iface.bindings.size(); ++i)
+      if (iface.bindings[i].buffer == name) iface.length_bindings.push_back(i);
   return iface;
 }
 
@@ -594,7 +597,7 @@ TEST(GpuBackend, ASecondCompileOfTheSameProgramIsAnInMemoryHit) {
   EXPECT_EQ(second.compile_report().cache_key, first.compile_report().cache_key);
   EXPECT_EQ(&second.wgsl(), &first.wgsl());  // one shader, shared
 
-  DispatchConfig wider;
+  ShaderOptions wider;
   wider.workgroup_override = Dim3{128, 1, 1};
   Pipeline third = backend.compile(test::xor_program(), wider);
   EXPECT_FALSE(third.compile_report().memory_hit);
@@ -712,12 +715,10 @@ TEST(GpuBackend, WorkgroupMemoryAndBarriersMatchTheReferenceInterpreter) {
   for (uint32_t i = 0; i < n; ++i) expected[i / 64] += a[i];
   Inputs in;
   in.set<uint32_t>("a", a).size("sums", groups);
-  DispatchConfig config;
-  config.grid = Dim3{groups, 1, 1};
   Backend backend(no_disk_cache());
-  const Outputs gpu = backend.compile(program, config).dispatch(in);
+  const Outputs gpu = backend.compile(program).dispatch(in, Dim3{groups, 1, 1});
   EXPECT_EQ(gpu.get<uint32_t>("sums"), expected);
-  EXPECT_EQ(gpu, reference::run(program, in, config));
+  EXPECT_EQ(gpu, reference::run(program, in, {}, Dim3{groups, 1, 1}));
 }
 
 TEST(GpuBackend, IntegerConstantHazardsAgreeWithTheReferenceInterpreter) {
@@ -728,13 +729,12 @@ TEST(GpuBackend, IntegerConstantHazardsAgreeWithTheReferenceInterpreter) {
     const Buffer& out = *program.find_buffer("out");
     Inputs in;
     if (out.runtime_sized()) in.size("out", 1);
-    DispatchConfig one_workgroup;
-    one_workgroup.grid = Dim3{1, 1, 1};
-    const Outputs gpu = pipeline.dispatch(in, one_workgroup.grid);
+    const Dim3 one_workgroup{1, 1, 1};
+    const Outputs gpu = pipeline.dispatch(in, one_workgroup);
     // f32 results may differ in NaN payloads or flushed subnormals, and
     // out-of-range stores are unspecified; the integer results may not differ.
     if (out.type != ScalarType::F32 && program.name != "const_index_out_of_range") {
-      EXPECT_EQ(gpu, reference::run(program, in, one_workgroup));
+      EXPECT_EQ(gpu, reference::run(program, in, {}, one_workgroup));
     }
   }
 }
@@ -770,7 +770,7 @@ TEST(GpuBackend, LimitErrorsLeaveTheBackendUsable) {
   EXPECT_EQ(pipeline.dispatch(in).get<uint32_t>("out"), expected);
 
   if (limits.maxComputeWorkgroupSizeZ < 1024) {
-    DispatchConfig deep;
+    ShaderOptions deep;
     deep.workgroup_override = Dim3{1, 1, limits.maxComputeWorkgroupSizeZ + 1};
     error_of(ErrorKind::limit_exceeded, [&] { backend.compile(test::xor_program(), deep); });
   }

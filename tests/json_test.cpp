@@ -84,6 +84,7 @@ TEST(Json, F32DecimalIsRoundedOnceToNearest) {
   auto read = [](const std::string& lit) {
     return program_from_json(with_body(R"([{"store": "out", "index": {"u32": 0}, "value": {"f32": )" + lit + "}}]",
                                        R"([{"name": "out", "binding": 0, "access": "read_write", "type": "f32"}])"))
+        .program()
         .body[0]
         .exprs[1]
         .imm;

@@ -42,7 +42,7 @@ TEST(Lower, IsDeterministicAndIgnoresDeclarationOrderAndName) {
 
 TEST(Lower, WorkgroupOverrideShapesTheText) {
   const Program p = vyre::test::xor_program();
-  DispatchConfig c;
+  ShaderOptions c;
   c.workgroup_override = Dim3{128, 1, 1};
   const std::string wgsl = lower_to_wgsl(p, c);
   EXPECT_TRUE(contains(wgsl, "@workgroup_size(128, 1, 1)")) << wgsl;
@@ -55,25 +55,22 @@ TEST(Lower, WorkgroupOverrideShapesTheText) {
 
 TEST(Lower, ShapingSignatureNamesExactlyWhatChangesTheText) {
   const Program p = vyre::test::xor_program();
-  DispatchConfig none;
+  ShaderOptions none;
   EXPECT_EQ(shaping_signature(p, none), "");
   // An override equal to the program's own size changes nothing.
-  DispatchConfig same;
+  ShaderOptions same;
   same.workgroup_override = p.workgroup_size;
   EXPECT_EQ(shaping_signature(p, same), "");
   EXPECT_EQ(lower_to_wgsl(p, same), lower_to_wgsl(p, none));
-  // The grid never shapes the shader.
-  DispatchConfig grid;
-  grid.grid = Dim3{7, 1, 1};
-  EXPECT_EQ(shaping_signature(p, grid), "");
-  EXPECT_EQ(lower_to_wgsl(p, grid), lower_to_wgsl(p, none));
+  // The grid never shapes the shader: it is no ShaderOptions field, only a
+  // dispatch's argument.
   // A real override does, and the signature says so.
-  DispatchConfig other;
+  ShaderOptions other;
   other.workgroup_override = Dim3{32, 2, 1};
   EXPECT_EQ(shaping_signature(p, other), "workgroup=32,2,1");
   EXPECT_NE(lower_to_wgsl(p, other), lower_to_wgsl(p, none));
   // This lowering has no approximate transcendentals: a ULP budget changes nothing.
-  DispatchConfig ulp;
+  ShaderOptions ulp;
   ulp.ulp_budget = 4;
   const Program q = vyre::test::every_construct_program();
   EXPECT_EQ(shaping_signature(q, ulp), shaping_signature(q, none));

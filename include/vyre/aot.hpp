@@ -1,5 +1,5 @@
 // The ahead-of-time specialization cache: lowered WGSL kept on disk, keyed by
-// the program's identity, the text-shaping dispatch policy, the lowering's
+// the program's identity, the shader options that shape the text, the lowering's
 // version and the backend fingerprint, so that a second process skips
 // lowering. The cache never fails a dispatch: when it cannot read or write it
 // lowers the program and warns once. It knows nothing of GPUs: the
@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "vyre/dispatch.hpp"
-#include "vyre/program.hpp"
+#include "vyre/checked.hpp"
+#include "vyre/shader_options.hpp"
 
 namespace vyre::aot {
 
@@ -40,7 +40,7 @@ inline constexpr uint64_t kDefaultMaxEntries = 100'000;
 // explained component by component.
 struct KeyParts {
   std::string program_digest;  // hex SHA-256 of the canonical wire bytes
-  std::string shaping;         // lower::shaping_signature()
+  std::string shaping;         // shaping_signature(): what of the ShaderOptions shapes the text
   uint32_t lowering_version = 0;
   std::string vyre_version;
   std::string fingerprint;     // backend fingerprint
@@ -53,7 +53,7 @@ struct KeyParts {
   friend bool operator==(const KeyParts&, const KeyParts&) = default;
 };
 
-KeyParts key_parts(const Program& program, std::string_view fingerprint, const DispatchConfig& config = {});
+KeyParts key_parts(const CheckedProgram& program, std::string_view fingerprint, const ShaderOptions& options = {});
 
 // Versioned, length-prefixed key derivation (docs/cache.md).
 std::string cache_key(std::string_view spec_hash, std::string_view fingerprint);
@@ -207,7 +207,7 @@ class Cache {
   const std::optional<std::filesystem::path>& directory() const;
   const CacheOptions& options() const;
 
-  Artifact load_or_compile(const Program& program, std::string_view fingerprint, const DispatchConfig& config = {});
+  Artifact load_or_compile(const CheckedProgram& program, std::string_view fingerprint, const ShaderOptions& options = {});
   Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower);
   // As above; `program_label` is recorded in the entry's metadata for ls and stats.
   Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower,

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "vyre/checked.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre::build {
@@ -128,8 +129,8 @@ class ProgramBuilder {
   ProgramBuilder& body(std::vector<Stmt> statements);
   ProgramBuilder& append(Stmt statement);
 
-  // Validates and throws vyre::ProgramError listing every problem.
-  Program build() const;
+  // Checks and throws vyre::ProgramError listing every problem.
+  CheckedProgram build() const;
   // The program as written, valid or not (for tests of validation itself).
   const Program& unchecked() const { return program_; }
 

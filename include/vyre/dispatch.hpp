@@ -1,6 +1,6 @@
-// What a dispatch takes and gives back: the per-dispatch policy
-// (DispatchConfig), input buffers, output buffers and caller-owned output
-// memory. Shared by the GPU backend and the CPU reference interpreter.
+// What a dispatch takes and gives back: input buffers, output buffers and
+// caller-owned output memory. Shared by the GPU backend and the CPU
+// reference interpreter.
 #pragma once
 
 #include <array>
@@ -17,24 +17,15 @@
 #include <vector>
 
 #include "vyre/program.hpp"
+#include "vyre/shader_options.hpp"
 
 namespace vyre {
 
-using Dim3 = std::array<uint32_t, 3>;
-
-struct DispatchConfig {
-  // Replaces the program's workgroup_size (shapes the WGSL).
-  std::optional<Dim3> workgroup_override;
-  // Number of workgroups; default: [ceil(n / workgroup_size.x), 1, 1] with n
-  // the element count of the first output buffer by binding. Not part of the
-  // shader: it never changes the cache key.
-  std::optional<Dim3> grid;
-  // None or 0: WGSL's builtins. 1..255: the lowering may use faster
-  // transcendentals whose measured maximum error stays within this many ULP.
-  std::optional<uint8_t> ulp_budget;
-
-  friend bool operator==(const DispatchConfig&, const DispatchConfig&) = default;
-};
+// A dispatch's launch setting is its grid, the number of workgroups, given
+// with each dispatch (std::optional<Dim3>): by default
+// [ceil(n / workgroup_size.x), 1, 1] with n the element count of the first
+// output buffer by binding. It never shapes the shader or its cache key;
+// what does is ShaderOptions.
 
 // A buffer named by its name or by its binding number.
 using BufferRef = std::variant<std::string, uint32_t>;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "vyre/aot.hpp"
+#include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/lower.hpp"
 #include "vyre/program.hpp"
@@ -186,8 +187,10 @@ class Backend {
   const std::string& fingerprint() const;
 
   // The in-memory pipeline map first, then the AOT cache, then lowering.
-  // Threads compiling the same program at once compile it once.
-  Pipeline compile(const Program& program, const DispatchConfig& config = {});
+  // Threads compiling the same program at once compile it once. A Program
+  // given here is checked here (ProgramError); keep the CheckedProgram
+  // that ProgramBuilder::build() or program_from_json() returns to check once.
+  Pipeline compile(const CheckedProgram& program, const ShaderOptions& options = {});
 
   // Copies host data into a new DeviceBuffer of this Backend's device, for
   // inputs that stay on the GPU across dispatches (Inputs::device). Returns

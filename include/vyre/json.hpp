@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "vyre/checked.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
@@ -14,10 +15,10 @@ struct JsonLimits {
   size_t max_depth = 256;        // nesting of JSON arrays and objects
 };
 
-// Parses and validates; throws ProgramError with every problem found (each
+// Parses and checks; throws ProgramError with every problem found (each
 // with its JSON path), or Error(io) when the file cannot be read.
-Program program_from_json(std::string_view text, const JsonLimits& limits = {});
-Program program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits = {});
+CheckedProgram program_from_json(std::string_view text, const JsonLimits& limits = {});
+CheckedProgram program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits = {});
 
 // Parses without validating (the validator reports the rest).
 Program program_from_json_unchecked(std::string_view text, const JsonLimits& limits = {});

@@ -1,8 +1,10 @@
-// Lowering a program to WGSL, and the binding interface the shader expects.
+// Lowering a checked program to WGSL, with the binding interface the
+// shader expects: both come out of one step (lower), so they cannot
+// disagree.
 //
 // The WGSL is a function of the program's canonical form and of the
-// text-shaping fields of the DispatchConfig only; shaping_signature() names
-// exactly those, so the cache key can be computed without lowering.
+// ShaderOptions only; shaping_signature() names exactly what of the options
+// changes the text, so the cache key can be computed without lowering.
 #pragma once
 
 #include <array>
@@ -10,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "vyre/dispatch.hpp"
+#include "vyre/checked.hpp"
 #include "vyre/program.hpp"
+#include "vyre/shader_options.hpp"
 
 namespace vyre {
 
@@ -39,23 +42,37 @@ struct ShaderInterface {
   static constexpr uint32_t kLengthsBinding = 0;
   static constexpr const char* kEntryPoint = "main";
 
-  Dim3 workgroup_size{1, 1, 1};       // effective (override applied)
-  std::vector<ShaderBinding> bindings;  // canonical order (by binding)
+  Dim3 workgroup_size{1, 1, 1};  // effective (override applied)
+  // Every bound buffer, in canonical order (by binding): bindings[i] is
+  // CheckedProgram::bound_buffers()[i], and the i-th buffer of a dispatch plan.
+  std::vector<ShaderBinding> bindings;
   // Runtime-sized buffers whose `len` the shader reads: their element counts
   // are passed as u32s, in this order, in a uniform at
   // (kLengthsGroup, kLengthsBinding), packed four to a 16-byte row.
   std::vector<std::string> length_slots;
+  std::vector<uint32_t> length_bindings;  // per slot, its index in `bindings`
   uint64_t lengths_bytes() const;
 };
 
-// The program must be valid (throws ProgramError otherwise).
-ShaderInterface shader_interface(const Program& program, const DispatchConfig& config = {});
-std::string lower_to_wgsl(const Program& program, const DispatchConfig& config = {});
+// The shader of a program: its WGSL and the interface the text declares.
+struct ShaderSpec {
+  std::string wgsl;
+  ShaderInterface interface;
+};
 
-// A canonical text naming every DispatchConfig field that changes this
+// Throws Error(invalid_input) for options the program cannot take (see
+// effective_workgroup_size).
+ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options = {});
+// The interface alone, without lowering: the one lower() declares (for a
+// shader whose text came from the cache).
+ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOptions& options = {});
+// lower(program, options).wgsl
+std::string lower_to_wgsl(const CheckedProgram& program, const ShaderOptions& options = {});
+
+// A canonical text naming every ShaderOptions field that changes this
 // program's WGSL, with its value; fields that cannot change the text are
 // left out (a workgroup_override equal to the program's own size, a ULP
 // budget for a program with no transcendental it could shorten).
-std::string shaping_signature(const Program& program, const DispatchConfig& config = {});
+std::string shaping_signature(const CheckedProgram& program, const ShaderOptions& options = {});
 
 }  // namespace vyre

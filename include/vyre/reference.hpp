@@ -3,13 +3,18 @@
 // checked against.
 #pragma once
 
+#include <optional>
+
+#include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
-#include "vyre/program.hpp"
+#include "vyre/shader_options.hpp"
 
 namespace vyre::reference {
 
-// Throws ProgramError for an invalid program and Error(invalid_input) for
-// inputs that do not fit it, exactly as the GPU backend does.
-Outputs run(const Program& program, const Inputs& inputs, const DispatchConfig& config = {});
+// Throws Error(invalid_input) for options or inputs that do not fit the
+// program, exactly as the GPU backend does. `grid` is the launch's, as in
+// gpu::Pipeline::dispatch.
+Outputs run(const CheckedProgram& program, const Inputs& inputs, const ShaderOptions& options = {},
+            const std::optional<Dim3>& grid = std::nullopt);
 
 }  // namespace vyre::reference

@@ -193,9 +193,10 @@ Cache Cache::from_environment() { return Cache(CacheOptions::from_environment())
 const std::optional<std::filesystem::path>& Cache::directory() const { return impl_->directory; }
 const CacheOptions& Cache::options() const { return impl_->options; }
 
-Artifact Cache::load_or_compile(const Program& program, std::string_view fingerprint, const DispatchConfig& config) {
+Artifact Cache::load_or_compile(const CheckedProgram& program, std::string_view fingerprint,
+                                const ShaderOptions& options) {
   return load_or_compile(
-      key_parts(program, fingerprint, config), [&] { return lower_to_wgsl(program, config); }, program.name);
+      key_parts(program, fingerprint, options), [&] { return lower_to_wgsl(program, options); }, program.name());
 }
 
 Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower) {

@@ -39,10 +39,10 @@ bool is_valid_key(std::string_view key) {
   return true;
 }
 
-KeyParts key_parts(const Program& program, std::string_view fingerprint, const DispatchConfig& config) {
+KeyParts key_parts(const CheckedProgram& program, std::string_view fingerprint, const ShaderOptions& options) {
   KeyParts parts;
-  parts.program_digest = digest(program).hex();
-  parts.shaping = shaping_signature(program, config);
+  parts.program_digest = digest(program.program()).hex();
+  parts.shaping = shaping_signature(program, options);
   parts.lowering_version = kLoweringVersion;
   parts.vyre_version = kVersion;
   parts.fingerprint = std::string(fingerprint);

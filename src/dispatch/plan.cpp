@@ -135,24 +135,22 @@ Dim3 default_grid(const Program& program, const Dim3& workgroup, const std::vect
   // `buffers` is in canonical order, so the first output found is the first by binding.
   auto first_output = std::find_if(buffers.begin(), buffers.end(), [](const BufferPlan& p) { return p.buffer->output; });
   if (first_output == buffers.end())
-    refuse(label(program) + " has no output buffer to size the grid from: give a grid (DispatchConfig::grid or "
-           "--grid X,Y,Z)");
+    refuse(label(program) + " has no output buffer to size the grid from: give a grid (the dispatch's grid "
+           "argument or --grid X,Y,Z)");
   const uint64_t n = first_output->elements;
   return {static_cast<uint32_t>((n + workgroup[0] - 1) / workgroup[0]), 1, 1};
 }
 
 }  // namespace
 
-DispatchPlanner::DispatchPlanner(const Program& program, DispatchConfig config)
-    : program_(&program), config_(std::move(config)) {
-  for (const Buffer* b : canonical_buffer_order(program))
-    if (b->access != Access::Workgroup) bound_.push_back(b);
-}
+DispatchPlanner::DispatchPlanner(const CheckedProgram& program, const ShaderOptions& options)
+    : program_(program), workgroup_size_(effective_workgroup_size(program, options)) {}
 
-void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid_override, DispatchPlan& out) const {
-  const Program& program = *program_;
+void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const {
+  const Program& program = program_.program();
+  const std::vector<const Buffer*>& bound = program_.bound_buffers();
   // Each input entry names one bound buffer, and no buffer twice.
-  out.buffers.resize(bound_.size());
+  out.buffers.resize(bound.size());
   for (auto& p : out.buffers) p.entry = nullptr;
   for (const auto& entry : inputs.entries()) {
     const Buffer* b = resolve(program, entry.buffer);
@@ -161,22 +159,17 @@ void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid
              list_buffers(program));
     if (b->access == Access::Workgroup)
       refuse("'" + b->name + "' is a workgroup buffer: it lives on the GPU only and takes no input");
-    const size_t i = std::find(bound_.begin(), bound_.end(), b) - bound_.begin();
+    const size_t i = std::find(bound.begin(), bound.end(), b) - bound.begin();
     if (out.buffers[i].entry != nullptr)
       refuse("input for " + describe(*b) + " is given twice (by name and by binding)");
     out.buffers[i].entry = &entry;
   }
 
-  out.workgroup_size = config_.workgroup_override.value_or(program.workgroup_size);
-  if (std::find(out.workgroup_size.begin(), out.workgroup_size.end(), 0u) != out.workgroup_size.end())
-    refuse("workgroup size " + std::to_string(out.workgroup_size[0]) + "x" + std::to_string(out.workgroup_size[1]) +
-           "x" + std::to_string(out.workgroup_size[2]) + " has a zero component; each must be at least 1");
-  for (size_t i = 0; i < bound_.size(); ++i) plan_buffer(*bound_[i], out.buffers[i].entry, out.buffers[i]);
+  out.workgroup_size = workgroup_size_;
+  for (size_t i = 0; i < bound.size(); ++i) plan_buffer(*bound[i], out.buffers[i].entry, out.buffers[i]);
   refuse_written_aliases(out.buffers);
 
-  if (grid_override) out.grid = *grid_override;
-  else if (config_.grid) out.grid = *config_.grid;
-  else out.grid = default_grid(program, out.workgroup_size, out.buffers);
+  out.grid = grid ? *grid : default_grid(program, out.workgroup_size, out.buffers);
 }
 
 void resolve_output_views(const Program& program, const DispatchPlan& plan, const OutputViews& views,
@@ -206,10 +199,10 @@ void resolve_output_views(const Program& program, const DispatchPlan& plan, cons
   }
 }
 
-DispatchPlan plan_dispatch(const Program& program, const DispatchConfig& config, const Inputs& inputs,
-                           const std::optional<Dim3>& grid_override) {
+DispatchPlan plan_dispatch(const CheckedProgram& program, const ShaderOptions& options, const Inputs& inputs,
+                           const std::optional<Dim3>& grid) {
   DispatchPlan plan;
-  DispatchPlanner(program, config).plan(inputs, grid_override, plan);
+  DispatchPlanner(program, options).plan(inputs, grid, plan);
   return plan;
 }
 

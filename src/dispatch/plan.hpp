@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/program.hpp"
 
@@ -27,25 +28,24 @@ struct DispatchPlan {
   std::vector<BufferPlan> buffers;  // every non-workgroup buffer, canonical order
 };
 
-// Plans the dispatches of one program and config. Keeps the program's bound
-// buffers and reuses the plan's storage, so that planning again with inputs
-// of the same shape allocates nothing.
+// Plans the dispatches of one program and its shader options. Reuses the
+// plan's storage, so that planning again with inputs of the same shape
+// allocates nothing.
 class DispatchPlanner {
  public:
-  // `program` must outlive the planner.
-  DispatchPlanner(const Program& program, DispatchConfig config);
+  // Throws Error(invalid_input) for options the program cannot take.
+  DispatchPlanner(const CheckedProgram& program, const ShaderOptions& options);
 
   // Throws Error(invalid_input) naming the buffer when the inputs do not fit
-  // the program. The plan points into the program and `inputs`, which must
-  // outlive its use.
-  void plan(const Inputs& inputs, const std::optional<Dim3>& grid_override, DispatchPlan& out) const;
+  // the program. `grid` is the launch's (default: from the first output).
+  // The plan points into the program and `inputs`, which must outlive its use.
+  void plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const;
 
-  const Program& program() const { return *program_; }
+  const CheckedProgram& program() const { return program_; }
 
  private:
-  const Program* program_;
-  DispatchConfig config_;
-  std::vector<const Buffer*> bound_;  // non-workgroup buffers, canonical order
+  CheckedProgram program_;
+  Dim3 workgroup_size_;
 };
 
 // Per plan buffer, the caller memory its output is read into (empty: not
@@ -56,7 +56,7 @@ void resolve_output_views(const Program& program, const DispatchPlan& plan, cons
                           std::vector<std::span<uint8_t>>& destinations);
 
 // One plan, for callers that dispatch once (the reference interpreter).
-DispatchPlan plan_dispatch(const Program& program, const DispatchConfig& config, const Inputs& inputs,
-                           const std::optional<Dim3>& grid_override = std::nullopt);
+DispatchPlan plan_dispatch(const CheckedProgram& program, const ShaderOptions& options, const Inputs& inputs,
+                           const std::optional<Dim3>& grid = std::nullopt);
 
 }  // namespace vyre

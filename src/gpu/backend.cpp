@@ -17,7 +17,6 @@
 #include "util/log.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
-#include "vyre/validate.hpp"
 
 namespace vyre::gpu {
 namespace {
@@ -76,8 +75,8 @@ Backend::Impl::Live Backend::Impl::live() {
   return live_;
 }
 
-std::shared_ptr<const Compiled> Backend::Impl::compiled(const aot::KeyParts& parts, const Program& program,
-                                                        const DispatchConfig& config, CompileReport& report) {
+std::shared_ptr<const Compiled> Backend::Impl::compiled(const aot::KeyParts& parts, const CheckedProgram& program,
+                                                        const ShaderOptions& options, CompileReport& report) {
   const auto start = Clock::now();
   report.cache_key = parts.key();
   const Live now = live();
@@ -89,20 +88,24 @@ std::shared_ptr<const Compiled> Backend::Impl::compiled(const aot::KeyParts& par
     return slot->compiled;
   }
   auto compiled = std::make_shared<Compiled>();
-  if (slot->compiled) {  // compiled before the device was lost: its WGSL stands
+  if (slot->compiled) {  // compiled before the device was lost: its shader stands
     report.memory_hit = true;
-    compiled->wgsl = slot->compiled->wgsl;
+    compiled->spec = slot->compiled->spec;
   } else {
-    const aot::Artifact artifact =
-        cache->load_or_compile(parts, [&] { return lower_to_wgsl(program, config); }, program.name);
+    // A miss lowers the whole spec; a hit reads the text and rebuilds the
+    // interface it was lowered with (the key holds everything that shapes both).
+    std::optional<ShaderSpec> lowered;
+    const aot::Artifact artifact = cache->load_or_compile(
+        parts, [&] { return lowered.emplace(lower(program, options)).wgsl; }, program.name());
     report.cache_hit = artifact.cache_hit;
     report.lower_ms = artifact.lower_ms;
-    compiled->wgsl = artifact.wgsl;
+    compiled->spec.interface = lowered ? std::move(lowered->interface) : shader_interface(program, options);
+    compiled->spec.wgsl = artifact.wgsl;
   }
   report.cache_ms = ms_since(start);
   PipelineTimings timings;
   compiled->pipeline =
-      std::make_shared<ComputePipeline>(now.device, compiled->wgsl, shader_interface(program, config), &timings);
+      std::make_shared<ComputePipeline>(now.device, compiled->spec.wgsl, compiled->spec.interface, &timings);
   report.shader_ms = timings.shader_ms;
   report.pipeline_ms = timings.pipeline_ms;
   slot->compiled = compiled;
@@ -111,10 +114,10 @@ std::shared_ptr<const Compiled> Backend::Impl::compiled(const aot::KeyParts& par
 
 // ---- Pipeline::Impl ---------------------------------------------------------
 
-Pipeline::Impl::Impl(Program p, DispatchConfig c, std::shared_ptr<const Compiled> shared, CompileReport r,
+Pipeline::Impl::Impl(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
                      std::weak_ptr<Backend::Impl> owner, std::shared_ptr<BufferPool> buffers)
-    : program(std::move(p)), config(std::move(c)), compiled(std::move(shared)), report(std::move(r)),
-      backend(std::move(owner)), pool(std::move(buffers)), planner(program, config), dispatcher(compiled->pipeline) {}
+    : program(std::move(p)), options(std::move(o)), compiled(std::move(shared)), report(std::move(r)),
+      backend(std::move(owner)), pool(std::move(buffers)), planner(program, options), dispatcher(compiled->pipeline) {}
 
 void Pipeline::Impl::ensure_live_device() {
   const DeviceContext& device = dispatcher.pipeline().device();
@@ -128,10 +131,10 @@ void Pipeline::Impl::ensure_live_device() {
     throw Error(ErrorKind::device_lost, "the GPU device of this Pipeline was lost and the Backend it was compiled on "
                                         "is gone: compile the program on a new vyre::gpu::Backend");
   CompileReport again;
-  compiled = owner->compiled(aot::key_parts(program, owner->fingerprint, config), program, config, again);
+  compiled = owner->compiled(aot::key_parts(program, owner->fingerprint, options), program, options, again);
   pool = owner->live().pool;
   dispatcher.replace_pipeline(compiled->pipeline);
-  log::debug("pipeline '{}' moved to the new device", program.name);
+  log::debug("pipeline '{}' moved to the new device", program.name());
 }
 
 DispatchJob& Pipeline::Impl::prepare(const Inputs& inputs, const std::optional<Dim3>& grid) {
@@ -165,7 +168,7 @@ DeviceOutputs Pipeline::Impl::resident_outputs(DispatchJob& target, bool pending
       continue;
     }
     auto made = make_device_buffer(pool, uint64_t{p.elements} * kElementBytes, p.buffer->type,
-                                   "output '" + p.buffer->name + "' of '" + program.name + "'");
+                                   "output '" + p.buffer->name + "' of '" + program.name() + "'");
     made->impl().pending = pending;
     target.resident[i] = made.get();
     outputs.put(p.buffer->name, std::move(made));
@@ -219,7 +222,7 @@ DeviceOutputs Pipeline::dispatch_resident(const Inputs& inputs, const std::optio
 
 const CompileReport& Pipeline::compile_report() const { return checked(impl_).report; }
 const ShaderInterface& Pipeline::interface() const { return checked(impl_).compiled->pipeline->interface(); }
-const std::string& Pipeline::wgsl() const { return checked(impl_).compiled->wgsl; }
+const std::string& Pipeline::wgsl() const { return checked(impl_).compiled->spec.wgsl; }
 
 const std::shared_ptr<DeviceBuffer>& DeviceOutputs::get(const std::string& name) const {
   auto it = buffers_.find(name);
@@ -285,14 +288,13 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
   return buffer;
 }
 
-Pipeline Backend::compile(const Program& program, const DispatchConfig& config) {
+Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& options) {
   Impl& impl = checked(impl_);
-  require_valid(program);
   CompileReport report;
-  auto compiled = impl.compiled(aot::key_parts(program, impl.fingerprint, config), program, config, report);
-  log::debug("compiled '{}': key {} ({})", program.name, report.cache_key,
+  auto compiled = impl.compiled(aot::key_parts(program, impl.fingerprint, options), program, options, report);
+  log::debug("compiled '{}': key {} ({})", program.name(), report.cache_key,
              report.memory_hit ? "in memory" : report.cache_hit ? "AOT cache hit" : "lowered");
-  return Pipeline(std::make_shared<Pipeline::Impl>(program, config, std::move(compiled), std::move(report), impl_,
+  return Pipeline(std::make_shared<Pipeline::Impl>(program, options, std::move(compiled), std::move(report), impl_,
                                                    impl.live().pool));
 }
 

@@ -18,7 +18,7 @@ namespace vyre::gpu {
 
 // What every Pipeline compiled from one cache key shares.
 struct Compiled {
-  std::string wgsl;
+  ShaderSpec spec;
   std::shared_ptr<const ComputePipeline> pipeline;
 };
 
@@ -48,8 +48,8 @@ struct Backend::Impl {
 
   // The compiled pipeline for `parts` on the live device: from memory, else
   // the AOT cache or lowering; rebuilt from its WGSL after a device loss.
-  std::shared_ptr<const Compiled> compiled(const aot::KeyParts& parts, const Program& program,
-                                           const DispatchConfig& config, CompileReport& report);
+  std::shared_ptr<const Compiled> compiled(const aot::KeyParts& parts, const CheckedProgram& program,
+                                           const ShaderOptions& options, CompileReport& report);
 
  private:
   std::mutex device_mutex_;
@@ -59,18 +59,18 @@ struct Backend::Impl {
 };
 
 struct Pipeline::Impl {
-  Program program;
-  DispatchConfig config;
+  CheckedProgram program;
+  ShaderOptions options;
   std::shared_ptr<const Compiled> compiled;
   CompileReport report;
   std::weak_ptr<Backend::Impl> backend;
   std::shared_ptr<BufferPool> pool;
-  DispatchPlanner planner;  // reads `program`
+  DispatchPlanner planner;
   Dispatcher dispatcher;    // buffers of this Pipeline alone
   DispatchJob job;          // a single dispatch's, reused
   const DeviceContext* reported_loss = nullptr;  // the lost device this Pipeline has told of
 
-  Impl(Program p, DispatchConfig c, std::shared_ptr<const Compiled> shared, CompileReport r,
+  Impl(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
        std::weak_ptr<Backend::Impl> owner, std::shared_ptr<BufferPool> buffers);
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;

@@ -71,21 +71,15 @@ Dispatcher::Frame& Dispatcher::frame(size_t index) {
 void Dispatcher::match(const DispatchPlan& plan, Frame& f) {
   const auto& bindings = pipeline_->interface().bindings;
   f.bound.resize(bindings.size());
+  // The interface and the plan both list the program's bound buffers in
+  // canonical order (CheckedProgram::bound_buffers): binding i is plan buffer i.
   for (size_t i = 0; i < bindings.size(); ++i) {
     const ShaderBinding& shader = bindings[i];
-    // Lowered programs bind every buffer in canonical order, so the same index almost always matches.
-    size_t p = i < plan.buffers.size() && plan.buffers[i].buffer->binding == shader.binding ? i : plan.buffers.size();
-    if (p == plan.buffers.size())
-      for (size_t k = 0; k < plan.buffers.size(); ++k)
-        if (plan.buffers[k].buffer->binding == shader.binding) p = k;
-    if (p == plan.buffers.size())
-      throw Error(ErrorKind::lowering, "the shader binds '" + shader.buffer + "' at binding " +
-                                           std::to_string(shader.binding) + " but the program has no buffer there");
     Bound& b = f.bound[i];
     b = Bound{};
     b.shader = &shader;
-    b.plan_index = p;
-    b.bytes = std::max<uint64_t>(shader.binding_bytes(plan.buffers[p].elements), kElementBytes);
+    b.plan_index = i;
+    b.bytes = std::max<uint64_t>(shader.binding_bytes(plan.buffers[i].elements), kElementBytes);
   }
 }
 
@@ -123,14 +117,6 @@ void Dispatcher::check(const DispatchJob& job, bool allow_pending) {
   const DeviceContext& device = pipeline_->device();
   for (const auto& p : job.plan.buffers)
     if (p.device != nullptr) bindable_device_buffer(*p.device, device, p.buffer->name, allow_pending);
-  for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
-    if (job.resident[i] == nullptr) continue;
-    const auto& bindings = pipeline_->interface().bindings;
-    if (std::none_of(bindings.begin(), bindings.end(),
-                     [&](const ShaderBinding& s) { return s.binding == job.plan.buffers[i].buffer->binding; }))
-      throw Error(ErrorKind::lowering, "output '" + job.plan.buffers[i].buffer->name +
-                                           "' is not bound by the shader and cannot stay on the GPU");
-  }
 }
 
 void Dispatcher::ensure(GpuBuffer& slot, uint64_t bytes, WGPUBufferUsage usage) {
@@ -247,14 +233,8 @@ void Dispatcher::write_lengths(const DispatchPlan& plan, Frame& f) {
   }
   // One u32 per slot, four to a 16-byte row: the layout of array<vec4<u32>, N>.
   f.lengths_words.assign(iface.lengths_bytes() / sizeof(uint32_t), 0);
-  for (size_t slot = 0; slot < iface.length_slots.size(); ++slot) {
-    auto it = std::find_if(f.bound.begin(), f.bound.end(),
-                           [&](const Bound& b) { return b.shader->buffer == iface.length_slots[slot]; });
-    if (it == f.bound.end())
-      throw Error(ErrorKind::lowering, "the shader reads the length of '" + iface.length_slots[slot] +
-                                           "', which it does not bind");
-    f.lengths_words[slot] = plan.buffers[it->plan_index].elements;
-  }
+  for (size_t slot = 0; slot < iface.length_bindings.size(); ++slot)
+    f.lengths_words[slot] = plan.buffers[f.bound[iface.length_bindings[slot]].plan_index].elements;
   const std::span<const uint8_t> words(reinterpret_cast<const uint8_t*>(f.lengths_words.data()),
                                        f.lengths_words.size() * sizeof(uint32_t));
   if (needs_write(f.lengths_written, f.lengths.id, words))

@@ -2,7 +2,7 @@
 
 #include <bit>
 
-#include "vyre/validate.hpp"
+#include "vyre/checked.hpp"
 
 namespace vyre::build {
 namespace {
@@ -167,9 +167,6 @@ ProgramBuilder& ProgramBuilder::append(Stmt statement) {
   return *this;
 }
 
-Program ProgramBuilder::build() const {
-  require_valid(program_);
-  return program_;
-}
+CheckedProgram ProgramBuilder::build() const { return CheckedProgram(program_); }
 
 }  // namespace vyre::build

@@ -10,7 +10,7 @@
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
 #include "vyre/json.hpp"
-#include "vyre/validate.hpp"
+#include "vyre/checked.hpp"
 
 namespace vyre {
 namespace {
@@ -392,13 +392,11 @@ Program program_from_json_unchecked(std::string_view text, const JsonLimits& lim
   return p;
 }
 
-Program program_from_json(std::string_view text, const JsonLimits& limits) {
-  Program p = program_from_json_unchecked(text, limits);
-  require_valid(p);
-  return p;
+CheckedProgram program_from_json(std::string_view text, const JsonLimits& limits) {
+  return CheckedProgram(program_from_json_unchecked(text, limits));
 }
 
-Program program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits) {
+CheckedProgram program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) throw Error(ErrorKind::io, "cannot read " + path.string() + ": " + ec.message());

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "ir/checked_facts.hpp"
 #include "ir/identifier.hpp"
 #include "ir/limits.hpp"
 #include "ir/uniformity.hpp"
@@ -23,11 +24,14 @@ bool is_integer(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::
 struct Local {
   ScalarType type;
   bool loop_variable;
+  uint32_t slot;
 };
 
 class Validator {
  public:
-  explicit Validator(const Program& p) : program_(p) {}
+  Validator(const Program& p, ir::CheckedFacts* facts) : program_(p), facts_(facts) {
+    if (facts_) facts_->atomic.assign(p.buffers.size(), false);
+  }
 
   std::vector<Diagnostic> run() {
     check_workgroup_size();
@@ -41,6 +45,15 @@ class Validator {
 
  private:
   void error(std::string path, std::string message) { diagnostics_.push_back({std::move(path), std::move(message)}); }
+
+  // ---- facts for the CheckedProgram ----------------------------------------
+
+  void note_slot(const void* node, uint32_t slot) {
+    if (facts_) facts_->slots[node] = slot;
+  }
+  void note_buffer(const void* node, const Buffer* b) {
+    if (facts_ && b) facts_->buffers[node] = static_cast<uint32_t>(b - program_.buffers.data());
+  }
 
   void check_workgroup_size() {
     const auto& wg = program_.workgroup_size;
@@ -98,9 +111,12 @@ class Validator {
     }
   }
 
-  void declare(const std::string& name, ScalarType type, bool loop_variable) {
-    locals_[name] = Local{type, loop_variable};
+  uint32_t declare(const std::string& name, ScalarType type, bool loop_variable) {
+    const uint32_t slot = next_slot_++;
+    locals_[name] = Local{type, loop_variable, slot};
     scope_.push_back(name);
+    if (facts_) facts_->local_count = next_slot_;
+    return slot;
   }
 
   void check_stmt(const Stmt& s, const std::string& at, int loop_depth) {
@@ -118,13 +134,14 @@ class Validator {
         } else if (locals_.count(s.name)) {
           error(at + ".let", "'" + s.name + "' is already declared in this scope (no shadowing)");
         } else if (t) {
-          declare(s.name, *t, false);
+          note_slot(&s, declare(s.name, *t, false));
         }
         break;
       }
       case StmtOp::Assign: {
         Type t = check_expr(s.exprs.at(0), at + ".value");
         auto it = locals_.find(s.name);
+        if (it != locals_.end()) note_slot(&s, it->second.slot);
         if (it == locals_.end()) {
           error(at + ".assign", "no local named '" + s.name + "' in scope");
         } else if (it->second.loop_variable) {
@@ -139,6 +156,7 @@ class Validator {
         check_index(s.exprs.at(0), at + ".index");
         Type t = check_expr(s.exprs.at(1), at + ".value");
         const Buffer* b = program_.find_buffer(s.name);
+        note_buffer(&s, b);
         if (!b) {
           error(at + ".store", "no buffer named '" + s.name + "'");
         } else if (b->access != Access::ReadWrite && b->access != Access::Workgroup) {
@@ -169,7 +187,7 @@ class Validator {
         } else if (locals_.count(s.name)) {
           error(at + ".loop", "'" + s.name + "' is already declared in this scope (no shadowing)");
         } else {
-          declare(s.name, from && is_integer(*from) ? *from : ScalarType::U32, true);
+          note_slot(&s, declare(s.name, from && is_integer(*from) ? *from : ScalarType::U32, true));
         }
         check_block(s.body, at + ".body", loop_depth + 1);
         while (scope_.size() > scope_mark) {
@@ -187,6 +205,7 @@ class Validator {
         if (loop_depth == 0) error(at, std::string(to_string(s.op)) + " outside a loop or while");
         break;
       case StmtOp::Barrier:
+        if (facts_) facts_->has_barrier = true;
         break;  // placement is checked by the uniformity pass
       case StmtOp::Eval:
         check_expr(s.exprs.at(0), at + ".eval");
@@ -223,6 +242,7 @@ class Validator {
       return std::nullopt;
     }
     Type t = check_expr_inner(e, at);
+    if (t && facts_) facts_->types[&e] = *t;
     --depth_;
     return t;
   }
@@ -256,6 +276,7 @@ class Validator {
           error(key, "no local named '" + e.name + "' in scope");
           return std::nullopt;
         }
+        note_slot(&e, it->second.slot);
         return it->second.type;
       }
       case OpClass::Load: {
@@ -265,11 +286,15 @@ class Validator {
         }
         check_index(e.args[0], at + ".index");
         const Buffer* b = lookup_buffer(e.name, key);
+        note_buffer(&e, b);
         return b ? Type(b->type) : std::nullopt;
       }
-      case OpClass::Len:
-        if (!lookup_buffer(e.name, key)) return std::nullopt;
+      case OpClass::Len: {
+        const Buffer* b = lookup_buffer(e.name, key);
+        if (!b) return std::nullopt;
+        note_buffer(&e, b);
         return ScalarType::U32;
+      }
       case OpClass::Builtin: {
         const bool flat_ok = e.op == Op::Lid;
         if (e.imm > static_cast<uint32_t>(Axis::Flat) || (e.imm == static_cast<uint32_t>(Axis::Flat) && !flat_ok)) {
@@ -431,6 +456,8 @@ class Validator {
     }
     check_index(e.args[0], at + ".index");
     const Buffer* b = lookup_buffer(e.name, at + ".buffer");
+    note_buffer(&e, b);
+    if (facts_ && b) facts_->atomic[static_cast<size_t>(b - program_.buffers.data())] = true;
     std::vector<std::pair<Type, std::string>> values;
     if (op == AtomicOp::CompareExchange) values.emplace_back(check_expr(e.args[1], at + ".expected"), at + ".expected");
     if (op != AtomicOp::Load) values.emplace_back(check_expr(e.args.back(), at + ".value"), at + ".value");
@@ -456,16 +483,22 @@ class Validator {
   }
 
   const Program& program_;
+  ir::CheckedFacts* facts_;
   std::vector<Diagnostic> diagnostics_;
   std::map<std::string, Local> locals_;
   std::vector<std::string> scope_;  // declaration order, for leaving blocks
   int depth_ = 0;
   bool depth_reported_ = false;
+  uint32_t next_slot_ = 0;
 };
 
 }  // namespace
 
-std::vector<Diagnostic> validate(const Program& program) { return Validator(program).run(); }
+std::vector<Diagnostic> ir::check(const Program& program, ir::CheckedFacts* facts) {
+  return Validator(program, facts).run();
+}
+
+std::vector<Diagnostic> validate(const Program& program) { return ir::check(program, nullptr); }
 
 void require_valid(const Program& program) {
   auto diagnostics = validate(program);

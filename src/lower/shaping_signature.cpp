@@ -1,16 +1,15 @@
-#include "lower/effective_config.hpp"
 #include "vyre/lower.hpp"
 
 namespace vyre {
 
-std::string shaping_signature(const Program& program, const DispatchConfig& config) {
+std::string shaping_signature(const CheckedProgram& program, const ShaderOptions& options) {
   std::string out;
   // The override shapes the text only when it differs from the program's own size.
-  const Dim3 wg = lower::effective_workgroup_size(program, config);
-  if (wg != program.workgroup_size)
+  const Dim3 wg = effective_workgroup_size(program, options);
+  if (wg != program.program().workgroup_size)
     out += "workgroup=" + std::to_string(wg[0]) + "," + std::to_string(wg[1]) + "," + std::to_string(wg[2]);
   // ulp_budget: this lowering has no approximate forms yet, so a budget never
-  // changes the text and is left out (docs/lowering.md). grid never shapes it.
+  // changes the text and is left out (docs/lowering.md).
   return out;
 }
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace vyre::lower {
+namespace vyre::wgsl {
 namespace {
 
 struct FixedHelper {
@@ -122,4 +122,4 @@ std::string HelperSet::definitions() const {
   return out;
 }
 
-}  // namespace vyre::lower
+}  // namespace vyre::wgsl

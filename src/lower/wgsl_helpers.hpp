@@ -18,7 +18,7 @@
 
 #include "vyre/program.hpp"
 
-namespace vyre::lower {
+namespace vyre::wgsl {
 
 class HelperSet {
  public:
@@ -39,4 +39,4 @@ class HelperSet {
 
 std::string wgsl_type(ScalarType t);
 
-}  // namespace vyre::lower
+}  // namespace vyre::wgsl

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <limits>
 
-namespace vyre::lower {
+namespace vyre::wgsl {
 
 std::string u32_literal(uint32_t v) { return std::to_string(v) + "u"; }
 
@@ -41,4 +41,4 @@ std::string f32_literal(uint32_t bits, HelperSet& helpers) {
   return std::signbit(f) ? "(-" + text + ")" : text;
 }
 
-}  // namespace vyre::lower
+}  // namespace vyre::wgsl

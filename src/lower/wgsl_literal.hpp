@@ -7,7 +7,7 @@
 
 #include "lower/wgsl_helpers.hpp"
 
-namespace vyre::lower {
+namespace vyre::wgsl {
 
 std::string u32_literal(uint32_t v);
 std::string i32_literal(int32_t v);
@@ -16,4 +16,4 @@ std::string i32_literal(int32_t v);
 // a double, else a hexadecimal float.
 std::string f32_literal(uint32_t bits, HelperSet& helpers);
 
-}  // namespace vyre::lower
+}  // namespace vyre::wgsl

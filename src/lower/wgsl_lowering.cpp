@@ -1,6 +1,9 @@
-// Program -> WGSL. The text is a function of the canonical program and the
-// effective workgroup size only (see shaping_signature), so equal cache keys
-// always mean equal shaders.
+// CheckedProgram -> ShaderSpec. The text is a function of the canonical
+// program and the effective workgroup size only (see shaping_signature), so
+// equal cache keys always mean equal shaders. Module-scope declarations are
+// written from the ShaderInterface, so the text declares exactly the
+// interface that comes out with it. Types, local slots and buffers come from
+// the checked program: the lowering infers and resolves nothing itself.
 //
 // Names: buffers become b_<name>, locals l_<name>, and everything the
 // lowering adds is vyre_*; user names can therefore never clash with WGSL
@@ -8,33 +11,29 @@
 #include <map>
 #include <set>
 
-#include "lower/effective_config.hpp"
 #include "lower/wgsl_helpers.hpp"
 #include "lower/wgsl_literal.hpp"
 #include "vyre/error.hpp"
 #include "vyre/lower.hpp"
-#include "vyre/validate.hpp"
 
 namespace vyre {
 namespace {
 
-using lower::HelperSet;
-using lower::wgsl_type;
+using wgsl::HelperSet;
+using wgsl::wgsl_type;
 
 std::string buffer_name(const std::string& name) { return "b_" + name; }
 std::string local_name(const std::string& name) { return "l_" + name; }
 
 class WgslLowering {
  public:
-  WgslLowering(const Program& p, const DispatchConfig& config)
-      : p_(p), workgroup_size_(lower::effective_workgroup_size(p, config)) {
-    const auto slots = lower::length_slot_buffers(p);
-    for (size_t i = 0; i < slots.size(); ++i) length_slot_[slots[i]->name] = i;
-    for (const auto& b : p.buffers) atomic_[b.name] = buffer_is_atomic(p, b.name);
+  WgslLowering(const CheckedProgram& c, const ShaderInterface& iface)
+      : c_(c), p_(c.program()), iface_(iface), workgroup_size_(iface.workgroup_size) {
+    for (size_t i = 0; i < iface.length_bindings.size(); ++i)
+      length_slot_[c.bound_buffers()[iface.length_bindings[i]]] = i;
   }
 
   std::string run() {
-    scopes_.emplace_back();
     zero_workgroup_memory();
     block(p_.body, 1);
     std::string out;
@@ -54,28 +53,29 @@ class WgslLowering {
 
   std::string declarations() const {
     std::string out;
-    for (const Buffer* b : canonical_buffer_order(p_)) {
-      const std::string t = wgsl_type(b->type);
-      const std::string element = atomic_.at(b->name) ? "atomic<" + t + ">" : t;
-      const std::string n = buffer_name(b->name);
-      switch (b->access) {
-        case Access::Read:
-        case Access::ReadWrite: {
-          const std::string array = b->runtime_sized() ? "array<" + element + ">"
-                                                       : "array<" + element + ", " + std::to_string(b->count) + ">";
-          out += "@group(0) @binding(" + std::to_string(*b->binding) + ") var<storage, " +
-                 (b->access == Access::Read ? "read" : "read_write") + "> " + n + ": " + array + ";\n";
-          break;
-        }
-        case Access::Uniform:
-          // Uniform arrays need a 16-byte element stride: pack four values to a row.
-          out += "@group(0) @binding(" + std::to_string(*b->binding) + ") var<uniform> " + n + ": array<vec4<" + t +
-                 ">, " + std::to_string((uint64_t{b->count} + 3) / 4) + ">;\n";
-          break;
-        case Access::Workgroup:
-          out += "var<workgroup> " + n + ": array<" + element + ", " + std::to_string(b->count) + ">;\n";
-          break;
+    // Bound buffers, from the interface (in canonical order, which puts them
+    // before the workgroup buffers).
+    for (const ShaderBinding& sb : iface_.bindings) {
+      const std::string t = wgsl_type(sb.type);
+      const std::string element = sb.atomic ? "atomic<" + t + ">" : t;
+      const std::string n = buffer_name(sb.buffer);
+      const std::string at = "@group(" + std::to_string(sb.group) + ") @binding(" + std::to_string(sb.binding) + ") ";
+      if (sb.kind == BindingKind::Uniform) {
+        // Uniform arrays need a 16-byte element stride: pack four values to a row.
+        out += at + "var<uniform> " + n + ": array<vec4<" + t + ">, " + std::to_string((uint64_t{sb.count} + 3) / 4) +
+               ">;\n";
+        continue;
       }
+      const std::string array =
+          sb.count == 0 ? "array<" + element + ">" : "array<" + element + ", " + std::to_string(sb.count) + ">";
+      out += at + "var<storage, " + (sb.kind == BindingKind::StorageRead ? "read" : "read_write") + "> " + n + ": " +
+             array + ";\n";
+    }
+    for (const Buffer* b : c_.canonical_buffers()) {
+      if (b->access != Access::Workgroup) continue;
+      const std::string t = wgsl_type(b->type);
+      const std::string element = c_.atomic(*b) ? "atomic<" + t + ">" : t;
+      out += "var<workgroup> " + buffer_name(b->name) + ": array<" + element + ", " + std::to_string(b->count) + ">;\n";
     }
     if (!length_slot_.empty())
       out += "@group(" + std::to_string(ShaderInterface::kLengthsGroup) + ") @binding(" +
@@ -107,7 +107,7 @@ class WgslLowering {
   void zero_workgroup_memory() {
     const uint64_t invocations = uint64_t{workgroup_size_[0]} * workgroup_size_[1] * workgroup_size_[2];
     bool any = false;
-    for (const Buffer* b : canonical_buffer_order(p_)) {
+    for (const Buffer* b : c_.canonical_buffers()) {
       if (b->access != Access::Workgroup) continue;
       any = true;
       builtins_.insert("vyre_lidx");
@@ -116,7 +116,7 @@ class WgslLowering {
       const std::string element = n + "[vyre_i]";
       line(1, "for (var vyre_i: u32 = vyre_lidx; vyre_i < " + std::to_string(b->count) + "u; vyre_i = vyre_i + " +
                   std::to_string(invocations) + "u) {");
-      line(2, atomic_.at(b->name) ? "atomicStore(&" + element + ", " + zero + ");" : element + " = " + zero + ";");
+      line(2, c_.atomic(*b) ? "atomicStore(&" + element + ", " + zero + ");" : element + " = " + zero + ";");
       line(1, "}");
     }
     if (any) line(1, "workgroupBarrier();");
@@ -131,26 +131,21 @@ class WgslLowering {
   }
 
   void block(const std::vector<Stmt>& stmts, int depth) {
-    scopes_.emplace_back();
     for (const auto& s : stmts) stmt(s, depth);
-    scopes_.pop_back();
   }
 
   void stmt(const Stmt& s, int depth) {
     switch (s.op) {
-      case StmtOp::Let: {
-        const ScalarType t = type_of(s.exprs[0]);
-        line(depth, "var " + local_name(s.name) + ": " + wgsl_type(t) + " = " + expr(s.exprs[0]) + ";");
-        scopes_.back()[s.name] = t;
+      case StmtOp::Let:
+        line(depth, "var " + local_name(s.name) + ": " + wgsl_type(type_of(s.exprs[0])) + " = " + expr(s.exprs[0]) + ";");
         return;
-      }
       case StmtOp::Assign:
         line(depth, local_name(s.name) + " = " + expr(s.exprs[0]) + ";");
         return;
       case StmtOp::Store: {
-        const Buffer& b = *p_.find_buffer(s.name);
+        const Buffer& b = p_.buffers[c_.buffer_index(s)];
         const std::string element = buffer_name(b.name) + "[" + index(s.exprs[0], b) + "]";
-        if (atomic_.at(b.name))
+        if (c_.atomic(b))
           line(depth, "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");");
         else
           line(depth, element + " = " + expr(s.exprs[1]) + ";");
@@ -171,10 +166,7 @@ class WgslLowering {
         const std::string one = t == ScalarType::I32 ? "1i" : "1u";
         line(depth, "for (var " + v + ": " + wgsl_type(t) + " = " + expr(s.exprs[0]) + "; " + v + " < " + expr(s.exprs[1]) +
                         "; " + v + " = " + v + " + " + one + ") {");
-        scopes_.emplace_back();
-        scopes_.back()[s.name] = t;
         block(s.body, depth + 1);
-        scopes_.pop_back();
         line(depth, "}");
         return;
       }
@@ -195,37 +187,7 @@ class WgslLowering {
 
   // ---- types ---------------------------------------------------------------
 
-  ScalarType local_type(const std::string& name) const {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto found = it->find(name);
-      if (found != it->end()) return found->second;
-    }
-    throw Error(ErrorKind::lowering, "internal: unknown local '" + name + "'");
-  }
-
-  ScalarType type_of(const Expr& e) const {
-    switch (op_info(e.op).cls) {
-      case OpClass::Literal:
-        return e.op == Op::LitU32 ? ScalarType::U32
-               : e.op == Op::LitI32 ? ScalarType::I32
-               : e.op == Op::LitF32 ? ScalarType::F32
-                                    : ScalarType::Bool;
-      case OpClass::Var: return local_type(e.name);
-      case OpClass::Load:
-      case OpClass::Atomic: return p_.find_buffer(e.name)->type;
-      case OpClass::Len:
-      case OpClass::Builtin: return ScalarType::U32;
-      case OpClass::Binary:
-        switch (e.op) {
-          case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return ScalarType::Bool;
-          default: return type_of(e.args[0]);
-        }
-      case OpClass::Unary: return type_of(e.args[0]);
-      case OpClass::Ternary: return type_of(e.args[e.op == Op::Select ? 1 : 0]);
-      case OpClass::Conversion: return static_cast<ScalarType>(e.imm);
-    }
-    return ScalarType::U32;
-  }
+  ScalarType type_of(const Expr& e) const { return c_.type(e); }
 
   static bool holds_atomic(const Expr& e) {
     if (e.op == Op::Atomic) return true;
@@ -236,16 +198,13 @@ class WgslLowering {
 
   // ---- constants -------------------------------------------------------------
 
-  bool fixed_length(const std::string& buffer) const {
-    const Buffer* b = p_.find_buffer(buffer);
-    return b && !b->runtime_sized();
-  }
+  const Buffer& buffer_of(const Expr& e) const { return p_.buffers[c_.buffer_index(e)]; }
 
   // True when WGSL would evaluate the expression at shader creation.
   bool is_const(const Expr& e) const {
     switch (op_info(e.op).cls) {
       case OpClass::Literal: return true;
-      case OpClass::Len: return fixed_length(e.name);
+      case OpClass::Len: return !buffer_of(e).runtime_sized();
       case OpClass::Binary:
       case OpClass::Unary:
       case OpClass::Ternary:
@@ -266,11 +225,11 @@ class WgslLowering {
     std::string text;
     ScalarType t = type_of(e);
     switch (e.op) {
-      case Op::LitU32: text = lower::u32_literal(e.imm); break;
-      case Op::LitI32: text = lower::i32_literal(static_cast<int32_t>(e.imm)); break;
+      case Op::LitU32: text = wgsl::u32_literal(e.imm); break;
+      case Op::LitI32: text = wgsl::i32_literal(static_cast<int32_t>(e.imm)); break;
       case Op::LitBool: text = e.imm ? "true" : "false"; break;
       default:
-        text = lower::f32_literal(e.imm, helpers_);
+        text = wgsl::f32_literal(e.imm, helpers_);
         if (text.rfind("vyre_f32_bits", 0) == 0) return text;  // already a runtime call
         break;
     }
@@ -290,7 +249,7 @@ class WgslLowering {
     switch (info.cls) {
       case OpClass::Literal: return literal(e, opaque);
       case OpClass::Var: return local_name(e.name);
-      case OpClass::Len: return length(e.name, opaque);
+      case OpClass::Len: return length(buffer_of(e), opaque);
       case OpClass::Builtin: return builtin(e);
       case OpClass::Load: return load(e);
       case OpClass::Atomic: return atomic(e);
@@ -315,13 +274,12 @@ class WgslLowering {
     throw Error(ErrorKind::lowering, "internal: unknown operator");
   }
 
-  std::string length(const std::string& buffer, bool opaque) {
-    const Buffer* b = p_.find_buffer(buffer);
-    if (!b->runtime_sized()) {
-      const std::string n = lower::u32_literal(b->count);
+  std::string length(const Buffer& b, bool opaque) {
+    if (!b.runtime_sized()) {
+      const std::string n = wgsl::u32_literal(b.count);
       return opaque ? helpers_.use("vyre_opaque_u32") + "(" + n + ")" : n;
     }
-    const size_t slot = length_slot_.at(buffer);
+    const size_t slot = length_slot_.at(&b);
     static const char kComponent[] = {'x', 'y', 'z', 'w'};
     return "vyre_lengths[" + std::to_string(slot / 4) + "]." + kComponent[slot % 4];
   }
@@ -355,15 +313,15 @@ class WgslLowering {
   }
 
   std::string load(const Expr& e) {
-    const Buffer& b = *p_.find_buffer(e.name);
+    const Buffer& b = buffer_of(e);
     if (b.access == Access::Uniform)
       return helpers_.use_uniform_loader(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ")";
     const std::string element = buffer_name(b.name) + "[" + index(e.args[0], b) + "]";
-    return atomic_.at(b.name) ? "atomicLoad(&" + element + ")" : element;
+    return c_.atomic(b) ? "atomicLoad(&" + element + ")" : element;
   }
 
   std::string atomic(const Expr& e) {
-    const Buffer& b = *p_.find_buffer(e.name);
+    const Buffer& b = buffer_of(e);
     const auto op = static_cast<AtomicOp>(e.imm);
     if (op == AtomicOp::CompareExchange)
       return helpers_.use_compare_exchange(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ", " +
@@ -440,21 +398,27 @@ class WgslLowering {
     return wgsl_type(to) + "(" + a + ")";
   }
 
+  const CheckedProgram& c_;
   const Program& p_;
+  const ShaderInterface& iface_;
   Dim3 workgroup_size_;
   HelperSet helpers_;
-  std::map<std::string, size_t> length_slot_;
-  std::map<std::string, bool> atomic_;
-  std::vector<std::map<std::string, ScalarType>> scopes_;
+  std::map<const Buffer*, size_t> length_slot_;
   std::set<std::string> builtins_;
   std::string body_;
 };
 
 }  // namespace
 
-std::string lower_to_wgsl(const Program& program, const DispatchConfig& config) {
-  require_valid(program);
-  return WgslLowering(program, config).run();
+ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options) {
+  ShaderSpec spec;
+  spec.interface = shader_interface(program, options);
+  spec.wgsl = WgslLowering(program, spec.interface).run();
+  return spec;
+}
+
+std::string lower_to_wgsl(const CheckedProgram& program, const ShaderOptions& options) {
+  return lower(program, options).wgsl;
 }
 
 }  // namespace vyre

@@ -1,5 +1,5 @@
-// The CPU reference interpreter. It resolves the program once (names to
-// slots, types onto nodes), then runs every workgroup in order and every
+// The CPU reference interpreter. It copies the checked program's facts
+// (local slots, buffer indices, types) onto a compact tree once, then runs every workgroup in order and every
 // invocation of a workgroup as a fiber, so that barriers and workgroup
 // memory behave as on a GPU. Programs without barriers run each invocation
 // straight through.
@@ -9,12 +9,10 @@
 #include <optional>
 
 #include "dispatch/plan.hpp"
-#include "lower/effective_config.hpp"
 #include "reference/scalar_ops.hpp"
 #include "reference/workgroup_fibers.hpp"
 #include "vyre/error.hpp"
 #include "vyre/reference.hpp"
-#include "vyre/validate.hpp"
 
 namespace vyre::reference {
 namespace {
@@ -40,51 +38,28 @@ struct RStmt {
 
 class Resolver {
  public:
-  explicit Resolver(const Program& p) : p_(p) {
-    for (size_t i = 0; i < p.buffers.size(); ++i) buffer_index_[p.buffers[i].name] = i;
-  }
+  explicit Resolver(const CheckedProgram& c) : c_(c) {}
 
-  std::vector<RStmt> block(const std::vector<Stmt>& stmts) {
-    std::vector<std::string> declared;
+  std::vector<RStmt> block(const std::vector<Stmt>& stmts) const {
     std::vector<RStmt> out;
-    for (const auto& s : stmts) out.push_back(stmt(s, declared));
-    for (const auto& name : declared) scope_.erase(name);
+    out.reserve(stmts.size());
+    for (const auto& s : stmts) out.push_back(stmt(s));
     return out;
   }
 
-  size_t slots() const { return slot_count_; }
-  bool has_barrier() const { return has_barrier_; }
-
  private:
-  struct Local {
-    size_t slot;
-    ScalarType type;
-  };
-
-  size_t declare(const std::string& name, ScalarType type, std::vector<std::string>& declared) {
-    const size_t slot = slot_count_++;
-    scope_[name] = {slot, type};
-    declared.push_back(name);
-    return slot;
-  }
-
-  RStmt stmt(const Stmt& s, std::vector<std::string>& declared) {
+  RStmt stmt(const Stmt& s) const {
     RStmt r;
     r.op = s.op;
     for (const auto& e : s.exprs) r.exprs.push_back(expr(e));
     switch (s.op) {
-      case StmtOp::Let: r.index = declare(s.name, r.exprs[0].type, declared); break;
-      case StmtOp::Assign: r.index = scope_.at(s.name).slot; break;
-      case StmtOp::Store: r.index = buffer_index_.at(s.name); break;
-      case StmtOp::Loop: {
-        std::vector<std::string> loop_scope;
+      case StmtOp::Let:
+      case StmtOp::Assign: r.index = c_.slot(s); break;
+      case StmtOp::Loop:
+        r.index = c_.slot(s);
         r.type = r.exprs[0].type;
-        r.index = declare(s.name, r.type, loop_scope);
-        r.body = block(s.body);
-        scope_.erase(s.name);
-        return r;
-      }
-      case StmtOp::Barrier: has_barrier_ = true; break;
+        break;
+      case StmtOp::Store: r.index = c_.buffer_index(s); break;
       default: break;
     }
     r.body = block(s.body);
@@ -92,53 +67,24 @@ class Resolver {
     return r;
   }
 
-  RExpr expr(const Expr& e) {
+  RExpr expr(const Expr& e) const {
     RExpr r;
     r.op = e.op;
     r.imm = e.imm;
+    r.type = c_.type(e);
     for (const auto& a : e.args) r.args.push_back(expr(a));
     if (!r.args.empty()) r.operand = r.args[0].type;
     switch (op_info(e.op).cls) {
-      case OpClass::Literal:
-        r.type = e.op == Op::LitU32 ? ScalarType::U32
-                 : e.op == Op::LitI32 ? ScalarType::I32
-                 : e.op == Op::LitF32 ? ScalarType::F32
-                                      : ScalarType::Bool;
-        break;
-      case OpClass::Var: {
-        const Local& l = scope_.at(e.name);
-        r.index = l.slot;
-        r.type = l.type;
-        break;
-      }
+      case OpClass::Var: r.index = c_.slot(e); break;
       case OpClass::Load:
       case OpClass::Atomic:
-        r.index = buffer_index_.at(e.name);
-        r.type = p_.buffers[r.index].type;
-        break;
-      case OpClass::Len:
-        r.index = buffer_index_.at(e.name);
-        r.type = ScalarType::U32;
-        break;
-      case OpClass::Builtin: r.type = ScalarType::U32; break;
-      case OpClass::Binary:
-        switch (e.op) {
-          case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: r.type = ScalarType::Bool; break;
-          default: r.type = r.operand; break;
-        }
-        break;
-      case OpClass::Unary: r.type = r.operand; break;
-      case OpClass::Ternary: r.type = r.args[e.op == Op::Select ? 1 : 0].type; break;
-      case OpClass::Conversion: r.type = static_cast<ScalarType>(e.imm); break;
+      case OpClass::Len: r.index = c_.buffer_index(e); break;
+      default: break;
     }
     return r;
   }
 
-  const Program& p_;
-  std::map<std::string, size_t> buffer_index_;
-  std::map<std::string, Local> scope_;
-  size_t slot_count_ = 0;
-  bool has_barrier_ = false;
+  const CheckedProgram& c_;
 };
 
 // ---- execution -------------------------------------------------------------------
@@ -294,10 +240,10 @@ class Machine {
 
 }  // namespace
 
-Outputs run(const Program& program, const Inputs& inputs, const DispatchConfig& config) {
-  require_valid(program);
-  lower::effective_workgroup_size(program, config);  // same refusals as the GPU path
-  const DispatchPlan plan = plan_dispatch(program, config, inputs);
+Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOptions& options,
+            const std::optional<Dim3>& grid_launch) {
+  const Program& program = checked.program();
+  const DispatchPlan plan = plan_dispatch(checked, options, inputs, grid_launch);
 
   // Memory, indexed like program.buffers.
   std::vector<Memory> memory(program.buffers.size());
@@ -318,17 +264,16 @@ Outputs run(const Program& program, const Inputs& inputs, const DispatchConfig& 
       memory[i].length = program.buffers[i].count;
     }
 
-  Resolver resolver(program);
-  const std::vector<RStmt> body = resolver.block(program.body);
+  const std::vector<RStmt> body = Resolver(checked).block(program.body);
   const Dim3 wg = plan.workgroup_size;
   const Dim3 grid = plan.grid;
   const size_t per_group = size_t{wg[0]} * wg[1] * wg[2];
 
   std::optional<WorkgroupFibers> fibers;
-  if (resolver.has_barrier()) fibers.emplace();
+  if (checked.has_barrier()) fibers.emplace();
   Machine machine(program, memory, grid, fibers ? &*fibers : nullptr);
   std::vector<Invocation> invocations(per_group);
-  for (auto& inv : invocations) inv.locals.assign(resolver.slots(), 0);
+  for (auto& inv : invocations) inv.locals.assign(checked.local_count(), 0);
 
   for (uint32_t gz = 0; gz < grid[2]; ++gz)
     for (uint32_t gy = 0; gy < grid[1]; ++gy)

@@ -13,7 +13,7 @@ DawnBatch run_on_dawn(const std::vector<const GeneratedCase*>& cases) {
   std::vector<test::WebGpuJob> jobs;
   for (size_t i = 0; i < cases.size(); ++i)
     jobs.push_back(test::make_webgpu_job("case" + std::to_string(i), cases[i]->program, cases[i]->inputs(),
-                                         cases[i]->config));
+                                         cases[i]->options, cases[i]->grid));
   test::TempDir dir;
   test::write_file(dir / "jobs.json", test::to_json(jobs).dump());
   const auto r = test::run_process({"python3", VYRE_DAWN_RUNNER, (dir / "jobs.json").string(),

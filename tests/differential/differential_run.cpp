@@ -38,7 +38,7 @@ RunResult run_reference(const GeneratedCase& c) {
     return r;
   }
   try {
-    r.reference = reference::run(c.program, c.inputs(), c.config);
+    r.reference = reference::run(c.program, c.inputs(), c.options, c.grid);
   } catch (const std::exception& e) {
     r.outcome = Outcome::reference_error;
     r.detail = e.what();
@@ -90,9 +90,9 @@ RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c) {
   RunResult r = run_reference(c);
   if (r.outcome != Outcome::agree) return r;
   try {
-    gpu::Pipeline pipeline = backend.compile(c.program, c.config);
+    gpu::Pipeline pipeline = backend.compile(c.program, c.options);
     r.wgsl = pipeline.wgsl();
-    r.gpu = pipeline.dispatch(c.inputs());
+    r.gpu = pipeline.dispatch(c.inputs(), c.grid);
   } catch (const Error& e) {
     r.outcome = Outcome::gpu_error;
     r.detail = std::string(vyre::to_string(e.kind())) + ": " + e.what();

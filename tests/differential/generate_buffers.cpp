@@ -50,7 +50,7 @@ void ProgramGenerator::plan_dispatch() {
   // Sometimes the dispatch overrides the program's own size.
   if (choices_.coin(10)) {
     program_.workgroup_size = kWorkgroupSizes[choices_.below(kWorkgroupSizes.size())];
-    if (program_.workgroup_size != workgroup_) config_.workgroup_override = workgroup_;
+    if (program_.workgroup_size != workgroup_) shader_options_.workgroup_override = workgroup_;
   }
   default_grid_ = choices_.coin(25);
   if (!default_grid_) {
@@ -60,7 +60,7 @@ void ProgramGenerator::plan_dispatch() {
       if (product(grid_) * group_size_ <= options_.max_invocations) break;
       grid_ = {1, 1, 1};
     }
-    config_.grid = grid_;
+    launch_grid_ = grid_;
   }
   // With the default grid, the grid follows the first output's length (set in plan_buffers).
   invocations_ = product(grid_) * group_size_;

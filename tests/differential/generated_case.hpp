@@ -35,7 +35,8 @@ struct GeneratedCase {
   Program program;
   std::map<std::string, std::vector<uint32_t>> contents;  // buffers dispatched with contents (element bits)
   std::map<std::string, uint32_t> sizes;                  // runtime-sized buffers dispatched with a length only
-  DispatchConfig config;
+  ShaderOptions options;
+  std::optional<Dim3> grid;  // the launch's; none: the default grid
   std::map<std::string, CompareRule> compare;  // one per output buffer
   // Runtime-sized buffers the program only ever indexes modulo their
   // length, so that a shorter input keeps every access in bounds.

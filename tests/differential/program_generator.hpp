@@ -182,7 +182,8 @@ class ProgramGenerator {
   ChoiceStream& choices_;
   GeneratorOptions options_;
   Program program_;
-  DispatchConfig config_;
+  ShaderOptions shader_options_;
+  std::optional<Dim3> launch_grid_;  // the grid dispatched with; none: the default
   Dim3 workgroup_{1, 1, 1};  // effective
   Dim3 grid_{1, 1, 1};
   uint32_t group_size_ = 1;   // invocations per workgroup

@@ -14,7 +14,8 @@ GeneratedCase ProgramGenerator::generate() {
   program_.body = body();
   GeneratedCase out;
   out.program = program_;
-  out.config = config_;
+  out.options = shader_options_;
+  out.grid = launch_grid_;
   fill_contents(out);
   set_compare_rules(out);
   return out;

@@ -199,7 +199,7 @@ fs::path save_reproducer(const fs::path& folder, const std::string& name, const 
     first = false;
   }
   run += "}";
-  if (r.c.config.grid) run += ",\n  \"grid\": " + dim3_text(*r.c.config.grid);
+  if (r.c.grid) run += ",\n  \"grid\": " + dim3_text(*r.c.grid);
   if (r.expect) run += ",\n  \"expect\": " + outputs_text(p, *r.expect, "  ");
   std::string tolerance;
   for (const auto& [buffer, rule] : r.c.compare) {
@@ -214,7 +214,7 @@ fs::path save_reproducer(const fs::path& folder, const std::string& name, const 
 
   // What the differential tester knows besides.
   std::string found = "{\n  \"seed\": " + std::to_string(r.c.seed);
-  if (r.c.config.workgroup_override) found += ",\n  \"workgroup_override\": " + dim3_text(*r.c.config.workgroup_override);
+  if (r.c.options.workgroup_override) found += ",\n  \"workgroup_override\": " + dim3_text(*r.c.options.workgroup_override);
   found += ",\n  \"compare\": {";
   first = true;
   for (const auto& [buffer, rule] : r.c.compare) {
@@ -264,7 +264,7 @@ Reproducer load_reproducer(const fs::path& program_file) {
     } else if (key == "sizes") {
       for (const auto& [name, n] : v.members) r.c.sizes[name] = static_cast<uint32_t>(number_of(n, run_file));
     } else if (key == "grid") {
-      r.c.config.grid = dim3_of(v, run_file);
+      r.c.grid = dim3_of(v, run_file);
     } else if (key == "expect") {
       r.expect = outputs_of(p, v, run_file);
     } else if (key != "tolerance") {
@@ -278,7 +278,7 @@ Reproducer load_reproducer(const fs::path& program_file) {
     if (key == "seed") {
       r.c.seed = static_cast<uint64_t>(number_of(v, found_file));
     } else if (key == "workgroup_override") {
-      r.c.config.workgroup_override = dim3_of(v, found_file);
+      r.c.options.workgroup_override = dim3_of(v, found_file);
     } else if (key == "compare") {
       for (const auto& [name, rule] : v.members) {
         CompareRule c;

@@ -76,9 +76,9 @@ class DecisionShrinker {
       for (uint32_t v : values) key += std::to_string(v) + ",";
     }
     for (const auto& [name, n] : c.sizes) key += name + "=" + std::to_string(n);
-    if (c.config.grid) key += "g" + std::to_string((*c.config.grid)[0]) + std::to_string((*c.config.grid)[1]) +
-                              std::to_string((*c.config.grid)[2]);
-    if (c.config.workgroup_override) key += "w" + std::to_string((*c.config.workgroup_override)[0]);
+    if (c.grid) key += "g" + std::to_string((*c.grid)[0]) + std::to_string((*c.grid)[1]) +
+                              std::to_string((*c.grid)[2]);
+    if (c.options.workgroup_override) key += "w" + std::to_string((*c.options.workgroup_override)[0]);
     return key;
   }
 
@@ -179,41 +179,6 @@ void statement_lists(std::vector<Stmt>& list, std::vector<std::vector<Stmt>*>& o
   }
 }
 
-// The type of an expression, given the types of the locals (generated
-// programs never reuse a local's name, so one flat map serves).
-std::optional<ScalarType> type_of(const Expr& e, const Program& p, const std::map<std::string, ScalarType>& locals) {
-  switch (op_info(e.op).cls) {
-    case OpClass::Literal:
-      return e.op == Op::LitU32 ? ScalarType::U32
-             : e.op == Op::LitI32 ? ScalarType::I32
-             : e.op == Op::LitF32 ? ScalarType::F32
-                                  : ScalarType::Bool;
-    case OpClass::Var: {
-      auto it = locals.find(e.name);
-      if (it == locals.end()) return std::nullopt;
-      return it->second;
-    }
-    case OpClass::Load:
-    case OpClass::Atomic: {
-      const Buffer* b = p.find_buffer(e.name);
-      if (!b) return std::nullopt;
-      return b->type;
-    }
-    case OpClass::Len:
-    case OpClass::Builtin: return ScalarType::U32;
-    case OpClass::Binary:
-      switch (e.op) {
-        case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LAnd: case Op::LOr:
-          return ScalarType::Bool;
-        default: return type_of(e.args[0], p, locals);
-      }
-    case OpClass::Unary: return type_of(e.args[0], p, locals);
-    case OpClass::Ternary: return type_of(e.args[e.op == Op::Select ? 1 : 0], p, locals);
-    case OpClass::Conversion: return static_cast<ScalarType>(e.imm);
-  }
-  return std::nullopt;
-}
-
 bool reads_buffer(const Expr& e, const std::string& buffer) {
   if ((e.op == Op::Load || e.op == Op::Atomic) && e.name == buffer) return true;
   return std::any_of(e.args.begin(), e.args.end(), [&](const Expr& a) { return reads_buffer(a, buffer); });
@@ -232,10 +197,14 @@ bool any_reads(const std::vector<Stmt>& stmts, const std::string& buffer) {
 // stored to integer buffers and to f32 buffers nothing reads back, evaluated
 // expressions, and values of integer and bool locals (f32 locals keep the
 // domain the generator gave them; the invocation index and loop counters
-// stay).
-void free_expressions(std::vector<Stmt>& list, const Program& p, std::map<std::string, ScalarType>& locals,
+// stay). `list` is a copy of `checked_list`, which the checked program's
+// types describe.
+void free_expressions(std::vector<Stmt>& list, const std::vector<Stmt>& checked_list, const CheckedProgram& checked,
                       std::vector<Expr*>& out) {
-  for (auto& s : list) {
+  const Program& p = checked.program();
+  for (size_t i = 0; i < list.size(); ++i) {
+    Stmt& s = list[i];
+    const Stmt& c = checked_list[i];
     switch (s.op) {
       case StmtOp::Store: {
         const Buffer* b = p.find_buffer(s.name);
@@ -244,20 +213,14 @@ void free_expressions(std::vector<Stmt>& list, const Program& p, std::map<std::s
       }
       case StmtOp::Eval: out.push_back(&s.exprs[0]); break;
       case StmtOp::Let:
-      case StmtOp::Assign: {
-        std::optional<ScalarType> t = s.op == StmtOp::Let ? type_of(s.exprs[0], p, locals) : std::nullopt;
-        if (s.op == StmtOp::Let && t) locals[s.name] = *t;
-        auto known = locals.find(s.name);
-        if (!structural(s.name) && known != locals.end() && known->second != ScalarType::F32) out.push_back(&s.exprs[0]);
-        break;
-      }
-      case StmtOp::Loop:
-        if (auto t = type_of(s.exprs[0], p, locals)) locals[s.name] = *t;
+      case StmtOp::Assign:
+        // A valid program's value has its local's type.
+        if (!structural(s.name) && checked.type(c.exprs[0]) != ScalarType::F32) out.push_back(&s.exprs[0]);
         break;
       default: break;
     }
-    free_expressions(s.body, p, locals, out);
-    free_expressions(s.else_body, p, locals, out);
+    free_expressions(s.body, c.body, checked, out);
+    free_expressions(s.else_body, c.else_body, checked, out);
   }
 }
 
@@ -316,10 +279,18 @@ class CaseShrinker {
 
   bool simplify_values() {
     bool any = false;
+    std::optional<CheckedProgram> checked;  // of best_, checked again when best_ changes
     for (size_t k = 0;; ++k) {
+      if (!checked) {
+        try {
+          checked.emplace(best_.program);
+        } catch (const ProgramError&) {
+          return any;  // only valid programs are simplified
+        }
+      }
       std::vector<Expr*> positions;
-      std::map<std::string, ScalarType> locals;
-      free_expressions(best_.program.body, best_.program, locals, positions);
+      Program mine = best_.program;
+      free_expressions(mine.body, checked->program().body, *checked, positions);
       if (k >= positions.size()) break;
       const Expr current = *positions[k];
       if (current.args.empty() && op_info(current.op).cls == OpClass::Literal && current.imm == 0) continue;
@@ -328,11 +299,11 @@ class CaseShrinker {
       for (const auto& r : replacements) {
         GeneratedCase candidate = best_;
         std::vector<Expr*> theirs;
-        std::map<std::string, ScalarType> their_locals;
-        free_expressions(candidate.program.body, candidate.program, their_locals, theirs);
+        free_expressions(candidate.program.body, checked->program().body, *checked, theirs);
         *theirs[k] = r;
         if (attempt(std::move(candidate))) {
           any = true;
+          checked.reset();
           break;
         }
       }
@@ -398,7 +369,7 @@ class CaseShrinker {
     for (size_t i = best_.program.buffers.size(); i-- > 0;) {
       if (i >= best_.program.buffers.size()) continue;
       const Buffer b = best_.program.buffers[i];
-      if (b.output && !best_.config.grid) continue;  // the first output sizes the default grid
+      if (b.output && !best_.grid) continue;  // the first output sizes the default grid
       GeneratedCase candidate = best_;
       candidate.program.buffers.erase(candidate.program.buffers.begin() + static_cast<long>(i));
       candidate.contents.erase(b.name);

@@ -474,9 +474,7 @@ Scenario invocation_builtins() {
   const Program p = ProgramBuilder("builtins").workgroup_size(4, 2, 2).output("out", 0, ScalarType::U32).body(body).build();
   Inputs in;
   in.size("out", 3 * 4 * 2 * 2 * 2 * 2 * 13);
-  DispatchConfig c;
-  c.grid = Dim3{3, 2, 2};
-  return {"builtins", p, in, c};
+  return {"builtins", p, in, {}, Dim3{3, 2, 2}};
 }
 
 Scenario workgroup_memory_zeroed() {
@@ -491,9 +489,7 @@ Scenario workgroup_memory_zeroed() {
                         .build();
   Inputs in;
   in.size("out", 32 * 8);
-  DispatchConfig c;
-  c.grid = Dim3{8, 1, 1};
-  return {"workgroup_zero", p, in, c};
+  return {"workgroup_zero", p, in, {}, Dim3{8, 1, 1}};
 }
 
 Scenario atomics_of_every_kind() {
@@ -536,9 +532,7 @@ Scenario atomics_of_every_kind() {
   shared[2] = 0xffffffffu;
   shared[4] = 0xffffffffu;
   in.set<uint32_t>("shared", shared).set<int32_t>("signed", {0, 0, 0}).size("own", n).size("old", n * 4);
-  DispatchConfig c;
-  c.grid = Dim3{n / 64, 1, 1};
-  return {"atomics", p, in, c};
+  return {"atomics", p, in, {}, Dim3{n / 64, 1, 1}};
 }
 
 Scenario control_flow_of_every_kind() {

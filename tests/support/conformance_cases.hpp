@@ -52,7 +52,8 @@ struct Scenario {
   std::string name;
   Program program;
   Inputs inputs;
-  DispatchConfig config;
+  ShaderOptions options;
+  std::optional<Dim3> grid;  // the launch's
 };
 std::vector<Scenario> construct_scenarios();
 

@@ -8,13 +8,14 @@
 
 namespace vyre::test {
 
-WebGpuJob make_webgpu_job(const std::string& name, const Program& program, const Inputs& inputs,
-                          const DispatchConfig& config) {
+WebGpuJob make_webgpu_job(const std::string& name, const CheckedProgram& program, const Inputs& inputs,
+                          const ShaderOptions& options, const std::optional<Dim3>& grid) {
   WebGpuJob job;
   job.name = name;
-  job.wgsl = lower_to_wgsl(program, config);
-  const ShaderInterface iface = shader_interface(program, config);
-  const DispatchPlan plan = plan_dispatch(program, config, inputs);
+  ShaderSpec spec = lower(program, options);
+  job.wgsl = std::move(spec.wgsl);
+  const ShaderInterface& iface = spec.interface;
+  const DispatchPlan plan = plan_dispatch(program, options, inputs, grid);
   job.workgroup_size = iface.workgroup_size;
   job.grid = plan.grid;
   for (const ShaderBinding& sb : iface.bindings) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/program.hpp"
 
@@ -34,8 +35,8 @@ struct WebGpuJob {
 // Plans the dispatch exactly as the GPU backend does (plan_dispatch,
 // shader_interface, the lengths uniform, 16-byte uniform rows, 4-byte
 // minimum sizes).
-WebGpuJob make_webgpu_job(const std::string& name, const Program& program, const Inputs& inputs,
-                          const DispatchConfig& config = {});
+WebGpuJob make_webgpu_job(const std::string& name, const CheckedProgram& program, const Inputs& inputs,
+                          const ShaderOptions& options = {}, const std::optional<Dim3>& grid = std::nullopt);
 
 nlohmann::json to_json(const std::vector<WebGpuJob>& jobs);
 

@@ -28,7 +28,7 @@ int show(uint64_t seed, bool wgsl) {
   std::cout << program_to_json(c.program) << "\n";
   for (const auto& [name, values] : c.contents) std::cout << "input " << name << ": " << values.size() << " values\n";
   for (const auto& [name, n] : c.sizes) std::cout << "size " << name << ": " << n << "\n";
-  if (c.config.grid) std::cout << "grid " << (*c.config.grid)[0] << "," << (*c.config.grid)[1] << "," << (*c.config.grid)[2] << "\n";
+  if (c.grid) std::cout << "grid " << (*c.grid)[0] << "," << (*c.grid)[1] << "," << (*c.grid)[2] << "\n";
   gpu::Backend backend = make_backend();
   RunResult r = run_differential(backend, c);
   if (wgsl) std::cout << r.wgsl << "\n";

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/program.hpp"
 
@@ -43,13 +44,13 @@ int run_guarded(const Action& action);
 
 // Reads and validates a program file ("-" reads stdin). Problems are
 // reported with the file name in front of each JSON path.
-Program load_program(const std::string& path);
+CheckedProgram load_program(const std::string& path);
 
-// --workgroup X,Y,Z and --ulp N: the DispatchConfig fields that shape WGSL.
+// --workgroup X,Y,Z and --ulp N: the ShaderOptions that shape WGSL.
 struct ConfigOptions {
   std::string workgroup;
   std::optional<int> ulp;
-  DispatchConfig to_config() const;
+  ShaderOptions to_config() const;
 };
 void add_config_options(CLI::App* cmd, ConfigOptions& options);
 

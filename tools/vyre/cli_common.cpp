@@ -58,7 +58,7 @@ int run_guarded(const Action& action) {
   }
 }
 
-Program load_program(const std::string& path) {
+CheckedProgram load_program(const std::string& path) {
   try {
     if (path == "-") {
       std::string text(std::istreambuf_iterator<char>(std::cin), {});
@@ -87,8 +87,8 @@ Dim3 parse_dim3(const std::string& text, const std::string& what) {
   return out;
 }
 
-DispatchConfig ConfigOptions::to_config() const {
-  DispatchConfig c;
+ShaderOptions ConfigOptions::to_config() const {
+  ShaderOptions c;
   if (!workgroup.empty()) c.workgroup_override = parse_dim3(workgroup, "--workgroup");
   if (ulp) {
     if (*ulp < 0 || *ulp > 255) throw Error(ErrorKind::invalid_input, "--ulp must be between 0 and 255");

@@ -242,8 +242,8 @@ void add_cache(CLI::App& app, Action& action) {
   auto* explain = subcommand(
       cache_cmd, action, "explain", "Print each component of a program's key and its hash; on a miss, what differs",
       [explain_o](aot::Cache& cache) {
-        const Program program = load_program(explain_o->file);
-        const DispatchConfig config = explain_o->config.to_config();
+        const CheckedProgram program = load_program(explain_o->file);
+        const ShaderOptions config = explain_o->config.to_config();
         const auto parts = aot::key_parts(program, resolve_fingerprint(explain_o->fingerprint), config);
         aot::Explanation x = cache.explain(parts);
         if (explain_o->json)
@@ -267,7 +267,7 @@ void add_cache(CLI::App& app, Action& action) {
   auto* warm = subcommand(
       cache_cmd, action, "warm", "Lower programs into the cache without running them (for this or a target machine)",
       [warm_o](aot::Cache& cache) {
-        const DispatchConfig config = warm_o->config.to_config();
+        const ShaderOptions config = warm_o->config.to_config();
         const std::string fingerprint = resolve_fingerprint(warm_o->fingerprint);
         if (!cache.directory())
           throw Error(ErrorKind::io, "no writable AOT cache directory to warm: set VYRE_AOT_CACHE_DIR");
@@ -278,7 +278,7 @@ void add_cache(CLI::App& app, Action& action) {
           const std::string& file = warm_o->files[i];
           progress.update(i, file);
           try {
-            const Program program = load_program(file);
+            const CheckedProgram program = load_program(file);
             aot::Artifact a = cache.load_or_compile(program, fingerprint, config);
             (a.cache_hit ? hits : lowered) += 1;
             lower_ms += a.lower_ms;

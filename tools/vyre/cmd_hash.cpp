@@ -22,7 +22,7 @@ void add_hash(CLI::App& app, Action& action) {
   cmd->add_flag("--json", o->json, "Print {\"digest\": ..., \"wire_bytes\": N}");
   cmd->callback([&action, o] {
     action = [o] {
-      const Program p = load_program(o->file);
+      const CheckedProgram p = load_program(o->file);
       const auto wire = to_wire(p);
       const std::string hex = sha256(wire).hex();
       if (!o->wire_out.empty()) {

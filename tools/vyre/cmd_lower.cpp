@@ -17,7 +17,7 @@ void add_lower(CLI::App& app, Action& action) {
   add_config_options(cmd, o->config);
   cmd->callback([&action, o] {
     action = [o] {
-      const Program p = load_program(o->file);
+      const CheckedProgram p = load_program(o->file);
       std::cout << lower_to_wgsl(p, o->config.to_config());
       return kOk;
     };

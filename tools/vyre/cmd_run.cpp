@@ -69,20 +69,18 @@ int check_outputs(const Program& program, const RunInputs& run, const Outputs& o
 
 int run(const RunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  const Program program = load_program(o.file);
+  const CheckedProgram program = load_program(o.file);
   const double parse_ms = ms_since(start);
 
   RunInputs run = o.run_file.empty() ? RunInputs{} : read_run_file(program, o.run_file);
   for (const auto& opt : o.inputs) apply_input_option(program, opt, run.inputs);
   for (const auto& opt : o.sizes) apply_size_option(program, opt, run.inputs);
   if (!o.grid.empty()) run.grid = parse_dim3(o.grid, "--grid");
-  const DispatchConfig config = o.config.to_config();
+  const ShaderOptions config = o.config.to_config();
 
   if (o.backend == "reference") {
-    DispatchConfig with_grid = config;
-    if (run.grid) with_grid.grid = run.grid;
     const auto t = std::chrono::steady_clock::now();
-    const Outputs outputs = reference::run(program, run.inputs, with_grid);
+    const Outputs outputs = reference::run(program, run.inputs, config, run.grid);
     print_outputs(program, outputs);
     if (o.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(ms_since(t)) << "\n";
     return o.check ? check_outputs(program, run, outputs) : kOk;
@@ -116,7 +114,7 @@ int run(const RunOptions& o) {
   }
   if (!o.report_json.empty()) {
     nlohmann::json report = {
-        {"program", program.name},
+        {"program", program.name()},
         {"adapter", backend.adapter().name},
         {"cache_hit", c.cache_hit},
         {"cache_key", c.cache_key},

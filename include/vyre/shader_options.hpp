@@ -1,0 +1,36 @@
+// What shapes a program's shader, apart from the program itself: the
+// options the lowering reads. Launch settings (the grid) are not here: they
+// belong to each dispatch and never change the shader or its cache key.
+//
+// Adding an option means adding a field here and teaching the lowering
+// (src/lower/) to read it and to name it in shaping_signature(); nothing
+// else changes (docs/architecture.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "vyre/program.hpp"
+
+namespace vyre {
+
+using Dim3 = std::array<uint32_t, 3>;
+
+struct ShaderOptions {
+  // Replaces the program's workgroup_size.
+  std::optional<Dim3> workgroup_override;
+  // None or 0: WGSL's builtins. 1..255: the lowering may use faster
+  // transcendentals whose measured maximum error stays within this many ULP.
+  std::optional<uint8_t> ulp_budget;
+
+  friend bool operator==(const ShaderOptions&, const ShaderOptions&) = default;
+};
+
+// The workgroup size a shader of `program` is built and dispatched with: the
+// override when given, else the program's own. The one rule for it: each
+// size at least 1 and the product at most 1024 invocations. Throws
+// Error(invalid_input) naming what is wrong.
+Dim3 effective_workgroup_size(const Program& program, const ShaderOptions& options);
+
+}  // namespace vyre

@@ -1,0 +1,28 @@
+// What validation learns about a valid program, recorded as it checks: the
+// facts a CheckedProgram answers from. Keyed by node address, so they are
+// only meaningful for the program object that was checked.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "vyre/error.hpp"
+#include "vyre/program.hpp"
+
+namespace vyre::ir {
+
+struct CheckedFacts {
+  std::unordered_map<const Expr*, ScalarType> types;
+  std::unordered_map<const void*, uint32_t> slots;    // Var exprs; Let, Assign, Loop stmts
+  std::unordered_map<const void*, uint32_t> buffers;  // Load, Len, Atomic exprs; Store stmts
+  uint32_t local_count = 0;
+  std::vector<bool> atomic;  // indexed like Program::buffers
+  bool has_barrier = false;
+};
+
+// Validates `program`, recording facts as it goes (when `facts` is given).
+// The facts are complete only when no diagnostic is returned.
+std::vector<Diagnostic> check(const Program& program, CheckedFacts* facts);
+
+}  // namespace vyre::ir

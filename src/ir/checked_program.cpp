@@ -1,0 +1,81 @@
+#include "ir/checked_facts.hpp"
+#include "vyre/checked.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre {
+
+struct CheckedProgram::State {
+  Program program;
+  ir::CheckedFacts facts;
+  std::vector<const Buffer*> canonical;
+  std::vector<const Buffer*> bound;
+  std::vector<const Buffer*> lengths;
+};
+
+namespace {
+
+void collect_len(const Expr& e, const ir::CheckedFacts& facts, std::vector<bool>& read) {
+  if (e.op == Op::Len) read[facts.buffers.at(&e)] = true;
+  for (const auto& a : e.args) collect_len(a, facts, read);
+}
+
+void collect_len(const std::vector<Stmt>& body, const ir::CheckedFacts& facts, std::vector<bool>& read) {
+  for (const auto& s : body) {
+    for (const auto& e : s.exprs) collect_len(e, facts, read);
+    collect_len(s.body, facts, read);
+    collect_len(s.else_body, facts, read);
+  }
+}
+
+template <class Map, class Key>
+uint32_t fact(const Map& map, const Key* node, const char* what) {
+  auto it = map.find(node);
+  if (it == map.end())
+    throw Error(ErrorKind::invalid_input, std::string("internal: no ") + what +
+                                              " for a node outside this checked program");
+  return it->second;
+}
+
+}  // namespace
+
+CheckedProgram::CheckedProgram(Program program) {
+  auto state = std::make_shared<State>();
+  state->program = std::move(program);
+  auto diagnostics = ir::check(state->program, &state->facts);
+  if (!diagnostics.empty()) throw ProgramError(std::move(diagnostics));
+  const Program& p = state->program;
+  state->canonical = canonical_buffer_order(p);
+  for (const Buffer* b : state->canonical)
+    if (b->access != Access::Workgroup) state->bound.push_back(b);
+  std::vector<bool> read(p.buffers.size(), false);
+  collect_len(p.body, state->facts, read);
+  for (const Buffer* b : state->bound)
+    if (b->runtime_sized() && read[static_cast<size_t>(b - p.buffers.data())]) state->lengths.push_back(b);
+  state_ = std::move(state);
+}
+
+const Program& CheckedProgram::program() const { return state_->program; }
+
+ScalarType CheckedProgram::type(const Expr& e) const {
+  auto it = state_->facts.types.find(&e);
+  if (it == state_->facts.types.end())
+    throw Error(ErrorKind::invalid_input, "internal: no type for an expression outside this checked program");
+  return it->second;
+}
+
+uint32_t CheckedProgram::slot(const Expr& var) const { return fact(state_->facts.slots, &var, "local slot"); }
+uint32_t CheckedProgram::slot(const Stmt& s) const { return fact(state_->facts.slots, &s, "local slot"); }
+uint32_t CheckedProgram::local_count() const { return state_->facts.local_count; }
+uint32_t CheckedProgram::buffer_index(const Expr& e) const { return fact(state_->facts.buffers, &e, "buffer"); }
+uint32_t CheckedProgram::buffer_index(const Stmt& s) const { return fact(state_->facts.buffers, &s, "buffer"); }
+
+const std::vector<const Buffer*>& CheckedProgram::canonical_buffers() const { return state_->canonical; }
+const std::vector<const Buffer*>& CheckedProgram::bound_buffers() const { return state_->bound; }
+bool CheckedProgram::atomic(uint32_t buffer_index) const { return state_->facts.atomic.at(buffer_index); }
+bool CheckedProgram::atomic(const Buffer& buffer) const {
+  return atomic(static_cast<uint32_t>(&buffer - state_->program.buffers.data()));
+}
+const std::vector<const Buffer*>& CheckedProgram::length_buffers() const { return state_->lengths; }
+bool CheckedProgram::has_barrier() const { return state_->facts.has_barrier; }
+
+}  // namespace vyre
