@@ -25,4 +25,9 @@ struct CheckedFacts {
 // The facts are complete only when no diagnostic is returned.
 std::vector<Diagnostic> check(const Program& program, CheckedFacts* facts);
 
+// How many programs this process has checked (validate() and
+// CheckedProgram alike): the tests' proof that each stage takes the checked
+// form instead of validating again.
+uint64_t checks_run();
+
 }  // namespace vyre::ir

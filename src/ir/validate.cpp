@@ -5,6 +5,7 @@
 #include "vyre/validate.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
 
@@ -494,9 +495,16 @@ class Validator {
 
 }  // namespace
 
+namespace {
+std::atomic<uint64_t> g_checks_run{0};
+}  // namespace
+
 std::vector<Diagnostic> ir::check(const Program& program, ir::CheckedFacts* facts) {
+  g_checks_run.fetch_add(1, std::memory_order_relaxed);
   return Validator(program, facts).run();
 }
+
+uint64_t ir::checks_run() { return g_checks_run.load(std::memory_order_relaxed); }
 
 std::vector<Diagnostic> validate(const Program& program) { return ir::check(program, nullptr); }
 
