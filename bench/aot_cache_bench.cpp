@@ -52,8 +52,8 @@ vyre::Program program_of_size(int statements) {
 
 const std::vector<int> kProgramSizes = {10, 300, 5000};
 
-const vyre::Program& program(int statements) {
-  static std::map<int, vyre::Program> programs;
+const vyre::CheckedProgram& program(int statements) {
+  static std::map<int, vyre::CheckedProgram> programs;
   auto it = programs.find(statements);
   if (it == programs.end()) it = programs.emplace(statements, program_of_size(statements)).first;
   return it->second;
@@ -111,7 +111,7 @@ void timed_loop(benchmark::State& state, Fn&& fn) {
 
 // Lowering alone: what a miss costs on top of the key and the publication.
 void BM_Lower(benchmark::State& state) {
-  const vyre::Program& p = program(static_cast<int>(state.range(0)));
+  const vyre::CheckedProgram& p = program(static_cast<int>(state.range(0)));
   timed_loop(state, [&] { benchmark::DoNotOptimize(vyre::lower_to_wgsl(p)); });
   state.counters["wgsl_bytes"] = static_cast<double>(vyre::lower_to_wgsl(p).size());
 }
@@ -119,7 +119,7 @@ void BM_Lower(benchmark::State& state) {
 // A hit as a dispatch sees it: key parts (wire bytes, digest, shaping),
 // key, bounded reads of both files, TOML parse, SHA-256 of the WGSL.
 void BM_Hit(benchmark::State& state) {
-  const vyre::Program& p = program(static_cast<int>(state.range(0)));
+  const vyre::CheckedProgram& p = program(static_cast<int>(state.range(0)));
   auto dir = bench_root() / ("hit-" + std::to_string(state.range(0)));
   vyre::aot::Cache cache(unbounded(dir));
   cache.load_or_compile(p, "bench");
@@ -132,7 +132,7 @@ void BM_Hit(benchmark::State& state) {
 
 // A miss: lowering plus publication (two temporary files renamed into place).
 void BM_Miss(benchmark::State& state) {
-  const vyre::Program& p = program(static_cast<int>(state.range(0)));
+  const vyre::CheckedProgram& p = program(static_cast<int>(state.range(0)));
   auto dir = bench_root() / ("miss-" + std::to_string(state.range(0)));
   vyre::aot::Cache cache(unbounded(dir));
   // A fresh fingerprint each time, across every run of this function: the
@@ -150,7 +150,7 @@ void BM_Miss(benchmark::State& state) {
 
 // The key alone (wire bytes, digest, shaping signature, two SHA-256s).
 void BM_Key(benchmark::State& state) {
-  const vyre::Program& p = program(static_cast<int>(state.range(0)));
+  const vyre::CheckedProgram& p = program(static_cast<int>(state.range(0)));
   timed_loop(state, [&] { benchmark::DoNotOptimize(vyre::aot::key_parts(p, "bench").key()); });
 }
 

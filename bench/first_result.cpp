@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   }
   try {
     int64_t t = now_ns();
-    const vyre::Program program = which == "saxpy" ? vyre::bench::saxpy_program() : vyre::bench::chain_program(statements);
+    const vyre::CheckedProgram program = which == "saxpy" ? vyre::bench::saxpy_program() : vyre::bench::chain_program(statements);
     const double program_ms = ms_between(t, now_ns());
 
     t = now_ns();
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
         "\"instance\": %.3f, \"adapter\": %.3f, \"device\": %.3f, \"cache_open\": %.3f, \"cache_or_lowering\": %.3f, "
         "\"lowering\": %.3f, \"shader\": %.3f, \"pipeline\": %.3f, \"upload\": %.3f, \"dispatch\": %.3f, "
         "\"readback\": %.3f}, \"backend_ms\": %.3f, \"compile_ms\": %.3f}\n",
-        program.name.c_str(), elements, ok ? "true" : "false", c.cache_hit ? "true" : "false",
+        program.name().c_str(), elements, ok ? "true" : "false", c.cache_hit ? "true" : "false",
         spawn_ns ? ms_between(spawn_ns, result_ns) : ms_between(main_ns, result_ns),
         spawn_ns ? ms_between(spawn_ns, main_ns) : 0.0, program_ms, inputs_ms, b.instance_ms, b.adapter_ms,
         b.device_ms, b.cache_ms, c.cache_ms, c.lower_ms, c.shader_ms, c.pipeline_ms, dispatch.upload_ms,

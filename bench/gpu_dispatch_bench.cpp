@@ -115,7 +115,7 @@ void BM_Batch16(benchmark::State& state) {
 BENCHMARK(BM_Batch16)->Unit(benchmark::kMicrosecond);
 
 void BM_CompileMemoryHit(benchmark::State& state) {
-  const vyre::Program program = vyre::bench::xor_program();
+  const vyre::CheckedProgram program = vyre::bench::xor_program();
   backend().compile(program);
   for (auto _ : state) benchmark::DoNotOptimize(backend().compile(program));
 }

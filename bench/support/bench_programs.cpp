@@ -10,7 +10,7 @@ namespace vyre::bench {
 
 using namespace vyre::build;
 
-Program xor_program() {
+CheckedProgram xor_program() {
   return ProgramBuilder("xor")
       .workgroup_size(64)
       .input("a", 0, ScalarType::U32)
@@ -21,7 +21,7 @@ Program xor_program() {
       .build();
 }
 
-Program saxpy_program() {
+CheckedProgram saxpy_program() {
   return ProgramBuilder("saxpy")
       .workgroup_size(kSaxpyWorkgroup)
       .uniform("alpha", 0, ScalarType::F32, 1)
@@ -39,7 +39,7 @@ Dim3 saxpy_grid(uint64_t elements) {
   return {static_cast<uint32_t>(x), static_cast<uint32_t>((groups + x - 1) / x), 1};
 }
 
-Program copy_program() {
+CheckedProgram copy_program() {
   return ProgramBuilder("copy")
       .workgroup_size(kSaxpyWorkgroup)
       .input("x", 0, ScalarType::F32)
@@ -60,7 +60,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 }
 )";
 
-Program chain_program(int statements) {
+CheckedProgram chain_program(int statements) {
   std::vector<Stmt> body;
   body.push_back(let("i", gid()));
   body.push_back(let("v0", load("a", var("i"))));
