@@ -19,7 +19,7 @@
 namespace vyre {
 
 // Bumped whenever the lowering can emit different text for the same input.
-inline constexpr uint32_t kLoweringVersion = 6;
+inline constexpr uint32_t kLoweringVersion = 7;
 
 enum class BindingKind : uint8_t { StorageRead, StorageReadWrite, Uniform };
 

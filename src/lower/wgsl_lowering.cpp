@@ -297,13 +297,14 @@ class WgslLowering {
 
   // An index into a buffer. A constant index that is not a plain in-range
   // literal is made opaque: WGSL rejects constant indices that are negative
-  // or beyond a fixed-size array.
+  // or beyond a fixed-size array, and naga refuses 4294967295 even into a
+  // runtime-sized one, so there only indices an i32 can hold stay literal.
   std::string index(const Expr& idx, const Buffer& b) {
     if (!is_const(idx)) return expr(idx);
     if (idx.op == Op::LitU32 || idx.op == Op::LitI32) {
       const int64_t v = idx.op == Op::LitU32 ? int64_t{idx.imm} : int64_t{static_cast<int32_t>(idx.imm)};
-      const bool in_range = v >= 0 && (b.runtime_sized() || v < int64_t{b.count});
-      if (in_range) return expr(idx);
+      const int64_t end = b.runtime_sized() ? int64_t{INT32_MAX} + 1 : int64_t{b.count};
+      if (v >= 0 && v < end) return expr(idx);
     }
     return expr(idx, true);
   }

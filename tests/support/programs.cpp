@@ -141,6 +141,15 @@ std::vector<Program> constant_hazard_programs() {
                     .body({store("w", u32(9), u32(1)), store("out", u32(7), load("w", i32(-1))),
                            store("out", add(u32(3), u32(4)), u32(2))})
                     .build());
+  // Constant indices past what any runtime-sized buffer holds (naga refuses
+  // a literal index of 4294967295 even into a runtime-sized array).
+  out.push_back(ProgramBuilder("const_index_huge_runtime")
+                    .workgroup_size(1)
+                    .output("out", 0, ScalarType::U32)
+                    .body({store("out", u32(0xffffffffu), u32(1)), store("out", u32(0x80000000u), u32(2)),
+                           store("out", u32(0), load("out", u32(0xffffffffu))),
+                           eval(load("out", i32(INT32_MAX))), store("out", i32(-1), u32(3))})
+                    .build());
   return out;
 }
 
