@@ -30,6 +30,6 @@ struct CleanupResult {
   uint64_t bytes = 0;
 };
 
-CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy, FileLock::Mode lock_mode);
+CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy, sys::FileLock::Mode lock_mode);
 
 }  // namespace vyre::aot

@@ -20,7 +20,7 @@ std::string entry_key_of(std::string_view file_name, bool* is_metadata) {
   return std::string(key);
 }
 
-DirectoryScan scan_directory(int dirfd, OwnerRule rule) {
+DirectoryScan scan_directory(int dirfd, sys::OwnerRule rule) {
   DirectoryScan scan;
   // fdopendir takes ownership of its descriptor; give it a fresh one at offset 0.
   int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -37,8 +37,8 @@ DirectoryScan scan_directory(int dirfd, OwnerRule rule) {
   std::unordered_map<std::string, size_t> index;
   while (dirent* e = ::readdir(dir)) {
     std::string_view name = e->d_name;
-    if (is_temporary_name(name)) {
-      FileFacts facts = file_facts_at(dirfd, std::string(name), rule);
+    if (sys::is_temporary_name(name)) {
+      sys::FileFacts facts = sys::file_facts_at(dirfd, std::string(name), rule);
       if (facts.exists) scan.temporaries.push_back({std::string(name), facts.mtime_ms});
       continue;
     }
@@ -48,7 +48,7 @@ DirectoryScan scan_directory(int dirfd, OwnerRule rule) {
     auto [it, inserted] = index.try_emplace(key, scan.entries.size());
     if (inserted) scan.entries.push_back({key, {}, {}});
     ScannedEntry& entry = scan.entries[it->second];
-    (is_metadata ? entry.metadata : entry.wgsl) = file_facts_at(dirfd, std::string(name), rule);
+    (is_metadata ? entry.metadata : entry.wgsl) = sys::file_facts_at(dirfd, std::string(name), rule);
   }
   ::closedir(dir);
   std::sort(scan.entries.begin(), scan.entries.end(),

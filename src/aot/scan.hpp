@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "aot/safe_file.hpp"
+#include "sys/safe_file.hpp"
 
 namespace vyre::aot {
 
 struct ScannedEntry {
   std::string key;
-  FileFacts wgsl;
-  FileFacts metadata;
+  sys::FileFacts wgsl;
+  sys::FileFacts metadata;
   bool complete() const { return wgsl.safe() && metadata.safe(); }
   bool unsafe() const { return (wgsl.exists && !wgsl.safe()) || (metadata.exists && !metadata.safe()); }
   uint64_t bytes() const { return (wgsl.exists ? wgsl.size : 0) + (metadata.exists ? metadata.size : 0); }
@@ -34,7 +34,7 @@ struct DirectoryScan {
   bool ok = true;  // false: the directory could not be read
 };
 
-DirectoryScan scan_directory(int dirfd, OwnerRule rule);
+DirectoryScan scan_directory(int dirfd, sys::OwnerRule rule);
 
 // "<64 hex>.wgsl" or "<64 hex>.toml": the key, else empty.
 std::string entry_key_of(std::string_view file_name, bool* is_metadata = nullptr);

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "aot/units.hpp"
+#include "sys/units.hpp"
 #include "util/log.hpp"
 #include "vyre/aot.hpp"
 
@@ -71,8 +71,8 @@ CacheOptions CacheOptions::from_environment() {
       options.readonly_directories.push_back(path);
     }
   }
-  options.max_bytes = bound_from_env("VYRE_AOT_CACHE_MAX_BYTES", kDefaultMaxBytes, parse_size);
-  options.max_entries = bound_from_env("VYRE_AOT_CACHE_MAX_ENTRIES", kDefaultMaxEntries, parse_count);
+  options.max_bytes = bound_from_env("VYRE_AOT_CACHE_MAX_BYTES", kDefaultMaxBytes, sys::parse_size);
+  options.max_entries = bound_from_env("VYRE_AOT_CACHE_MAX_ENTRIES", kDefaultMaxEntries, sys::parse_count);
   return options;
 }
 
