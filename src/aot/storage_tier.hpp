@@ -53,14 +53,14 @@ class StorageTier {
   // The verified entry at `key`, or why there is none: missing or partial is
   // a miss, io means the tier could not be asked, any other kind is a bad
   // entry (see is_bad_entry()).
-  virtual sys::Result<Entry> get(const std::string& key, Use use = Use::serve) = 0;
+  virtual sys::Result<Entry> get(const std::string& key, Use use) = 0;
   // Stores a complete entry (its metadata names its key). Fails with
   // too_large when the entry is not cacheable, read_only in a tier that is
   // never written, else with what refused it.
   virtual sys::Result<Stored> put(const Metadata& meta, std::string_view wgsl) = 0;
   // Removes the entry at `key`; with `only_if_bad`, only when it is still
   // bad once no writer can be replacing it. True when something was removed.
-  virtual sys::Result<bool> remove(const std::string& key, bool only_if_bad = false) = 0;
+  virtual sys::Result<bool> remove(const std::string& key, bool only_if_bad) = 0;
   // Entries as the tools show them, bad and incomplete ones included.
   virtual sys::Result<std::vector<EntryInfo>> list(const ListQuery& query) const = 0;
   virtual sys::Result<TierStats> stats() const = 0;
