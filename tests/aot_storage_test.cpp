@@ -63,13 +63,6 @@ Metadata metadata_for(const std::string& name) {
   return make_metadata(synthetic_parts(name), name, synthetic_wgsl(name), 1.5);
 }
 
-size_t entry_files(const std::filesystem::path& dir) {
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (!e.path().filename().string().starts_with(".")) ++n;
-  return n;
-}
-
 TEST(AotStorage, AMemoryTierInFrontOfTheLocalDirectoryAnswersFirst) {
   TempDir dir;
   MemoryTier memory;
@@ -82,7 +75,7 @@ TEST(AotStorage, AMemoryTierInFrontOfTheLocalDirectoryAnswersFirst) {
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->tier, &memory);
   EXPECT_EQ(hit->entry.wgsl, synthetic_wgsl("a"));
-  EXPECT_EQ(entry_files(dir.path()), 0u);
+  EXPECT_EQ(test::file_count(dir.path()), 0u);
 }
 
 TEST(AotStorage, AMissInMemoryIsAnsweredByTheLocalDirectory) {
@@ -157,7 +150,7 @@ TEST(AotStorage, AReadOnlyTierRefusesPutAndRemoveAndChangesNothing) {
   ASSERT_FALSE(removed);
   EXPECT_EQ(removed.failure().kind, sys::Fault::read_only);
 
-  EXPECT_EQ(entry_files(shipped.path()), 2u);
+  EXPECT_EQ(test::file_count(shipped.path()), 2u);
   EXPECT_TRUE(layer->get(meta.key, Use::inspect));
 }
 

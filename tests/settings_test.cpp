@@ -2,37 +2,16 @@
 // fingerprint's fields, which the GPU layer writes and the cache reads.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <optional>
 #include <string>
 
+#include "support/test_support.hpp"
 #include "util/fingerprint_fields.hpp"
 #include "vyre/gpu.hpp"
 
 namespace vyre {
 namespace {
 
-// Restores an environment variable when it goes out of scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value == nullptr)
-      unsetenv(name);
-    else
-      setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 TEST(Settings, BackendOptionsFromEnvironmentReadsTheThreeGpuSettings) {
   ScopedEnv backend("WGPU_BACKEND", "vulkan");

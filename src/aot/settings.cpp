@@ -1,8 +1,8 @@
 // Where the cache lives and how large it may grow, from the environment
 // (docs/configuration.md).
-#include <cstdlib>
 #include <string>
 
+#include "sys/environment.hpp"
 #include "sys/units.hpp"
 #include "util/log.hpp"
 #include "vyre/aot.hpp"
@@ -10,11 +10,7 @@
 namespace vyre::aot {
 namespace {
 
-std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
+std::optional<std::string> env(const char* name) { return sys::environment_value(name); }
 
 // XDG: "a relative path ... should be considered invalid and ignored".
 std::optional<std::filesystem::path> absolute_env_path(const char* name) {

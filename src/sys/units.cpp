@@ -32,6 +32,18 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Digits and the unit after them (trimmed, lower case; may be empty).
+struct Amount {
+  uint64_t number = 0;
+  std::string unit;
+};
+std::optional<Amount> amount(std::string_view text) {
+  text = trim(text);
+  auto number = leading_number(text);
+  if (!number) return std::nullopt;
+  return Amount{*number, lower(trim(text))};
+}
+
 Failure not_a(std::string_view what, std::string_view text, std::string_view accepted) {
   return failure(Fault::malformed, "`" + std::string(text) + "` is not " + std::string(what) + ": " + std::string(accepted));
 }
@@ -42,12 +54,10 @@ constexpr std::string_view kDurationForm = "write digits with s, m, h, d or w, e
 
 }  // namespace
 
-Result<uint64_t> parse_size(std::string_view text) {
-  const std::string_view given = text;
-  text = trim(text);
-  auto number = leading_number(text);
-  if (!number) return not_a("a size", given, kSizeForm);
-  std::string unit = lower(trim(text));
+Result<uint64_t> parse_size(std::string_view given) {
+  auto parsed = amount(given);
+  if (!parsed) return not_a("a size", given, kSizeForm);
+  const std::string& unit = parsed->unit;
   uint64_t multiplier = 1;
   if (unit.empty() || unit == "b") multiplier = 1;
   else if (unit == "k" || unit == "kib") multiplier = 1ull << 10;
@@ -59,24 +69,20 @@ Result<uint64_t> parse_size(std::string_view text) {
   else if (unit == "gb") multiplier = 1000'000'000;
   else if (unit == "tb") multiplier = 1000'000'000'000;
   else return not_a("a size", given, kSizeForm);
-  if (*number > UINT64_MAX / multiplier) return not_a("a size", given, "it is too large");
-  return *number * multiplier;
+  if (parsed->number > UINT64_MAX / multiplier) return not_a("a size", given, "it is too large");
+  return parsed->number * multiplier;
 }
 
-Result<uint64_t> parse_count(std::string_view text) {
-  const std::string_view given = text;
-  text = trim(text);
-  auto number = leading_number(text);
-  if (!number || !text.empty()) return not_a("a count", given, kCountForm);
-  return *number;
+Result<uint64_t> parse_count(std::string_view given) {
+  auto parsed = amount(given);
+  if (!parsed || !parsed->unit.empty()) return not_a("a count", given, kCountForm);
+  return parsed->number;
 }
 
-Result<std::chrono::seconds> parse_duration(std::string_view text) {
-  const std::string_view given = text;
-  text = trim(text);
-  auto number = leading_number(text);
-  if (!number) return not_a("a duration", given, kDurationForm);
-  std::string unit = lower(trim(text));
+Result<std::chrono::seconds> parse_duration(std::string_view given) {
+  auto parsed = amount(given);
+  if (!parsed) return not_a("a duration", given, kDurationForm);
+  const std::string& unit = parsed->unit;
   uint64_t seconds_per = 0;
   if (unit == "s") seconds_per = 1;
   else if (unit == "m" || unit == "min") seconds_per = 60;
@@ -84,8 +90,8 @@ Result<std::chrono::seconds> parse_duration(std::string_view text) {
   else if (unit == "d") seconds_per = 86400;
   else if (unit == "w") seconds_per = 7 * 86400;
   else return not_a("a duration", given, kDurationForm);
-  if (*number > static_cast<uint64_t>(INT64_MAX) / seconds_per) return not_a("a duration", given, "it is too long");
-  return std::chrono::seconds(static_cast<int64_t>(*number * seconds_per));
+  if (parsed->number > static_cast<uint64_t>(INT64_MAX) / seconds_per) return not_a("a duration", given, "it is too long");
+  return std::chrono::seconds(static_cast<int64_t>(parsed->number * seconds_per));
 }
 
 std::string format_size(uint64_t bytes) {
