@@ -143,8 +143,9 @@ void Cache::Impl::record_growth(int64_t bytes, int64_t entries) {
 
 void Cache::Impl::cleanup_now() {
   if (!writable) return;
-  CleanupResult cleaned = run_cleanup(*writable, cleanup_policy(), sys::FileLock::Mode::try_only);
-  if (!cleaned.ran) return;
+  auto ran = run_cleanup(*writable, cleanup_policy(), sys::FileLock::Mode::try_only);
+  if (!ran) return;  // another process is cleaning: as good
+  const CleanupResult& cleaned = *ran;
   Counters evictions;
   evictions.evictions = cleaned.evicted;
   if (cleaned.evicted > 0) count(evictions);

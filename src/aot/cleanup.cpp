@@ -26,26 +26,25 @@ uint64_t bound_target(uint64_t bound, double low_water) {
 
 }  // namespace
 
-CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy, sys::FileLock::Mode lock_mode) {
+sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy,
+                                       sys::FileLock::Mode lock_mode) {
   CleanupResult result;
   auto lock = directory.cleanup_lock(lock_mode);
-  if (!lock) return result;
+  if (!lock) return lock.failure();
   // Without its .stats directory a cleanup still evicts and sweeps.
   auto stats = directory.stats_fd();
-  result.ran = true;
 
   const int dirfd = directory.fd();
   const int64_t now = sys::now_unix_ms();
   const Usage usage_before = stats ? read_usage(*stats) : Usage{};
   const int64_t orphan_cutoff = now - policy.grace_ms;
-  DirectoryScan scan = scan_directory(dirfd, sys::OwnerRule::self);
-  if (!scan.ok) return result;
+  auto scanned = scan_directory(dirfd, sys::OwnerRule::self);
+  if (!scanned) return result;
+  const DirectoryScan& scan = *scanned;
 
   result.swept += sweep_temporaries(dirfd, scan.temporaries, orphan_cutoff);
-  if (stats) {
-    DirectoryScan stats_scan = scan_directory(*stats, sys::OwnerRule::self);
-    result.swept += sweep_temporaries(*stats, stats_scan.temporaries, orphan_cutoff);
-  }
+  if (auto stats_scan = stats ? scan_directory(*stats, sys::OwnerRule::self) : sys::Result<DirectoryScan>(stats.failure()))
+    result.swept += sweep_temporaries(*stats, stats_scan->temporaries, orphan_cutoff);
 
   std::vector<const ScannedEntry*> complete;
   for (const auto& entry : scan.entries) {

@@ -46,6 +46,11 @@ EntryInfo inspect(const CacheDirectory& layer, const ScannedEntry& scanned, bool
   return info;
 }
 
+sys::Failure cannot_read(const std::filesystem::path& dir, sys::Failure why) {
+  why.message = "cannot read " + dir.string() + ": " + why.message;
+  return why;
+}
+
 ScannedEntry scan_one(const CacheDirectory& layer, const std::string& key) {
   return ScannedEntry{key, sys::file_facts_at(layer.fd(), wgsl_name(key), layer.owner_rule()),
                       sys::file_facts_at(layer.fd(), metadata_name(key), layer.owner_rule())};
@@ -64,17 +69,17 @@ sys::Result<std::vector<EntryInfo>> DirectoryTier::list(const ListQuery& query) 
     if (scanned.wgsl.exists || scanned.metadata.exists) out.push_back(inspect(*directory_, scanned, query.verify_content));
     return out;
   }
-  DirectoryScan scan = scan_directory(directory_->fd(), directory_->owner_rule());
-  if (!scan.ok) return sys::failure(sys::Fault::io, "cannot read " + directory_->path().string());
-  for (const auto& e : scan.entries) out.push_back(inspect(*directory_, e, query.verify_content));
+  auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
+  if (!scan) return cannot_read(directory_->path(), scan.failure());
+  for (const auto& e : scan->entries) out.push_back(inspect(*directory_, e, query.verify_content));
   return out;
 }
 
 sys::Result<TierStats> DirectoryTier::stats() const {
-  DirectoryScan scan = scan_directory(directory_->fd(), directory_->owner_rule());
-  if (!scan.ok) return sys::failure(sys::Fault::io, "cannot read " + directory_->path().string());
+  auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
+  if (!scan) return cannot_read(directory_->path(), scan.failure());
   TierStats s;
-  for (const auto& e : scan.entries) {
+  for (const auto& e : scan->entries) {
     if (!e.complete()) continue;
     ++s.entries;
     s.bytes += e.bytes();

@@ -131,7 +131,16 @@ bool is_miss(const sys::Failure& failure) {
   return failure.kind == sys::Fault::missing || failure.kind == sys::Fault::partial;
 }
 
-bool is_bad_entry(const sys::Failure& failure) { return !is_miss(failure) && failure.kind != sys::Fault::io; }
+bool is_bad_entry(const sys::Failure& failure) {
+  switch (failure.kind) {
+    case sys::Fault::unsafe:
+    case sys::Fault::too_large:
+    case sys::Fault::malformed:
+    case sys::Fault::mismatch:
+    case sys::Fault::unsupported: return true;
+    default: return false;
+  }
+}
 
 namespace {
 

@@ -128,8 +128,9 @@ PruneReport Cache::prune(const PruneOptions& options) {
   policy.low_water = 1.0;
   if (options.older_than)
     policy.older_than_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*options.older_than).count();
-  CleanupResult result = run_cleanup(dir, policy, sys::FileLock::Mode::wait);
-  if (!result.ran) throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks");
+  auto ran = run_cleanup(dir, policy, sys::FileLock::Mode::wait);
+  if (!ran) throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks");
+  const CleanupResult& result = *ran;
   Counters delta;
   delta.evictions = result.evicted;
   impl_->count(delta);
@@ -140,8 +141,9 @@ PruneReport Cache::prune(const PruneOptions& options) {
 uint64_t Cache::clear() {
   CacheDirectory& dir = impl_->require_writable();
   auto cleanup = dir.cleanup_lock(sys::FileLock::Mode::wait);  // best effort, as before: clear goes on without it
-  DirectoryScan scan = scan_directory(dir.fd(), sys::OwnerRule::self);
-  if (!scan.ok) throw Error(ErrorKind::io, "cannot read " + dir.path().string() + ": " + std::strerror(errno));
+  auto scanned = scan_directory(dir.fd(), sys::OwnerRule::self);
+  if (!scanned) throw Error(ErrorKind::io, "cannot read " + dir.path().string() + ": " + scanned.failure().message);
+  const DirectoryScan& scan = *scanned;
   uint64_t removed = 0;
   for (const auto& e : scan.entries) {
     auto stripe = dir.stripe_lock(e.key, sys::FileLock::Mode::wait);
@@ -164,8 +166,9 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
   TransferReport report;
   std::set<std::string> done;
   for (CacheDirectory* layer : impl_->layers()) {
-    DirectoryScan scan = scan_directory(layer->fd(), layer->owner_rule());
-    for (const auto& e : scan.entries) {
+    auto scan = scan_directory(layer->fd(), layer->owner_rule());
+    if (!scan) continue;  // an unreadable layer exports nothing
+    for (const auto& e : scan->entries) {
       if (!e.complete() || done.count(e.key)) continue;
       auto read = read_entry(layer->fd(), e.key, layer->owner_rule());
       if (!read) {
@@ -196,8 +199,9 @@ TransferReport Cache::import_from(const std::filesystem::path& source) {
   const CacheDirectory& from = **opened;
   TransferReport report;
   Counters delta;
-  DirectoryScan scan = scan_directory(from.fd(), from.owner_rule());
-  for (const auto& e : scan.entries) {
+  auto scanned = scan_directory(from.fd(), from.owner_rule());
+  const std::vector<ScannedEntry> none;
+  for (const auto& e : scanned ? scanned->entries : none) {
     if (!e.complete()) continue;
     auto read = read_entry(from.fd(), e.key, from.owner_rule());
     if (!read) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <unordered_map>
 
 #include "vyre/aot.hpp"
@@ -20,19 +21,16 @@ std::string entry_key_of(std::string_view file_name, bool* is_metadata) {
   return std::string(key);
 }
 
-DirectoryScan scan_directory(int dirfd, sys::OwnerRule rule) {
+sys::Result<DirectoryScan> scan_directory(int dirfd, sys::OwnerRule rule) {
   DirectoryScan scan;
   // fdopendir takes ownership of its descriptor; give it a fresh one at offset 0.
   int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    scan.ok = false;
-    return scan;
-  }
+  if (fd < 0) return sys::errno_failure(errno);
   DIR* dir = ::fdopendir(fd);
   if (dir == nullptr) {
+    const int err = errno;
     ::close(fd);
-    scan.ok = false;
-    return scan;
+    return sys::errno_failure(err);
   }
   std::unordered_map<std::string, size_t> index;
   while (dirent* e = ::readdir(dir)) {

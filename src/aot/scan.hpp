@@ -31,10 +31,11 @@ struct ScannedTemporary {
 struct DirectoryScan {
   std::vector<ScannedEntry> entries;  // sorted by key
   std::vector<ScannedTemporary> temporaries;
-  bool ok = true;  // false: the directory could not be read
 };
 
-DirectoryScan scan_directory(int dirfd, sys::OwnerRule rule);
+// Fails with io (the errno's text as the message) when the directory cannot
+// be read.
+sys::Result<DirectoryScan> scan_directory(int dirfd, sys::OwnerRule rule);
 
 // "<64 hex>.wgsl" or "<64 hex>.toml": the key, else empty.
 std::string entry_key_of(std::string_view file_name, bool* is_metadata = nullptr);
