@@ -49,27 +49,7 @@ mode_t mode_of(const std::filesystem::path& p) {
   return st.st_mode & 07777;
 }
 
-// Restores an environment variable when it goes out of scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value == nullptr)
-      unsetenv(name);
-    else
-      setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using vyre::test::ScopedEnv;
 
 TEST(AotCache, MissLowersThenHitReturnsTheSameTextWithoutLowering) {
   TempDir tmp;

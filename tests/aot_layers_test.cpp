@@ -31,12 +31,7 @@ vyre::aot::Artifact lookup(Cache& cache, const std::string& name, int* lowered) 
   });
 }
 
-size_t file_count(const std::filesystem::path& dir) {
-  size_t n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir))
-    if (!e.path().filename().string().starts_with(".")) ++n;
-  return n;
-}
+using vyre::test::file_count;
 
 TEST(AotLayers, ReadOnlyLayersServeHitsAfterTheWritableDirectory) {
   TempDir shipped_a, shipped_b, mine;

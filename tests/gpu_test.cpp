@@ -54,9 +54,10 @@ using vyre::test::error_of;
 using vyre::test::no_disk_cache;
 
 std::shared_ptr<DeviceContext> open_default_device() {
-  const BackendChoice backends = choose_backends(std::nullopt);
+  const BackendOptions environment = BackendOptions::from_environment();
+  const BackendChoice backends = choose_backends(std::nullopt, environment.backend);
   auto adapters = find_adapters(backends);
-  const size_t chosen = select_adapter(adapters, backends, std::nullopt);
+  const size_t chosen = select_adapter(adapters, backends, std::nullopt, environment.adapter);
   return DeviceContext::open(std::move(adapters[chosen]));
 }
 

@@ -120,22 +120,29 @@ enum class EntryState {
 };
 std::string_view to_string(EntryState state);
 
-struct EntryInfo {
-  std::string key;
-  std::filesystem::path directory;  // the layer it lives in
-  bool readonly_layer = false;
-  EntryState state = EntryState::ok;
-  std::string problem;              // why it is not ok
+// What an entry's metadata records, its commit record (docs/cache.md, "Entry
+// format"): the cache writes it and reads it back, and EntryInfo shows it.
+struct EntryRecord {
   uint32_t format = 0;
+  std::string key;
   std::string program;              // the program's label (Program::name)
   KeyParts parts;
   std::string spec_hash;
   std::string content_sha256;
   uint64_t wgsl_bytes = 0;
-  uint64_t metadata_bytes = 0;
   int64_t created_unix_ms = 0;
-  int64_t last_used_unix_ms = 0;   // recency (metadata modification time)
   double lower_ms = 0;
+};
+
+// An entry as the maintenance tools see it: its record (as far as it could
+// be read) and where it lives and in what state.
+struct EntryInfo : EntryRecord {
+  std::filesystem::path directory;  // the layer it lives in
+  bool readonly_layer = false;
+  EntryState state = EntryState::ok;
+  std::string problem;              // why it is not ok
+  uint64_t metadata_bytes = 0;
+  int64_t last_used_unix_ms = 0;   // recency (metadata modification time)
 };
 
 struct VerifyReport {

@@ -43,6 +43,16 @@ struct BackendOptions {
   std::optional<std::string> adapter;
   // The AOT cache; default: aot::Cache::from_environment().
   std::shared_ptr<aot::Cache> cache;
+  // Replaces the adapter's fingerprint in AOT cache keys (to share a cache
+  // across machines that produce the same WGSL); default:
+  // $VYRE_BACKEND_FINGERPRINT_OVERRIDE, else the adapter's own.
+  std::optional<std::string> fingerprint_override;
+
+  // The settings the environment gives, read in this one place:
+  // WGPU_BACKEND, VYRE_WGPU_ADAPTER and VYRE_BACKEND_FINGERPRINT_OVERRIDE
+  // (unset or empty: nullopt). A Backend fills the options it is not given
+  // from these; the cache has its own (aot::CacheOptions::from_environment).
+  static BackendOptions from_environment();
 };
 
 // wgpu-native's version, "major.minor.patch.build".

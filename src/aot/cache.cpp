@@ -8,7 +8,8 @@
 
 #include "aot/cache_impl.hpp"
 #include "aot/entry.hpp"
-#include "aot/publish.hpp"
+#include "aot/readonly_tier.hpp"
+#include "aot/tier_lookup.hpp"
 #include "util/log.hpp"
 #include "vyre/error.hpp"
 #include "vyre/lower.hpp"
@@ -21,24 +22,27 @@ std::string short_key(const std::string& key) { return key.substr(0, 16); }
 }  // namespace
 
 Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
-  last_flush_ms = now_unix_ms();
+  last_flush_ms = sys::now_unix_ms();
   if (options.directory) {
-    std::string problem;
-    writable = CacheDirectory::open_writable(*options.directory, problem);
-    if (writable) {
+    if (auto opened = CacheDirectory::open_writable(*options.directory)) {
+      writable = opened->get();
       directory = writable->path();
+      LocalTierOptions local_options{
+          std::chrono::duration_cast<std::chrono::milliseconds>(options.recency_granularity), options.on_publish_step};
+      auto tier = std::make_unique<LocalDirectoryTier>(std::move(*opened), std::move(local_options));
+      local = tier.get();
+      tiers.push_back(std::move(tier));
     } else {
-      log::warn_once("aot-directory", "AOT cache disabled: " + problem +
+      log::warn_once("aot-directory", "AOT cache disabled: " + opened.failure().message +
                                           ". Programs are lowered on every run; set VYRE_AOT_CACHE_DIR to a "
                                           "directory of your own to cache them.");
     }
   }
   for (const auto& path : options.readonly_directories) {
-    std::string problem;
-    if (auto layer = CacheDirectory::open_readonly(path, problem))
-      readonly.push_back(std::move(layer));
+    if (auto layer = CacheDirectory::open_readonly(path))
+      tiers.push_back(std::make_unique<ReadOnlyDirectoryTier>(std::move(*layer)));
     else
-      log::warn_once("aot-readonly:" + path.string(), "AOT cache: read-only layer skipped: " + problem);
+      log::warn_once("aot-readonly:" + path.string(), "AOT cache: read-only layer skipped: " + layer.failure().message);
   }
 }
 
@@ -80,10 +84,16 @@ CleanupPolicy Cache::Impl::cleanup_policy() const {
   return policy;
 }
 
+std::vector<StorageTier*> Cache::Impl::tier_order() const {
+  std::vector<StorageTier*> out;
+  for (const auto& tier : tiers) out.push_back(tier.get());
+  return out;
+}
+
 std::vector<CacheDirectory*> Cache::Impl::layers() const {
   std::vector<CacheDirectory*> out;
-  if (writable) out.push_back(writable.get());
-  for (const auto& layer : readonly) out.push_back(layer.get());
+  for (const auto& tier : tiers)
+    if (auto* dir = dynamic_cast<DirectoryTier*>(tier.get())) out.push_back(&dir->directory());
   return out;
 }
 
@@ -97,7 +107,7 @@ CacheDirectory& Cache::Impl::require_writable() const {
 
 void Cache::Impl::flush_pending() {
   std::lock_guard flush_lock(flush_mutex);
-  last_flush_ms = now_unix_ms();
+  last_flush_ms = sys::now_unix_ms();
   if (!writable) return;
   Counters delta;
   {
@@ -105,29 +115,37 @@ void Cache::Impl::flush_pending() {
     std::swap(delta, pending);
   }
   if (delta.empty()) return;
-  if (!add_to_shard(writable->stats_fd(), delta))
+  auto stats = writable->stats_fd();
+  sys::Result<void> added = stats ? add_to_shard(*stats, delta) : sys::Result<void>(stats.failure());
+  if (!added)
     // Dropped: counters must not grow without bound in a process that cannot write them.
-    warn_unwritable("cannot write statistics under " + writable->path().string() + "/.stats: " + std::strerror(errno));
+    warn_unwritable(writable->path(), "cannot write statistics under " + writable->path().string() +
+                                          "/.stats: " + added.failure().message);
 }
 
-void Cache::Impl::warn_unwritable(const std::string& problem) const {
-  log::warn_once("aot-write:" + (writable ? writable->path().string() : std::string()),
+void Cache::Impl::warn_unwritable(const std::filesystem::path& where, const std::string& problem) const {
+  log::warn_once("aot-write:" + where.string(),
                  "AOT cache: " + problem + "; programs not in the cache are lowered on every run");
 }
 
 void Cache::Impl::record_growth(int64_t bytes, int64_t entries) {
-  Usage usage;
-  if (!writable || !add_usage(writable->stats_fd(), bytes, entries, usage)) return;
+  if (!writable) return;
+  auto stats = writable->stats_fd();
+  if (!stats) return;
+  auto added = add_usage(*stats, bytes, entries);
+  if (!added) return;
+  const Usage& usage = *added;
   const bool over = (options.max_bytes != 0 && static_cast<uint64_t>(usage.bytes) > options.max_bytes) ||
                     (options.max_entries != 0 && static_cast<uint64_t>(usage.entries) > options.max_entries);
-  const bool stale = usage.scanned_unix_ms == 0 || now_unix_ms() - usage.scanned_unix_ms > kRescanIntervalMs;
+  const bool stale = usage.scanned_unix_ms == 0 || sys::now_unix_ms() - usage.scanned_unix_ms > kRescanIntervalMs;
   if (over || stale) wake_worker(false, true);
 }
 
 void Cache::Impl::cleanup_now() {
   if (!writable) return;
-  CleanupResult cleaned = run_cleanup(*writable, cleanup_policy(), FileLock::Mode::try_only);
-  if (!cleaned.ran) return;
+  auto ran = run_cleanup(*writable, cleanup_policy(), sys::FileLock::Mode::try_only);
+  if (!ran) return;  // another process is cleaning: as good
+  const CleanupResult& cleaned = *ran;
   Counters evictions;
   evictions.evictions = cleaned.evicted;
   if (cleaned.evicted > 0) count(evictions);
@@ -137,7 +155,7 @@ void Cache::Impl::cleanup_now() {
 
 void Cache::Impl::maybe_flush_in_background() {
   const int64_t interval = options.stats_flush_interval.count();
-  if (now_unix_ms() - last_flush_ms.load(std::memory_order_relaxed) < interval) return;
+  if (sys::now_unix_ms() - last_flush_ms.load(std::memory_order_relaxed) < interval) return;
   wake_worker(true, false);
 }
 
@@ -210,50 +228,34 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
   artifact.key = parts.key();
   Counters delta;
 
-  auto note_bad = [&](const CacheDirectory& layer, const EntryRead& read) {
+  auto note_bad = [&](const StorageTier& tier, const sys::Failure& failure) {
     ++delta.bad_entries;
-    log::warn_once("aot-bad-entry:" + layer.path().string(),
-                   "AOT cache: bad entry " + short_key(artifact.key) + "... in " + layer.path().string() + " (" +
-                       read.problem + ")" + (layer.writable() ? "; it is replaced" : "; it is skipped") +
+    log::warn_once("aot-bad-entry:" + tier.location().string(),
+                   "AOT cache: bad entry " + short_key(artifact.key) + "... in " + tier.location().string() + " (" +
+                       failure.message + ")" + (tier.writable() ? "; it is replaced" : "; it is skipped") +
                        ". `vyre cache verify` checks every entry.");
   };
-  auto note_error = [&](const CacheDirectory& layer, const EntryRead& read) {
+  auto note_error = [&](const StorageTier& tier, const sys::Failure& failure) {
     ++delta.errors;
-    log::warn_once("aot-read:" + layer.path().string(),
-                   "AOT cache: cannot read " + layer.path().string() + " (" + read.problem + "); lowering instead");
+    log::warn_once("aot-read:" + tier.location().string(), "AOT cache: cannot read " + tier.location().string() +
+                                                               " (" + failure.message + "); lowering instead");
   };
-  auto hit = [&](const CacheDirectory& layer, EntryRead& read) {
+
+  const std::vector<StorageTier*> tiers = impl.tier_order();
+  auto found = find_in_tiers(tiers, artifact.key, Use::serve, [&](StorageTier& tier, const sys::Failure& failure) {
+    if (is_bad_entry(failure))
+      note_bad(tier, failure);
+    else
+      note_error(tier, failure);
+  });
+  if (found) {
     ++delta.hits;
-    delta.time_saved_us += static_cast<uint64_t>(std::max(0.0, read.meta.lower_ms) * 1000.0);
-    const int64_t granularity_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(impl.options.recency_granularity).count();
-    // Refresh recency only now and then, so that hits rarely write.
-    if (layer.writable() && now_unix_ms() - read.metadata_mtime_ms >= granularity_ms)
-      ::utimensat(layer.fd(), metadata_name(artifact.key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
-    artifact.wgsl = std::move(read.wgsl);
+    delta.time_saved_us += static_cast<uint64_t>(std::max(0.0, found->entry.meta.lower_ms) * 1000.0);
+    artifact.wgsl = std::move(found->entry.wgsl);
     artifact.cache_hit = true;
     impl.count(delta);
     impl.maybe_flush_in_background();
     return artifact;
-  };
-
-  for (CacheDirectory* layer : impl.layers()) {
-    try {
-      EntryRead read = read_entry(layer->fd(), artifact.key, layer->owner_rule());
-      switch (read.status) {
-        case EntryRead::Status::good: return hit(*layer, read);
-        case EntryRead::Status::bad:
-        case EntryRead::Status::other_format: note_bad(*layer, read); break;
-        case EntryRead::Status::error: note_error(*layer, read); break;
-        case EntryRead::Status::missing:
-        case EntryRead::Status::incomplete: break;
-      }
-    } catch (const std::exception& e) {
-      // Whatever went wrong in the cache, the dispatch goes on by lowering.
-      EntryRead failed;
-      failed.problem = e.what();
-      note_error(*layer, failed);
-    }
   }
 
   ++delta.misses;
@@ -262,24 +264,23 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
   artifact.lower_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   delta.lowering_us += static_cast<uint64_t>(artifact.lower_ms * 1000.0);
 
-  if (impl.writable) {
+  std::optional<Metadata> meta;
+  for (StorageTier* tier : tiers) {
+    if (!tier->writable()) continue;
     try {
-      Metadata meta = make_metadata(parts, program_label, artifact.wgsl, artifact.lower_ms);
-      PublishResult published = publish_entry(*impl.writable, meta, artifact.wgsl, impl.options.on_publish_step);
-      switch (published.outcome) {
-        case PublishResult::Outcome::written:
-          ++delta.writes;
-          delta.bytes_written += published.bytes;
-          impl.record_growth(static_cast<int64_t>(published.bytes), 1);
-          break;
-        case PublishResult::Outcome::present: break;
-        case PublishResult::Outcome::skipped:
-          log::warn_once("aot-skipped", "AOT cache: not caching " + short_key(artifact.key) + "...: " + published.problem);
-          break;
-        case PublishResult::Outcome::failed:
-          ++delta.errors;
-          impl.warn_unwritable(published.problem);
-          break;
+      if (!meta) meta = make_metadata(parts, program_label, artifact.wgsl, artifact.lower_ms);
+      auto stored = tier->put(*meta, artifact.wgsl);
+      if (stored) {
+        if (!stored->written) continue;  // another process published it meanwhile
+        ++delta.writes;
+        delta.bytes_written += stored->bytes;
+        if (tier == impl.local) impl.record_growth(static_cast<int64_t>(stored->bytes), 1);
+      } else if (stored.failed_with(sys::Fault::too_large)) {
+        log::warn_once("aot-skipped",
+                       "AOT cache: not caching " + short_key(artifact.key) + "...: " + stored.failure().message);
+      } else {
+        ++delta.errors;
+        impl.warn_unwritable(tier->location(), stored.failure().message);
       }
     } catch (const std::exception& e) {
       ++delta.errors;

@@ -13,6 +13,8 @@
 
 #include "aot/cleanup.hpp"
 #include "aot/directory.hpp"
+#include "aot/local_tier.hpp"
+#include "aot/storage_tier.hpp"
 #include "aot/stats_store.hpp"
 #include "vyre/aot.hpp"
 
@@ -24,8 +26,11 @@ struct Cache::Impl {
 
   CacheOptions options;
   std::optional<std::filesystem::path> directory;  // the writable directory in use
-  std::unique_ptr<CacheDirectory> writable;
-  std::vector<std::unique_ptr<CacheDirectory>> readonly;
+  // The storage tiers in lookup order: the local directory (when usable),
+  // then the read-only layers.
+  std::vector<std::unique_ptr<StorageTier>> tiers;
+  LocalDirectoryTier* local = nullptr;  // among `tiers`; null without a writable directory
+  CacheDirectory* writable = nullptr;   // local's directory: stats, cleanup and the tools
 
   // Counters not yet on disk.
   void count(const Counters& delta);
@@ -46,10 +51,11 @@ struct Cache::Impl {
   void wait_idle();
 
   CleanupPolicy cleanup_policy() const;
-  // One warning per process for a writable directory that refuses writes,
-  // whichever write noticed first.
-  void warn_unwritable(const std::string& problem) const;
-  // The writable directory first, then the read-only layers.
+  // One warning per process for a tier that refuses writes, whichever
+  // write noticed first.
+  void warn_unwritable(const std::filesystem::path& where, const std::string& problem) const;
+  std::vector<StorageTier*> tier_order() const;
+  // The directories of the directory tiers, in lookup order (export).
   std::vector<CacheDirectory*> layers() const;
   // Throws Error(io) when there is no writable directory.
   CacheDirectory& require_writable() const;

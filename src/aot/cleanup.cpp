@@ -26,24 +26,25 @@ uint64_t bound_target(uint64_t bound, double low_water) {
 
 }  // namespace
 
-CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy, FileLock::Mode lock_mode) {
+sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy,
+                                       sys::FileLock::Mode lock_mode) {
   CleanupResult result;
-  FileLock lock = directory.cleanup_lock(lock_mode);
-  if (!lock.held()) return result;
-  result.ran = true;
+  auto lock = directory.cleanup_lock(lock_mode);
+  if (!lock) return lock.failure();
+  // Without its .stats directory a cleanup still evicts and sweeps.
+  auto stats = directory.stats_fd();
 
   const int dirfd = directory.fd();
-  const int64_t now = now_unix_ms();
-  const Usage usage_before = read_usage(directory.stats_fd());
+  const int64_t now = sys::now_unix_ms();
+  const Usage usage_before = stats ? read_usage(*stats) : Usage{};
   const int64_t orphan_cutoff = now - policy.grace_ms;
-  DirectoryScan scan = scan_directory(dirfd, OwnerRule::self);
-  if (!scan.ok) return result;
+  auto scanned = scan_directory(dirfd, sys::OwnerRule::self);
+  if (!scanned) return result;
+  const DirectoryScan& scan = *scanned;
 
   result.swept += sweep_temporaries(dirfd, scan.temporaries, orphan_cutoff);
-  if (int stats = directory.stats_fd(); stats >= 0) {
-    DirectoryScan stats_scan = scan_directory(stats, OwnerRule::self);
-    result.swept += sweep_temporaries(stats, stats_scan.temporaries, orphan_cutoff);
-  }
+  if (auto stats_scan = stats ? scan_directory(*stats, sys::OwnerRule::self) : sys::Result<DirectoryScan>(stats.failure()))
+    result.swept += sweep_temporaries(*stats, stats_scan->temporaries, orphan_cutoff);
 
   std::vector<const ScannedEntry*> complete;
   for (const auto& entry : scan.entries) {
@@ -54,8 +55,8 @@ CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy
     // Unsafe files are never an entry a writer made; unpaired files are
     // orphans once older than the grace period (a writer is done by then).
     if (entry.unsafe() || entry.newest_ms() < orphan_cutoff) {
-      FileLock stripe = directory.stripe_lock(entry.key, FileLock::Mode::try_only);
-      if (!stripe.held()) continue;
+      auto stripe = directory.stripe_lock(entry.key, sys::FileLock::Mode::try_only);
+      if (!stripe) continue;
       remove_entry_files(dirfd, entry.key);
       ++result.swept;
     }
@@ -79,9 +80,9 @@ CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy
     bool too_old = e->last_used_ms() < unused_cutoff;
     // Sorted oldest first: once one entry may stay, so may all that follow.
     if (!too_old && bytes <= target_bytes && entries <= target_entries) break;
-    FileLock stripe = directory.stripe_lock(e->key, FileLock::Mode::try_only);
-    if (!stripe.held()) continue;  // being written: leave it
-    FileFacts meta_now = file_facts_at(dirfd, metadata_name(e->key), OwnerRule::self);
+    auto stripe = directory.stripe_lock(e->key, sys::FileLock::Mode::try_only);
+    if (!stripe) continue;  // being written: leave it
+    sys::FileFacts meta_now = sys::file_facts_at(dirfd, metadata_name(e->key), sys::OwnerRule::self);
     if (meta_now.exists && meta_now.mtime_ms != e->metadata.mtime_ms) continue;  // used or rewritten since the scan
     if (meta_now.exists) {
       remove_entry_files(dirfd, e->key);
@@ -93,8 +94,10 @@ CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy
   }
   result.entries = entries;
   result.bytes = bytes;
-  set_usage_after_scan(directory.stats_fd(), Usage{static_cast<int64_t>(bytes), static_cast<int64_t>(entries), now},
-                       usage_before);
+  // A failure leaves the old estimate, which the next cleanup corrects.
+  if (stats)
+    (void)set_usage_after_scan(*stats, Usage{static_cast<int64_t>(bytes), static_cast<int64_t>(entries), now},
+                             usage_before);
   return result;
 }
 

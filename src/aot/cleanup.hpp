@@ -22,7 +22,6 @@ struct CleanupPolicy {
 };
 
 struct CleanupResult {
-  bool ran = false;  // false: another cleanup holds the lock (or it cannot be taken)
   uint64_t evicted = 0;
   uint64_t bytes_freed = 0;
   uint64_t swept = 0;
@@ -30,6 +29,9 @@ struct CleanupResult {
   uint64_t bytes = 0;
 };
 
-CleanupResult run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy, FileLock::Mode lock_mode);
+// Fails with busy when another cleanup holds the lock (try_only), io when the
+// lock cannot be taken. A directory that cannot be listed is left as it is.
+sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy,
+                                       sys::FileLock::Mode lock_mode);
 
 }  // namespace vyre::aot

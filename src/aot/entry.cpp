@@ -19,7 +19,7 @@ Metadata make_metadata(const KeyParts& parts, std::string_view program, std::str
   meta.program = std::string(program);
   meta.content_sha256 = sha256_hex(wgsl);
   meta.wgsl_bytes = wgsl.size();
-  meta.created_unix_ms = now_unix_ms();
+  meta.created_unix_ms = sys::now_unix_ms();
   meta.lower_ms = lower_ms;
   return meta;
 }
@@ -83,27 +83,21 @@ struct FieldReader {
 
 }  // namespace
 
-ParsedMetadata parse_metadata(std::string_view text) {
-  ParsedMetadata parsed;
+sys::Result<void> parse_metadata(std::string_view text, Metadata& m) {
   toml::table table;
   try {
     table = toml::parse(text);
   } catch (const toml::parse_error& e) {
-    parsed.problem = std::string("metadata is not valid TOML: ") + std::string(e.description());
-    return parsed;
+    return sys::failure(sys::Fault::malformed, std::string("metadata is not valid TOML: ") + std::string(e.description()));
   }
   FieldReader read{table, {}};
   int64_t format = 0;
-  if (!read.integer("format", 0, std::numeric_limits<uint32_t>::max(), format)) {
-    parsed.problem = read.problem;
-    return parsed;
-  }
-  parsed.meta.format = static_cast<uint32_t>(format);
-  if (parsed.meta.format != kCacheVersion) {
-    parsed.status = ParsedMetadata::Status::other_format;
-    return parsed;
-  }
-  Metadata& m = parsed.meta;
+  if (!read.integer("format", 0, std::numeric_limits<uint32_t>::max(), format))
+    return sys::failure(sys::Fault::malformed, read.problem);
+  m.format = static_cast<uint32_t>(format);
+  if (m.format != kCacheVersion)
+    return sys::failure(sys::Fault::unsupported, "entry format " + std::to_string(m.format) +
+                                                     ", this vyre reads format " + std::to_string(kCacheVersion));
   int64_t lowering_version = 0, wgsl_bytes = 0;
   bool ok = read.text("key", m.key) && read.text("program", m.program) &&
             read.text("program_digest", m.parts.program_digest) && read.text("shaping", m.parts.shaping) &&
@@ -114,97 +108,98 @@ ParsedMetadata parse_metadata(std::string_view text) {
             read.integer("created_unix_ms", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
                          m.created_unix_ms) &&
             read.number("lower_ms", m.lower_ms);
-  if (!ok) {
-    parsed.problem = read.problem;
-    return parsed;
-  }
+  if (!ok) return sys::failure(sys::Fault::malformed, read.problem);
   m.parts.lowering_version = static_cast<uint32_t>(lowering_version);
   m.wgsl_bytes = static_cast<uint64_t>(wgsl_bytes);
-  parsed.status = ParsedMetadata::Status::ok;
-  return parsed;
+  return {};
 }
 
-std::optional<std::string> check_entry(std::string_view key, const Metadata& meta, std::string_view wgsl) {
-  if (meta.key != key) return "metadata belongs to key " + meta.key.substr(0, 16) + "...";
+sys::Result<void> check_entry(std::string_view key, const Metadata& meta, std::string_view wgsl) {
+  auto mismatch = [](std::string why) { return sys::failure(sys::Fault::mismatch, std::move(why)); };
+  if (meta.key != key) return mismatch("metadata belongs to key " + meta.key.substr(0, 16) + "...");
   std::string spec = meta.parts.spec_hash();
-  if (meta.spec_hash != spec) return std::string("metadata spec_hash does not match its components");
-  if (cache_key(spec, meta.parts.fingerprint) != key) return std::string("metadata components do not hash to this key");
+  if (meta.spec_hash != spec) return mismatch("metadata spec_hash does not match its components");
+  if (cache_key(spec, meta.parts.fingerprint) != key) return mismatch("metadata components do not hash to this key");
   if (wgsl.size() != meta.wgsl_bytes)
-    return "WGSL has " + std::to_string(wgsl.size()) + " bytes, metadata says " + std::to_string(meta.wgsl_bytes);
-  if (sha256_hex(wgsl) != meta.content_sha256) return std::string("WGSL content does not match its SHA-256");
-  return std::nullopt;
+    return mismatch("WGSL has " + std::to_string(wgsl.size()) + " bytes, metadata says " +
+                    std::to_string(meta.wgsl_bytes));
+  if (sha256_hex(wgsl) != meta.content_sha256) return mismatch("WGSL content does not match its SHA-256");
+  return {};
 }
 
-EntryRead read_entry(int dirfd, const std::string& key, OwnerRule rule, bool verify_content) {
-  EntryRead entry;
-  FileRead meta_file = read_file_at(dirfd, metadata_name(key), kMaxMetadataBytes, rule);
-  switch (meta_file.outcome) {
-    case FileRead::Outcome::ok: break;
-    case FileRead::Outcome::missing: entry.status = EntryRead::Status::missing; return entry;
-    case FileRead::Outcome::error:
-      entry.status = EntryRead::Status::error;
-      entry.problem = meta_file.problem;
-      return entry;
-    case FileRead::Outcome::unsafe:
-    case FileRead::Outcome::too_large:
-      entry.status = EntryRead::Status::bad;
-      entry.problem = meta_file.problem;
-      return entry;
+bool is_miss(const sys::Failure& failure) {
+  return failure.kind == sys::Fault::missing || failure.kind == sys::Fault::partial;
+}
+
+bool is_bad_entry(const sys::Failure& failure) {
+  switch (failure.kind) {
+    case sys::Fault::unsafe:
+    case sys::Fault::too_large:
+    case sys::Fault::malformed:
+    case sys::Fault::mismatch:
+    case sys::Fault::unsupported: return true;
+    default: return false;
   }
-  entry.metadata_bytes = meta_file.size;
-  entry.metadata_mtime_ms = meta_file.mtime_ms;
-  ParsedMetadata parsed = parse_metadata(meta_file.data);
-  entry.meta = std::move(parsed.meta);
-  if (parsed.status == ParsedMetadata::Status::other_format) {
-    entry.status = EntryRead::Status::other_format;
-    entry.problem = "entry format " + std::to_string(entry.meta.format) + ", this vyre reads format " +
-                    std::to_string(kCacheVersion);
-    return entry;
+}
+
+namespace {
+
+// The metadata's failure to read, as the entry's: its absence is a miss.
+sys::Failure metadata_failure(sys::Failure f) {
+  if (f.kind == sys::Fault::missing) f.message.clear();
+  return f;
+}
+
+// The WGSL's failure to read, as the entry's: committed metadata without its
+// WGSL is an entry removed under the reader.
+sys::Failure wgsl_failure(sys::Failure f) {
+  if (f.kind == sys::Fault::missing) {
+    f.kind = sys::Fault::partial;
+    f.message.clear();
   }
-  if (parsed.status == ParsedMetadata::Status::malformed) {
-    entry.status = EntryRead::Status::bad;
-    entry.problem = std::move(parsed.problem);
-    return entry;
-  }
+  return f;
+}
+
+sys::Result<Entry> read_checked(int dirfd, const std::string& key, sys::OwnerRule rule, bool verify_content,
+                                Metadata& seen) {
+  auto meta_file = sys::read_file_at(dirfd, metadata_name(key), kMaxMetadataBytes, rule);
+  if (!meta_file) return metadata_failure(meta_file.failure());
+  Entry entry;
+  entry.metadata_bytes = meta_file->data.size();
+  entry.metadata_mtime_ms = meta_file->mtime_ms;
+  if (auto parsed = parse_metadata(meta_file->data, seen); !parsed) return parsed.failure();
 
   if (!verify_content) {
-    FileFacts facts = file_facts_at(dirfd, wgsl_name(key), rule);
-    if (!facts.exists) {
-      entry.status = EntryRead::Status::incomplete;
-    } else if (!facts.safe()) {
-      entry.status = EntryRead::Status::bad;
-      entry.problem = wgsl_name(key) + " is not a regular file of an accepted owner";
-    } else if (facts.size != entry.meta.wgsl_bytes || entry.meta.key != key) {
-      entry.status = EntryRead::Status::bad;
-      entry.problem = entry.meta.key != key ? "metadata belongs to another key" : "WGSL size differs from metadata";
-    } else {
-      entry.status = EntryRead::Status::good;
-    }
+    sys::FileFacts facts = sys::file_facts_at(dirfd, wgsl_name(key), rule);
+    if (!facts.exists) return sys::failure(sys::Fault::partial, {});
+    if (!facts.safe())
+      return sys::failure(sys::Fault::unsafe, wgsl_name(key) + " is not a regular file of an accepted owner");
+    if (seen.key != key) return sys::failure(sys::Fault::mismatch, "metadata belongs to another key");
+    if (facts.size != seen.wgsl_bytes) return sys::failure(sys::Fault::mismatch, "WGSL size differs from metadata");
+    entry.meta = seen;
     return entry;
   }
 
-  FileRead wgsl_file = read_file_at(dirfd, wgsl_name(key), kMaxWgslBytes, rule);
-  switch (wgsl_file.outcome) {
-    case FileRead::Outcome::ok: break;
-    case FileRead::Outcome::missing: entry.status = EntryRead::Status::incomplete; return entry;
-    case FileRead::Outcome::error:
-      entry.status = EntryRead::Status::error;
-      entry.problem = wgsl_file.problem;
-      return entry;
-    case FileRead::Outcome::unsafe:
-    case FileRead::Outcome::too_large:
-      entry.status = EntryRead::Status::bad;
-      entry.problem = wgsl_file.problem;
-      return entry;
-  }
-  if (auto problem = check_entry(key, entry.meta, wgsl_file.data)) {
-    entry.status = EntryRead::Status::bad;
-    entry.problem = std::move(*problem);
-    return entry;
-  }
-  entry.wgsl = std::move(wgsl_file.data);
-  entry.status = EntryRead::Status::good;
+  auto wgsl_file = sys::read_file_at(dirfd, wgsl_name(key), kMaxWgslBytes, rule);
+  if (!wgsl_file) return wgsl_failure(wgsl_file.failure());
+  if (auto checked = check_entry(key, seen, wgsl_file->data); !checked) return checked.failure();
+  entry.meta = seen;
+  entry.wgsl = std::move(wgsl_file->data);
   return entry;
+}
+
+}  // namespace
+
+EntryInspection inspect_entry(int dirfd, const std::string& key, sys::OwnerRule rule, bool verify_content) {
+  Metadata seen;
+  seen.format = kCacheVersion;  // what an entry without readable metadata reports
+  auto entry = read_checked(dirfd, key, rule, verify_content, seen);
+  return EntryInspection{std::move(entry), std::move(seen)};
+}
+
+sys::Result<Entry> read_entry(int dirfd, const std::string& key, sys::OwnerRule rule, bool verify_content) {
+  Metadata seen;
+  return read_checked(dirfd, key, rule, verify_content, seen);
 }
 
 }  // namespace vyre::aot

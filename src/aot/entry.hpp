@@ -8,59 +8,55 @@
 #include <string>
 #include <string_view>
 
-#include "aot/safe_file.hpp"
+#include "sys/safe_file.hpp"
 #include "vyre/aot.hpp"
 
 namespace vyre::aot {
 
-struct Metadata {
-  uint32_t format = kCacheVersion;
-  std::string key;
-  std::string program;  // label
-  KeyParts parts;
-  std::string spec_hash;
-  std::string content_sha256;
-  uint64_t wgsl_bytes = 0;
-  int64_t created_unix_ms = 0;
-  double lower_ms = 0;
-};
+// The metadata file's fields are the public EntryRecord: one struct for what
+// is written, read back and shown.
+using Metadata = EntryRecord;
 
 Metadata make_metadata(const KeyParts& parts, std::string_view program, std::string_view wgsl, double lower_ms);
 std::string encode_metadata(const Metadata& meta);
 
-struct ParsedMetadata {
-  enum class Status { ok, other_format, malformed } status = Status::malformed;
-  Metadata meta;        // complete only when ok; format set for other_format
-  std::string problem;  // for malformed
-};
 // Reads the format first and nothing else of another format's metadata.
-ParsedMetadata parse_metadata(std::string_view text);
+// Fills `into` as far as it reads (its format even for another version);
+// fails with malformed or unsupported.
+sys::Result<void> parse_metadata(std::string_view text, Metadata& into);
 
-// Why the pair is not a valid entry for `key`, or nullopt when it is: the
+// Why the pair is not a valid entry for `key` (a mismatch), or success: the
 // metadata names this key, its components hash to this key, and the WGSL has
 // the recorded size and SHA-256.
-std::optional<std::string> check_entry(std::string_view key, const Metadata& meta, std::string_view wgsl);
+sys::Result<void> check_entry(std::string_view key, const Metadata& meta, std::string_view wgsl);
 
-struct EntryRead {
-  enum class Status {
-    good,          // verified
-    missing,       // no metadata: never written, evicted, or a write not yet committed
-    incomplete,    // metadata without WGSL: removed under the reader
-    bad,           // unsafe file, over a bound, malformed, or does not verify
-    other_format,  // metadata of another format version
-    error,         // the file system refused a read
-  } status = Status::missing;
+// A verified entry.
+struct Entry {
   Metadata meta;
-  std::string wgsl;
-  std::string problem;
+  std::string wgsl;  // empty when read without its content (listing)
   uint64_t metadata_bytes = 0;
   int64_t metadata_mtime_ms = 0;
 };
 
+// How an entry's failure to read counts: missing and partial (metadata
+// without WGSL, or the reverse: a write not committed, an eviction under the
+// reader) are plain misses; io is the file system's refusal; every other
+// kind (unsafe, too_large, malformed, mismatch, unsupported) is a bad entry.
+bool is_miss(const sys::Failure& failure);
+bool is_bad_entry(const sys::Failure& failure);
+
 // Reads metadata first (the commit record), then the WGSL, and verifies the
 // pair. Takes no lock: any interleaving with writers and evictors is either a
-// verified entry or not an entry. With `verify_content` false the WGSL's
-// digest is not recomputed (listing).
-EntryRead read_entry(int dirfd, const std::string& key, OwnerRule rule, bool verify_content = true);
+// verified entry or a failure, never a torn entry. With `verify_content`
+// false the WGSL is not read, only its size compared (listing).
+sys::Result<Entry> read_entry(int dirfd, const std::string& key, sys::OwnerRule rule, bool verify_content = true);
+
+// As read_entry, keeping the metadata as far as it was read even when the
+// entry is bad, for the tools that show bad entries.
+struct EntryInspection {
+  sys::Result<Entry> entry;
+  Metadata seen;
+};
+EntryInspection inspect_entry(int dirfd, const std::string& key, sys::OwnerRule rule, bool verify_content);
 
 }  // namespace vyre::aot

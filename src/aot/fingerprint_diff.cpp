@@ -2,28 +2,16 @@
 
 #include <map>
 
-namespace vyre::aot {
+#include "util/fingerprint_fields.hpp"
 
-std::optional<std::vector<std::pair<std::string, std::string>>> fingerprint_parts(std::string_view fingerprint) {
-  std::vector<std::pair<std::string, std::string>> parts;
-  while (!fingerprint.empty()) {
-    size_t end = fingerprint.find(';');
-    std::string_view item = fingerprint.substr(0, end);
-    fingerprint = end == std::string_view::npos ? std::string_view{} : fingerprint.substr(end + 1);
-    size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0) return std::nullopt;
-    parts.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
-  }
-  if (parts.empty()) return std::nullopt;
-  return parts;
-}
+namespace vyre::aot {
 
 std::vector<std::string> fingerprint_differences(std::string_view cached, std::string_view now) {
   std::vector<std::string> out;
   if (cached == now) return out;
   auto quoted = [](std::string_view s) { return "\"" + std::string(s) + "\""; };
-  auto a = fingerprint_parts(cached);
-  auto b = fingerprint_parts(now);
+  auto a = fingerprint_fields(cached);
+  auto b = fingerprint_fields(now);
   if (!a || !b) {
     out.push_back("fingerprint: cached " + quoted(cached) + ", now " + quoted(now));
     return out;

@@ -14,6 +14,7 @@
 #include "aot/hashing.hpp"
 #include "aot/publish.hpp"
 #include "aot/scan.hpp"
+#include "aot/tier_lookup.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::aot {
@@ -28,75 +29,12 @@ std::string_view to_string(EntryState state) {
   return "unknown";
 }
 
-namespace {
-
-// Why a scanned name is unsafe, when it is.
-std::optional<std::string> unsafe_problem(const ScannedEntry& e) {
-  auto describe = [&](const FileFacts& f, const std::string& name) -> std::optional<std::string> {
-    if (!f.exists || f.safe()) return std::nullopt;
-    return name + (f.regular ? " is owned by another user" : " is not a regular file (link, FIFO or device)");
-  };
-  if (auto p = describe(e.metadata, metadata_name(e.key))) return p;
-  return describe(e.wgsl, wgsl_name(e.key));
-}
-
-EntryInfo info_of(const CacheDirectory& layer, const ScannedEntry& scanned, const EntryRead& read) {
-  EntryInfo info;
-  info.key = scanned.key;
-  info.directory = layer.path();
-  info.readonly_layer = !layer.writable();
-  info.metadata_bytes = scanned.metadata.exists ? scanned.metadata.size : 0;
-  info.wgsl_bytes = scanned.wgsl.exists ? scanned.wgsl.size : 0;
-  info.last_used_unix_ms = scanned.last_used_ms();
-  info.problem = read.problem;
-  switch (read.status) {
-    case EntryRead::Status::good: info.state = EntryState::ok; break;
-    case EntryRead::Status::other_format: info.state = EntryState::other_format; break;
-    case EntryRead::Status::missing:
-    case EntryRead::Status::incomplete:
-      info.state = EntryState::incomplete;
-      info.problem = scanned.metadata.exists ? "WGSL file missing" : "metadata missing (not committed)";
-      break;
-    case EntryRead::Status::bad:
-    case EntryRead::Status::error: info.state = EntryState::bad; break;
-  }
-  if (auto problem = unsafe_problem(scanned)) {
-    info.state = EntryState::bad;
-    info.problem = *problem;
-  }
-  info.format = read.meta.format;
-  if (read.status == EntryRead::Status::good || read.status == EntryRead::Status::bad) {
-    info.program = read.meta.program;
-    info.parts = read.meta.parts;
-    info.spec_hash = read.meta.spec_hash;
-    info.content_sha256 = read.meta.content_sha256;
-    info.created_unix_ms = read.meta.created_unix_ms;
-    info.lower_ms = read.meta.lower_ms;
-  }
-  return info;
-}
-
-// Reads an entry found by a scan and classifies it, unsafe names included.
-EntryInfo inspect(const CacheDirectory& layer, const ScannedEntry& scanned, bool verify_content,
-                  std::string* wgsl = nullptr) {
-  EntryRead read = read_entry(layer.fd(), scanned.key, layer.owner_rule(), verify_content);
-  EntryInfo info = info_of(layer, scanned, read);
-  if (wgsl != nullptr && info.state == EntryState::ok) *wgsl = std::move(read.wgsl);
-  return info;
-}
-
-ScannedEntry scan_one(const CacheDirectory& layer, const std::string& key) {
-  return ScannedEntry{key, file_facts_at(layer.fd(), wgsl_name(key), layer.owner_rule()),
-                      file_facts_at(layer.fd(), metadata_name(key), layer.owner_rule())};
-}
-
-}  // namespace
-
 CacheStats Cache::stats() {
   flush();
   CacheStats s;
   if (!impl_->writable) return s;
-  Counters c = read_all_shards(impl_->writable->stats_fd());
+  auto stats_dir = impl_->writable->stats_fd();
+  Counters c = stats_dir ? read_all_shards(*stats_dir) : Counters{};
   s.hits = c.hits;
   s.misses = c.misses;
   s.writes = c.writes;
@@ -106,11 +44,9 @@ CacheStats Cache::stats() {
   s.bytes_written = c.bytes_written;
   s.lowering_ms = static_cast<double>(c.lowering_us) / 1000.0;
   s.time_saved_ms = static_cast<double>(c.time_saved_us) / 1000.0;
-  DirectoryScan scan = scan_directory(impl_->writable->fd(), OwnerRule::self);
-  for (const auto& e : scan.entries) {
-    if (!e.complete()) continue;
-    ++s.entries;
-    s.bytes += e.bytes();
+  if (auto stored = impl_->local->stats()) {
+    s.entries = stored->entries;
+    s.bytes = stored->bytes;
   }
   return s;
 }
@@ -118,15 +54,19 @@ CacheStats Cache::stats() {
 void Cache::zero_stats() {
   flush();
   CacheDirectory& dir = impl_->require_writable();
-  if (!zero_all_shards(dir.stats_fd()))
-    throw Error(ErrorKind::io, "cannot reset the statistics in " + dir.path().string() + "/.stats: " + std::strerror(errno));
+  auto stats_dir = dir.stats_fd();
+  sys::Result<void> zeroed = stats_dir ? zero_all_shards(*stats_dir) : sys::Result<void>(stats_dir.failure());
+  if (!zeroed)
+    throw Error(ErrorKind::io,
+                "cannot reset the statistics in " + dir.path().string() + "/.stats: " + zeroed.failure().message);
 }
 
 std::vector<EntryInfo> Cache::list() const {
   std::vector<EntryInfo> out;
-  for (CacheDirectory* layer : impl_->layers()) {
-    DirectoryScan scan = scan_directory(layer->fd(), layer->owner_rule());
-    for (const auto& e : scan.entries) out.push_back(inspect(*layer, e, false));
+  for (StorageTier* tier : impl_->tier_order()) {
+    auto listed = tier->list({});
+    if (!listed) continue;  // an unreadable tier lists nothing
+    for (auto& info : *listed) out.push_back(std::move(info));
   }
   return out;
 }
@@ -134,10 +74,13 @@ std::vector<EntryInfo> Cache::list() const {
 std::optional<EntryInfo> Cache::show(std::string_view key, std::string* wgsl) const {
   if (!is_valid_key(key))
     throw Error(ErrorKind::invalid_input, "`" + std::string(key) + "` is not a cache key (64 lowercase hex digits)");
-  for (CacheDirectory* layer : impl_->layers()) {
-    ScannedEntry scanned = scan_one(*layer, std::string(key));
-    if (!scanned.wgsl.exists && !scanned.metadata.exists) continue;
-    return inspect(*layer, scanned, true, wgsl);
+  for (StorageTier* tier : impl_->tier_order()) {
+    auto listed = tier->list(ListQuery{true, std::string(key)});
+    if (!listed || listed->empty()) continue;
+    EntryInfo info = std::move(listed->front());
+    if (wgsl != nullptr && info.state == EntryState::ok)
+      if (auto entry = tier->get(info.key, Use::inspect)) *wgsl = std::move(entry->wgsl);
+    return info;
   }
   return std::nullopt;
 }
@@ -145,10 +88,10 @@ std::optional<EntryInfo> Cache::show(std::string_view key, std::string* wgsl) co
 VerifyReport Cache::verify(bool remove_bad) {
   VerifyReport report;
   Counters delta;
-  for (CacheDirectory* layer : impl_->layers()) {
-    DirectoryScan scan = scan_directory(layer->fd(), layer->owner_rule());
-    for (const auto& e : scan.entries) {
-      EntryInfo info = inspect(*layer, e, true);
+  for (StorageTier* tier : impl_->tier_order()) {
+    auto listed = tier->list(ListQuery{true, std::nullopt});
+    if (!listed) continue;
+    for (auto& info : *listed) {
       if (info.state == EntryState::incomplete) {
         ++report.incomplete;
         continue;
@@ -163,13 +106,9 @@ VerifyReport Cache::verify(bool remove_bad) {
         continue;
       }
       ++delta.bad_entries;
-      if (remove_bad && layer->writable()) {
-        FileLock stripe = layer->stripe_lock(e.key, FileLock::Mode::wait);
-        // A writer may have replaced it while it was read.
-        if (stripe.held() && inspect(*layer, scan_one(*layer, e.key), true).state == EntryState::bad) {
-          remove_entry_files(layer->fd(), e.key);
-          ++report.removed;
-        }
+      if (remove_bad && tier->writable()) {
+        auto removed = tier->remove(info.key, /*only_if_bad=*/true);
+        if (removed && *removed) ++report.removed;
       }
       report.bad.push_back(std::move(info));
     }
@@ -189,8 +128,9 @@ PruneReport Cache::prune(const PruneOptions& options) {
   policy.low_water = 1.0;
   if (options.older_than)
     policy.older_than_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*options.older_than).count();
-  CleanupResult result = run_cleanup(dir, policy, FileLock::Mode::wait);
-  if (!result.ran) throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks");
+  auto ran = run_cleanup(dir, policy, sys::FileLock::Mode::wait);
+  if (!ran) throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks");
+  const CleanupResult& result = *ran;
   Counters delta;
   delta.evictions = result.evicted;
   impl_->count(delta);
@@ -200,24 +140,25 @@ PruneReport Cache::prune(const PruneOptions& options) {
 
 uint64_t Cache::clear() {
   CacheDirectory& dir = impl_->require_writable();
-  FileLock cleanup = dir.cleanup_lock(FileLock::Mode::wait);
-  DirectoryScan scan = scan_directory(dir.fd(), OwnerRule::self);
-  if (!scan.ok) throw Error(ErrorKind::io, "cannot read " + dir.path().string() + ": " + std::strerror(errno));
+  auto cleanup = dir.cleanup_lock(sys::FileLock::Mode::wait);  // best effort, as before: clear goes on without it
+  auto scanned = scan_directory(dir.fd(), sys::OwnerRule::self);
+  if (!scanned) throw Error(ErrorKind::io, "cannot read " + dir.path().string() + ": " + scanned.failure().message);
+  const DirectoryScan& scan = *scanned;
   uint64_t removed = 0;
   for (const auto& e : scan.entries) {
-    FileLock stripe = dir.stripe_lock(e.key, FileLock::Mode::wait);
+    auto stripe = dir.stripe_lock(e.key, sys::FileLock::Mode::wait);
     remove_entry_files(dir.fd(), e.key);
     if (e.complete()) ++removed;
   }
   for (const auto& t : scan.temporaries) ::unlinkat(dir.fd(), t.name.c_str(), 0);
-  set_usage(dir.stats_fd(), Usage{0, 0, now_unix_ms()});
+  if (auto stats_dir = dir.stats_fd()) (void)set_usage(*stats_dir, Usage{0, 0, sys::now_unix_ms()});
   return removed;
 }
 
 TransferReport Cache::export_to(const std::filesystem::path& destination) const {
   std::error_code ec;
   std::filesystem::create_directories(destination, ec);
-  Fd dest(::open(destination.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  sys::Fd dest(::open(destination.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dest) throw Error(ErrorKind::io, "cannot open " + destination.string() + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(dest.get(), &st) != 0 || st.st_uid != ::geteuid())
@@ -225,25 +166,26 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
   TransferReport report;
   std::set<std::string> done;
   for (CacheDirectory* layer : impl_->layers()) {
-    DirectoryScan scan = scan_directory(layer->fd(), layer->owner_rule());
-    for (const auto& e : scan.entries) {
+    auto scan = scan_directory(layer->fd(), layer->owner_rule());
+    if (!scan) continue;  // an unreadable layer exports nothing
+    for (const auto& e : scan->entries) {
       if (!e.complete() || done.count(e.key)) continue;
-      EntryRead read = read_entry(layer->fd(), e.key, layer->owner_rule());
-      if (read.status != EntryRead::Status::good) {
+      auto read = read_entry(layer->fd(), e.key, layer->owner_rule());
+      if (!read) {
         ++report.skipped_bad;
         continue;
       }
       done.insert(e.key);
-      if (read_entry(dest.get(), e.key, OwnerRule::self).status == EntryRead::Status::good) {
+      if (read_entry(dest.get(), e.key, sys::OwnerRule::self)) {
         ++report.skipped_present;
         continue;
       }
       // Exports are meant to be shipped and read by others: world-readable.
       ::unlinkat(dest.get(), metadata_name(e.key).c_str(), 0);
-      int err = write_atomic_at(dest.get(), wgsl_name(e.key), read.wgsl, nullptr, 0644);
-      if (err == 0) err = write_atomic_at(dest.get(), metadata_name(e.key), encode_metadata(read.meta), nullptr, 0644);
-      if (err != 0)
-        throw Error(ErrorKind::io, "cannot write into " + destination.string() + ": " + std::strerror(err));
+      auto written = sys::write_atomic_at(dest.get(), wgsl_name(e.key), read->wgsl, nullptr, 0644);
+      if (written) written = sys::write_atomic_at(dest.get(), metadata_name(e.key), encode_metadata(read->meta), nullptr, 0644);
+      if (!written)
+        throw Error(ErrorKind::io, "cannot write into " + destination.string() + ": " + written.failure().message);
       ++report.copied;
     }
   }
@@ -252,32 +194,33 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
 
 TransferReport Cache::import_from(const std::filesystem::path& source) {
   CacheDirectory& dir = impl_->require_writable();
-  std::string problem;
-  auto from = CacheDirectory::open_readonly(source, problem);
-  if (!from) throw Error(ErrorKind::io, "cannot import: " + problem);
+  auto opened = CacheDirectory::open_readonly(source);
+  if (!opened) throw Error(ErrorKind::io, "cannot import: " + opened.failure().message);
+  const CacheDirectory& from = **opened;
   TransferReport report;
   Counters delta;
-  DirectoryScan scan = scan_directory(from->fd(), from->owner_rule());
-  for (const auto& e : scan.entries) {
+  auto scanned = scan_directory(from.fd(), from.owner_rule());
+  const std::vector<ScannedEntry> none;
+  for (const auto& e : scanned ? scanned->entries : none) {
     if (!e.complete()) continue;
-    EntryRead read = read_entry(from->fd(), e.key, from->owner_rule());
-    if (read.status != EntryRead::Status::good) {
+    auto read = read_entry(from.fd(), e.key, from.owner_rule());
+    if (!read) {
       ++report.skipped_bad;
       continue;
     }
-    PublishResult published = publish_entry(dir, read.meta, read.wgsl);
-    switch (published.outcome) {
-      case PublishResult::Outcome::written:
-        ++report.copied;
-        ++delta.writes;
-        delta.bytes_written += published.bytes;
-        impl_->record_growth(static_cast<int64_t>(published.bytes), 1);
-        break;
-      case PublishResult::Outcome::present: ++report.skipped_present; break;
-      case PublishResult::Outcome::skipped: ++report.skipped_bad; break;
-      case PublishResult::Outcome::failed:
-        impl_->count(delta);
-        throw Error(ErrorKind::io, "cannot import: " + published.problem);
+    auto published = publish_entry(dir, read->meta, read->wgsl);
+    if (published && published->written) {
+      ++report.copied;
+      ++delta.writes;
+      delta.bytes_written += published->bytes;
+      impl_->record_growth(static_cast<int64_t>(published->bytes), 1);
+    } else if (published) {
+      ++report.skipped_present;
+    } else if (published.failed_with(sys::Fault::too_large)) {
+      ++report.skipped_bad;
+    } else {
+      impl_->count(delta);
+      throw Error(ErrorKind::io, "cannot import: " + published.failure().message);
     }
   }
   impl_->count(delta);
@@ -298,28 +241,25 @@ Explanation Cache::explain(const KeyParts& parts) const {
   x.spec_hash = parts.spec_hash();
   x.key = parts.key();
 
-  for (CacheDirectory* layer : impl_->layers()) {
-    EntryRead read = read_entry(layer->fd(), x.key, layer->owner_rule());
-    if (read.status == EntryRead::Status::good) {
-      x.hit = true;
-      x.found_in = layer->path();
-      break;
-    }
-    if ((read.status == EntryRead::Status::bad || read.status == EntryRead::Status::other_format) && !x.found_in) {
-      x.found_in = layer->path();
-      x.problem = read.problem;
-    }
+  // The first tier with a verified entry, else the first with a bad one.
+  auto found = find_in_tiers(impl_->tier_order(), x.key, Use::inspect, [&](StorageTier& tier, const sys::Failure& failure) {
+    if (!is_bad_entry(failure) || x.found_in) return;
+    x.found_in = tier.location();
+    x.problem = failure.message;
+  });
+  if (found) {
+    x.hit = true;
+    x.found_in = found->tier->location();
   }
 
   auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
-  for (CacheDirectory* layer : impl_->layers()) {
-    DirectoryScan scan = scan_directory(layer->fd(), layer->owner_rule());
-    for (const auto& e : scan.entries) {
-      if (e.key == x.key || !e.metadata.safe()) continue;
-      EntryRead read = read_entry(layer->fd(), e.key, layer->owner_rule(), false);
-      if (read.status != EntryRead::Status::good || read.meta.parts.program_digest != parts.program_digest) continue;
-      Explanation::Neighbour n{e.key, layer->path(), {}};
-      const KeyParts& cached = read.meta.parts;
+  for (StorageTier* tier : impl_->tier_order()) {
+    auto listed = tier->list({});
+    if (!listed) continue;
+    for (const auto& e : *listed) {
+      if (e.key == x.key || e.state != EntryState::ok || e.parts.program_digest != parts.program_digest) continue;
+      Explanation::Neighbour n{e.key, e.directory, {}};
+      const KeyParts& cached = e.parts;
       if (cached.shaping != parts.shaping)
         n.differences.push_back("shaping: cached " + quoted(cached.shaping) + ", now " + quoted(parts.shaping));
       if (cached.lowering_version != parts.lowering_version)

@@ -12,56 +12,42 @@ void remove_entry_files(int dirfd, const std::string& key) {
   ::unlinkat(dirfd, wgsl_name(key).c_str(), 0);
 }
 
-PublishResult publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
-                            const PublishStep& on_step, mode_t mode) {
-  PublishResult result;
-  auto fail = [&](int err, std::string what) {
-    result.outcome = PublishResult::Outcome::failed;
-    result.error = err;
-    result.problem = std::move(what) + ": " + std::strerror(err);
-    return result;
+sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
+                                     const PublishStep& on_step, mode_t mode) {
+  auto fail = [&](const sys::Failure& cause, std::string what) {
+    return sys::failure(cause.kind, std::move(what) + ": " + cause.message, cause.error);
   };
-  if (wgsl.size() > kMaxWgslBytes) {
-    result.outcome = PublishResult::Outcome::skipped;
-    result.problem = "WGSL of " + std::to_string(wgsl.size()) + " bytes is over the cache's bound of " +
-                     std::to_string(kMaxWgslBytes);
-    return result;
-  }
+  if (wgsl.size() > kMaxWgslBytes)
+    return sys::failure(sys::Fault::too_large, "WGSL of " + std::to_string(wgsl.size()) +
+                                                   " bytes is over the cache's bound of " + std::to_string(kMaxWgslBytes));
   std::string meta_text = encode_metadata(meta);
-  if (meta_text.size() > kMaxMetadataBytes) {
-    result.outcome = PublishResult::Outcome::skipped;
-    result.problem = "metadata of " + std::to_string(meta_text.size()) + " bytes (a very long fingerprint or label)";
-    return result;
-  }
+  if (meta_text.size() > kMaxMetadataBytes)
+    return sys::failure(sys::Fault::too_large, "metadata of " + std::to_string(meta_text.size()) +
+                                                   " bytes (a very long fingerprint or label)");
 
-  int err = 0;
-  FileLock stripe = directory.stripe_lock(meta.key, FileLock::Mode::wait, &err);
-  if (!stripe.held()) return fail(err, "cannot take the write lock in " + directory.path().string() + "/.locks");
+  auto stripe = directory.stripe_lock(meta.key, sys::FileLock::Mode::wait);
+  if (!stripe) return fail(stripe.failure(), "cannot take the write lock in " + directory.path().string() + "/.locks");
 
   // Another process may have published while this one lowered.
-  EntryRead existing = read_entry(directory.fd(), meta.key, OwnerRule::self);
-  if (existing.status == EntryRead::Status::good) {
-    result.outcome = PublishResult::Outcome::present;
-    return result;
-  }
+  auto existing = read_entry(directory.fd(), meta.key, sys::OwnerRule::self);
+  if (existing) return Stored{false, 0};
   // Uncommit a bad or foreign entry first, so that a crash below cannot
   // leave its metadata beside the new WGSL.
-  if (existing.status != EntryRead::Status::missing) ::unlinkat(directory.fd(), metadata_name(meta.key).c_str(), 0);
+  if (existing.failure().kind != sys::Fault::missing)
+    ::unlinkat(directory.fd(), metadata_name(meta.key).c_str(), 0);
 
   auto step = [&](const char* name) {
     if (on_step) on_step(name);
   };
   const std::function<void()> wgsl_temp_done = [&] { step("wgsl-temp"); };
-  if (int e = write_atomic_at(directory.fd(), wgsl_name(meta.key), wgsl, &wgsl_temp_done, mode); e != 0)
-    return fail(e, "cannot write " + (directory.path() / wgsl_name(meta.key)).string());
+  if (auto w = sys::write_atomic_at(directory.fd(), wgsl_name(meta.key), wgsl, &wgsl_temp_done, mode); !w)
+    return fail(w.failure(), "cannot write " + (directory.path() / wgsl_name(meta.key)).string());
   step("wgsl-renamed");
   const std::function<void()> meta_temp_done = [&] { step("metadata-temp"); };
-  if (int e = write_atomic_at(directory.fd(), metadata_name(meta.key), meta_text, &meta_temp_done, mode); e != 0)
-    return fail(e, "cannot write " + (directory.path() / metadata_name(meta.key)).string());
+  if (auto w = sys::write_atomic_at(directory.fd(), metadata_name(meta.key), meta_text, &meta_temp_done, mode); !w)
+    return fail(w.failure(), "cannot write " + (directory.path() / metadata_name(meta.key)).string());
   step("metadata-renamed");
-  result.outcome = PublishResult::Outcome::written;
-  result.bytes = wgsl.size() + meta_text.size();
-  return result;
+  return Stored{true, wgsl.size() + meta_text.size()};
 }
 
 }  // namespace vyre::aot

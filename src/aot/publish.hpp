@@ -10,25 +10,17 @@
 
 #include "aot/directory.hpp"
 #include "aot/entry.hpp"
+#include "aot/storage_tier.hpp"
 
 namespace vyre::aot {
 
-struct PublishResult {
-  enum class Outcome {
-    written,
-    present,  // a good entry was already there (another process wrote it)
-    skipped,  // not cacheable: over a size bound
-    failed,   // the file system refused: `error` and `problem` say why
-  } outcome = Outcome::failed;
-  int error = 0;
-  std::string problem;
-  uint64_t bytes = 0;  // written: WGSL plus metadata
-};
-
 using PublishStep = std::function<void(std::string_view step)>;
 
-PublishResult publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
-                            const PublishStep& on_step = {}, mode_t mode = 0600);
+// Fails with too_large when the entry is not cacheable (over a size bound),
+// else with what the file system refused (the message names the file).
+// Stored::bytes: WGSL plus metadata.
+sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
+                                     const PublishStep& on_step = {}, mode_t mode = 0600);
 
 // Removes an entry (metadata first, so that it is uncommitted before its
 // WGSL goes). The caller holds the key's stripe.

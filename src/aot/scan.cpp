@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <unordered_map>
 
 #include "vyre/aot.hpp"
@@ -20,25 +21,22 @@ std::string entry_key_of(std::string_view file_name, bool* is_metadata) {
   return std::string(key);
 }
 
-DirectoryScan scan_directory(int dirfd, OwnerRule rule) {
+sys::Result<DirectoryScan> scan_directory(int dirfd, sys::OwnerRule rule) {
   DirectoryScan scan;
   // fdopendir takes ownership of its descriptor; give it a fresh one at offset 0.
   int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    scan.ok = false;
-    return scan;
-  }
+  if (fd < 0) return sys::errno_failure(errno);
   DIR* dir = ::fdopendir(fd);
   if (dir == nullptr) {
+    const int err = errno;
     ::close(fd);
-    scan.ok = false;
-    return scan;
+    return sys::errno_failure(err);
   }
   std::unordered_map<std::string, size_t> index;
   while (dirent* e = ::readdir(dir)) {
     std::string_view name = e->d_name;
-    if (is_temporary_name(name)) {
-      FileFacts facts = file_facts_at(dirfd, std::string(name), rule);
+    if (sys::is_temporary_name(name)) {
+      sys::FileFacts facts = sys::file_facts_at(dirfd, std::string(name), rule);
       if (facts.exists) scan.temporaries.push_back({std::string(name), facts.mtime_ms});
       continue;
     }
@@ -48,7 +46,7 @@ DirectoryScan scan_directory(int dirfd, OwnerRule rule) {
     auto [it, inserted] = index.try_emplace(key, scan.entries.size());
     if (inserted) scan.entries.push_back({key, {}, {}});
     ScannedEntry& entry = scan.entries[it->second];
-    (is_metadata ? entry.metadata : entry.wgsl) = file_facts_at(dirfd, std::string(name), rule);
+    (is_metadata ? entry.metadata : entry.wgsl) = sys::file_facts_at(dirfd, std::string(name), rule);
   }
   ::closedir(dir);
   std::sort(scan.entries.begin(), scan.entries.end(),

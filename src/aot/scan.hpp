@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "aot/safe_file.hpp"
+#include "sys/safe_file.hpp"
 
 namespace vyre::aot {
 
 struct ScannedEntry {
   std::string key;
-  FileFacts wgsl;
-  FileFacts metadata;
+  sys::FileFacts wgsl;
+  sys::FileFacts metadata;
   bool complete() const { return wgsl.safe() && metadata.safe(); }
   bool unsafe() const { return (wgsl.exists && !wgsl.safe()) || (metadata.exists && !metadata.safe()); }
   uint64_t bytes() const { return (wgsl.exists ? wgsl.size : 0) + (metadata.exists ? metadata.size : 0); }
@@ -31,10 +31,11 @@ struct ScannedTemporary {
 struct DirectoryScan {
   std::vector<ScannedEntry> entries;  // sorted by key
   std::vector<ScannedTemporary> temporaries;
-  bool ok = true;  // false: the directory could not be read
 };
 
-DirectoryScan scan_directory(int dirfd, OwnerRule rule);
+// Fails with io (the errno's text as the message) when the directory cannot
+// be read.
+sys::Result<DirectoryScan> scan_directory(int dirfd, sys::OwnerRule rule);
 
 // "<64 hex>.wgsl" or "<64 hex>.toml": the key, else empty.
 std::string entry_key_of(std::string_view file_name, bool* is_metadata = nullptr);

@@ -1,20 +1,16 @@
 // Where the cache lives and how large it may grow, from the environment
 // (docs/configuration.md).
-#include <cstdlib>
 #include <string>
 
-#include "aot/units.hpp"
+#include "sys/environment.hpp"
+#include "sys/units.hpp"
 #include "util/log.hpp"
 #include "vyre/aot.hpp"
 
 namespace vyre::aot {
 namespace {
 
-std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
+std::optional<std::string> env(const char* name) { return sys::environment_value(name); }
 
 // XDG: "a relative path ... should be considered invalid and ignored".
 std::optional<std::filesystem::path> absolute_env_path(const char* name) {
@@ -71,8 +67,8 @@ CacheOptions CacheOptions::from_environment() {
       options.readonly_directories.push_back(path);
     }
   }
-  options.max_bytes = bound_from_env("VYRE_AOT_CACHE_MAX_BYTES", kDefaultMaxBytes, parse_size);
-  options.max_entries = bound_from_env("VYRE_AOT_CACHE_MAX_ENTRIES", kDefaultMaxEntries, parse_count);
+  options.max_bytes = bound_from_env("VYRE_AOT_CACHE_MAX_BYTES", kDefaultMaxBytes, sys::parse_size);
+  options.max_entries = bound_from_env("VYRE_AOT_CACHE_MAX_ENTRIES", kDefaultMaxEntries, sys::parse_count);
   return options;
 }
 

@@ -7,11 +7,12 @@
 #include <toml++/toml.h>
 
 #include <array>
+#include <cerrno>
 #include <sstream>
 #include <string>
 #include <utility>
 
-#include "aot/safe_file.hpp"
+#include "sys/safe_file.hpp"
 
 namespace vyre::aot {
 
@@ -52,10 +53,10 @@ void for_each_field(Counters& c, Fn&& fn) {
 }
 
 std::optional<toml::table> read_table(int dirfd, const std::string& name) {
-  FileRead file = read_file_at(dirfd, name, kMaxStatsFileBytes, OwnerRule::self);
-  if (file.outcome != FileRead::Outcome::ok) return std::nullopt;
+  auto file = sys::read_file_at(dirfd, name, kMaxStatsFileBytes, sys::OwnerRule::self);
+  if (!file) return std::nullopt;
   try {
-    return toml::parse(file.data);
+    return toml::parse(file->data);
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
@@ -71,23 +72,22 @@ Counters read_shard(int dirfd, unsigned shard) {
   return c;
 }
 
-bool write_shard(int dirfd, unsigned shard, Counters c) {
+sys::Result<void> write_shard(int dirfd, unsigned shard, Counters c) {
   std::ostringstream out;
   for_each_field(c, [&](const char* name, uint64_t& field) {
     // TOML integers are signed 64-bit; counters saturate rather than wrap.
     uint64_t v = field > static_cast<uint64_t>(INT64_MAX) ? static_cast<uint64_t>(INT64_MAX) : field;
     out << name << " = " << v << '\n';
   });
-  return write_atomic_at(dirfd, "shard-" + std::to_string(shard) + ".toml", out.str()) == 0;
+  return sys::write_atomic_at(dirfd, "shard-" + std::to_string(shard) + ".toml", out.str());
 }
 
 }  // namespace
 
-bool add_to_shard(int stats_dirfd, const Counters& delta) {
-  if (stats_dirfd < 0) return false;
+sys::Result<void> add_to_shard(int stats_dirfd, const Counters& delta) {
   unsigned shard = static_cast<unsigned>(::getpid()) % kStatsShards;
-  FileLock lock = FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", FileLock::Mode::wait);
-  if (!lock.held()) return false;
+  auto lock = sys::FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", sys::FileLock::Mode::wait);
+  if (!lock) return lock.failure();
   Counters c = read_shard(stats_dirfd, shard);
   c += delta;
   return write_shard(stats_dirfd, shard, c);
@@ -95,19 +95,18 @@ bool add_to_shard(int stats_dirfd, const Counters& delta) {
 
 Counters read_all_shards(int stats_dirfd) {
   Counters total;
-  if (stats_dirfd < 0) return total;
   for (unsigned shard = 0; shard < kStatsShards; ++shard) total += read_shard(stats_dirfd, shard);
   return total;
 }
 
-bool zero_all_shards(int stats_dirfd) {
-  if (stats_dirfd < 0) return false;
-  bool ok = true;
+sys::Result<void> zero_all_shards(int stats_dirfd) {
+  sys::Result<void> outcome;
   for (unsigned shard = 0; shard < kStatsShards; ++shard) {
-    FileLock lock = FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", FileLock::Mode::wait);
-    ok = lock.held() && write_shard(stats_dirfd, shard, Counters{}) && ok;
+    auto lock = sys::FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", sys::FileLock::Mode::wait);
+    sys::Result<void> zeroed = lock ? write_shard(stats_dirfd, shard, Counters{}) : sys::Result<void>(lock.failure());
+    if (!zeroed && outcome) outcome = zeroed;  // the first failure; the other shards are still zeroed
   }
-  return ok;
+  return outcome;
 }
 
 namespace {
@@ -129,44 +128,47 @@ Usage read_usage_unlocked(int dirfd) {
 // ext4 flush it to disk at once (auto_da_alloc), which would put a disk
 // write on every miss. A record torn by a crash reads as unknown, and the
 // next cleanup's scan replaces it.
-bool write_usage_unlocked(int dirfd, const Usage& u) {
+sys::Result<void> write_usage_unlocked(int dirfd, const Usage& u) {
   constexpr size_t kRecordBytes = 128;
   std::ostringstream out;
   out << "bytes = " << u.bytes << "\nentries = " << u.entries << "\nscanned_unix_ms = " << u.scanned_unix_ms;
   std::string record = out.str();
   record.resize(kRecordBytes - 1, ' ');
   record += '\n';
-  Fd fd(::openat(dirfd, "usage.toml", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return false;
+  sys::Fd fd(::openat(dirfd, "usage.toml", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return sys::errno_failure(errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !owner_accepted(st.st_uid, OwnerRule::self)) return false;
-  return ::pwrite(fd.get(), record.data(), record.size(), 0) == static_cast<ssize_t>(record.size());
+  if (::fstat(fd.get(), &st) != 0) return sys::errno_failure(errno);
+  if (!S_ISREG(st.st_mode) || !sys::owner_accepted(st.st_uid, sys::OwnerRule::self))
+    return sys::failure(sys::Fault::unsafe, "usage.toml is not a regular file of your own");
+  const ssize_t written = ::pwrite(fd.get(), record.data(), record.size(), 0);
+  if (written < 0) return sys::errno_failure(errno);
+  if (written != static_cast<ssize_t>(record.size())) return sys::errno_failure(ENOSPC);
+  return {};
 }
 
 }  // namespace
 
-bool add_usage(int stats_dirfd, int64_t bytes, int64_t entries, Usage& result) {
-  if (stats_dirfd < 0) return false;
-  FileLock lock = FileLock::acquire(stats_dirfd, "usage.lock", FileLock::Mode::wait);
-  if (!lock.held()) return false;
-  result = read_usage_unlocked(stats_dirfd);
+sys::Result<Usage> add_usage(int stats_dirfd, int64_t bytes, int64_t entries) {
+  auto lock = sys::FileLock::acquire(stats_dirfd, "usage.lock", sys::FileLock::Mode::wait);
+  if (!lock) return lock.failure();
+  Usage result = read_usage_unlocked(stats_dirfd);
   result.bytes = std::max<int64_t>(0, result.bytes + bytes);
   result.entries = std::max<int64_t>(0, result.entries + entries);
-  if (bytes == 0 && entries == 0) return true;
-  return write_usage_unlocked(stats_dirfd, result);
+  if (bytes == 0 && entries == 0) return result;
+  if (auto written = write_usage_unlocked(stats_dirfd, result); !written) return written.failure();
+  return result;
 }
 
-bool set_usage(int stats_dirfd, const Usage& usage) {
-  if (stats_dirfd < 0) return false;
-  FileLock lock = FileLock::acquire(stats_dirfd, "usage.lock", FileLock::Mode::wait);
-  if (!lock.held()) return false;
+sys::Result<void> set_usage(int stats_dirfd, const Usage& usage) {
+  auto lock = sys::FileLock::acquire(stats_dirfd, "usage.lock", sys::FileLock::Mode::wait);
+  if (!lock) return lock.failure();
   return write_usage_unlocked(stats_dirfd, usage);
 }
 
-bool set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before) {
-  if (stats_dirfd < 0) return false;
-  FileLock lock = FileLock::acquire(stats_dirfd, "usage.lock", FileLock::Mode::wait);
-  if (!lock.held()) return false;
+sys::Result<void> set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before) {
+  auto lock = sys::FileLock::acquire(stats_dirfd, "usage.lock", sys::FileLock::Mode::wait);
+  if (!lock) return lock.failure();
   Usage now = read_usage_unlocked(stats_dirfd);
   Usage result = scanned;
   result.bytes += std::max<int64_t>(0, now.bytes - before.bytes);
@@ -174,6 +176,6 @@ bool set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& be
   return write_usage_unlocked(stats_dirfd, result);
 }
 
-Usage read_usage(int stats_dirfd) { return stats_dirfd < 0 ? Usage{} : read_usage_unlocked(stats_dirfd); }
+Usage read_usage(int stats_dirfd) { return read_usage_unlocked(stats_dirfd); }
 
 }  // namespace vyre::aot

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "sys/result.hpp"
+
 namespace vyre::aot {
 
 struct Counters {
@@ -27,12 +29,14 @@ struct Counters {
 
 inline constexpr unsigned kStatsShards = 8;
 
-// Adds `delta` to this process's shard. False when it cannot be written.
-bool add_to_shard(int stats_dirfd, const Counters& delta);
+// Each takes the descriptor of an open .stats directory.
+
+// Adds `delta` to this process's shard.
+sys::Result<void> add_to_shard(int stats_dirfd, const Counters& delta);
 // The sum of every shard (unreadable or malformed shards count as zero).
 Counters read_all_shards(int stats_dirfd);
 // Sets every shard to zero.
-bool zero_all_shards(int stats_dirfd);
+sys::Result<void> zero_all_shards(int stats_dirfd);
 
 // The size of the writable directory as last scanned, plus what writers
 // added since.
@@ -41,14 +45,13 @@ struct Usage {
   int64_t entries = 0;
   int64_t scanned_unix_ms = 0;  // 0: never scanned
 };
-// Adds to the estimate and returns the new one; nullopt-like `ok=false` when
-// the file cannot be updated.
-bool add_usage(int stats_dirfd, int64_t bytes, int64_t entries, Usage& result);
-bool set_usage(int stats_dirfd, const Usage& usage);
+// Adds to the estimate and returns the new one.
+sys::Result<Usage> add_usage(int stats_dirfd, int64_t bytes, int64_t entries);
+sys::Result<void> set_usage(int stats_dirfd, const Usage& usage);
 // Sets the estimate to a scan's result plus what writers added while the
 // scan ran (the growth of the estimate since `before`), so that a cleanup
 // never makes the estimate smaller than the truth.
-bool set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before);
+sys::Result<void> set_usage_after_scan(int stats_dirfd, const Usage& scanned, const Usage& before);
 Usage read_usage(int stats_dirfd);
 
 }  // namespace vyre::aot

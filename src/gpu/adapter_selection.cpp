@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 
 #include "gpu/fingerprint.hpp"
 #include "gpu/headless_stderr_guard.hpp"
@@ -111,7 +110,7 @@ std::vector<FoundAdapter> find_adapters(const BackendChoice& backends) {
 }
 
 size_t select_adapter(const std::vector<FoundAdapter>& adapters, const BackendChoice& backends,
-                      const std::optional<std::string>& requested) {
+                      const std::optional<std::string>& requested, const std::optional<std::string>& from_environment) {
   if (adapters.empty())
     throw Error(ErrorKind::no_adapter, "no GPU adapter found (backend: " + backends.name + "). " +
                                            install_hint(backends) + " `vyre devices` lists what is visible.");
@@ -120,8 +119,8 @@ size_t select_adapter(const std::vector<FoundAdapter>& adapters, const BackendCh
   if (requested && !requested->empty()) {
     wanted = *requested;
     source = "BackendOptions::adapter";
-  } else if (const char* env = std::getenv("VYRE_WGPU_ADAPTER"); env != nullptr && *env != '\0') {
-    wanted = env;
+  } else if (from_environment && !from_environment->empty()) {
+    wanted = *from_environment;
     source = "VYRE_WGPU_ADAPTER";
   }
 
@@ -143,7 +142,8 @@ size_t select_adapter(const std::vector<FoundAdapter>& adapters, const BackendCh
 
 std::vector<AdapterInfo> enumerate_adapters(const BackendOptions& options) {
   std::vector<AdapterInfo> infos;
-  for (auto& found : find_adapters(choose_backends(options.backend))) infos.push_back(std::move(found.info));
+  const BackendChoice backends = choose_backends(options.backend, BackendOptions::from_environment().backend);
+  for (auto& found : find_adapters(backends)) infos.push_back(std::move(found.info));
   return infos;
 }
 

@@ -1,5 +1,5 @@
 // Finding adapters and choosing one: by index or name from the options or
-// $VYRE_WGPU_ADAPTER, else the best kind (discrete first).
+// the environment (VYRE_WGPU_ADAPTER), else the best kind (discrete first).
 #pragma once
 
 #include <optional>
@@ -20,11 +20,12 @@ struct FoundAdapter {
 // Every adapter of the chosen backends, in enumeration order.
 std::vector<FoundAdapter> find_adapters(const BackendChoice& backends);
 
-// The adapter to open. `requested` (else $VYRE_WGPU_ADAPTER) is an index, else
-// a case-insensitive part of the name (the first match); without one:
+// The adapter to open. `requested` (BackendOptions::adapter), else
+// `from_environment` (VYRE_WGPU_ADAPTER), is an index, else a
+// case-insensitive part of the name (the first match); without one:
 // discrete, then integrated, then CPU, then unknown, the first found on a tie.
 // Throws Error(no_adapter) with what to install or what is visible.
 size_t select_adapter(const std::vector<FoundAdapter>& adapters, const BackendChoice& backends,
-                      const std::optional<std::string>& requested);
+                      const std::optional<std::string>& requested, const std::optional<std::string>& from_environment);
 
 }  // namespace vyre::gpu

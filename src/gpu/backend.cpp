@@ -233,14 +233,16 @@ const std::shared_ptr<DeviceBuffer>& DeviceOutputs::get(const std::string& name)
 // ---- Backend ----------------------------------------------------------------
 
 Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Impl>()) {
+  // What the options leave unset, the environment gives (read once, here).
+  const BackendOptions environment = BackendOptions::from_environment();
   auto start = Clock::now();
-  const BackendChoice backends = choose_backends(options.backend);
+  const BackendChoice backends = choose_backends(options.backend, environment.backend);
   shared_instance(backends.mask);
   impl_->report.instance_ms = ms_since(start);
 
   start = Clock::now();
   std::vector<FoundAdapter> adapters = find_adapters(backends);
-  const size_t chosen = select_adapter(adapters, backends, options.adapter);
+  const size_t chosen = select_adapter(adapters, backends, options.adapter, environment.adapter);
   impl_->report.adapter_ms = ms_since(start);
 
   start = Clock::now();
@@ -248,7 +250,9 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Impl>()
   impl_->report.device_ms = ms_since(start);
   const Impl::Live live = impl_->live();
   impl_->adapter = live.device->adapter();
-  impl_->fingerprint = effective_fingerprint(impl_->adapter.fingerprint);
+  impl_->fingerprint = effective_fingerprint(
+      impl_->adapter.fingerprint,
+      options.fingerprint_override ? options.fingerprint_override : environment.fingerprint_override);
 
   start = Clock::now();
   impl_->cache = options.cache ? options.cache : std::make_shared<aot::Cache>(aot::Cache::from_environment());

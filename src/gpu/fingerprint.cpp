@@ -2,18 +2,23 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
+#include "util/fingerprint_fields.hpp"
 
 namespace vyre::gpu {
 
 std::string adapter_fingerprint(const AdapterInfo& info) {
-  return fmt::format("wgpu-native={};backend={};vendor=0x{:x};device=0x{:04x};name={};driver={}",
-                     wgpu_native_version(), info.backend, info.vendor_id, info.device_id, info.name, info.driver);
+  return format_fingerprint({
+      {"wgpu-native", wgpu_native_version()},
+      {"backend", info.backend},
+      {"vendor", fmt::format("0x{:x}", info.vendor_id)},
+      {"device", fmt::format("0x{:04x}", info.device_id)},
+      {"name", info.name},
+      {"driver", info.driver},
+  });
 }
 
-std::string effective_fingerprint(const std::string& real) {
-  const char* override_value = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE");
-  return override_value != nullptr && *override_value != '\0' ? std::string(override_value) : real;
+std::string effective_fingerprint(const std::string& real, const std::optional<std::string>& override_value) {
+  return override_value && !override_value->empty() ? *override_value : real;
 }
 
 }  // namespace vyre::gpu

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -49,14 +48,15 @@ void route_wgpu_log() {
 
 }  // namespace
 
-BackendChoice choose_backends(const std::optional<std::string>& requested) {
+BackendChoice choose_backends(const std::optional<std::string>& requested,
+                              const std::optional<std::string>& from_environment) {
   BackendChoice choice{WGPUInstanceBackend_Primary, "primary", "default"};
   std::string name;
   if (requested && !requested->empty()) {
     name = *requested;
     choice.source = "BackendOptions::backend";
-  } else if (const char* env = std::getenv("WGPU_BACKEND"); env != nullptr && *env != '\0') {
-    name = env;
+  } else if (from_environment && !from_environment->empty()) {
+    name = *from_environment;
     choice.source = "WGPU_BACKEND";
   } else {
     return choice;

@@ -57,4 +57,13 @@ inline std::filesystem::path metadata_path(const std::filesystem::path& dir, con
   return dir / (key + ".toml");
 }
 
+// Files in a cache directory that are not the cache's private ones (which
+// start with a dot): entry files, and anything else put there.
+inline size_t file_count(const std::filesystem::path& dir) {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (!e.path().filename().string().starts_with(".")) ++n;
+  return n;
+}
+
 }  // namespace vyre::test

@@ -1,5 +1,5 @@
-// File access that a hostile cache directory cannot turn against the
-// process: names are resolved relative to an open directory, symbolic links
+// File access that a hostile directory (a cache shared with other users,
+// a layer shipped by a package) cannot turn against the process: names are resolved relative to an open directory, symbolic links
 // are never followed, only regular files of an accepted owner are opened,
 // and reads stop at a bound. Writes publish atomically (temporary file in the
 // same directory, then rename).
@@ -12,7 +12,9 @@
 #include <string>
 #include <string_view>
 
-namespace vyre::aot {
+#include "sys/result.hpp"
+
+namespace vyre::sys {
 
 // An owned file descriptor.
 class Fd {
@@ -53,31 +55,29 @@ struct FileFacts {
 };
 FileFacts file_facts_at(int dirfd, const std::string& name, OwnerRule rule);
 
-struct FileRead {
-  enum class Outcome { ok, missing, unsafe, too_large, error } outcome = Outcome::missing;
+struct FileContents {
   std::string data;
-  uint64_t size = 0;
   int64_t mtime_ms = 0;
-  std::string problem;  // for unsafe, too_large and error
 };
 
 // Reads at most `max_bytes` of a regular file owned per `rule`. Never
 // follows a symbolic link and never opens a FIFO, device or socket (lstat
 // first, then open with O_NOFOLLOW|O_NONBLOCK and compare fstat with it).
-FileRead read_file_at(int dirfd, const std::string& name, uint64_t max_bytes, OwnerRule rule);
+// Fails with missing, unsafe, too_large or io.
+Result<FileContents> read_file_at(int dirfd, const std::string& name, uint64_t max_bytes, OwnerRule rule);
 
 // A fresh name for a temporary file: ".tmp.<16 random hex>.<suffix>".
 std::string temporary_name(std::string_view suffix);
 bool is_temporary_name(std::string_view name);
 
 // Writes `data` to a new temporary file (mode 0600) in `dirfd` and renames
-// it to `name`. Returns 0 or the errno that stopped it; on failure the
-// temporary file is removed. `before_rename` runs with the file complete.
-int write_atomic_at(int dirfd, const std::string& name, std::string_view data,
+// it to `name`; on failure (io, with the errno) the temporary file is
+// removed. `before_rename` runs with the file complete.
+Result<void> write_atomic_at(int dirfd, const std::string& name, std::string_view data,
                     const std::function<void()>* before_rename = nullptr, mode_t mode = 0600);
 
 // Writes a file that must not exist yet (O_EXCL), mode `mode`.
-int write_new_file_at(int dirfd, const std::string& name, std::string_view data, mode_t mode);
+Result<void> write_new_file_at(int dirfd, const std::string& name, std::string_view data, mode_t mode);
 
 // flock() on a lock file in `dirfd` (created 0600 if absent). Released by
 // the destructor; the kernel releases it when the process dies.
@@ -85,10 +85,9 @@ class FileLock {
  public:
   enum class Mode { wait, try_only };
   FileLock() = default;
-  // Not held when another holder has it (try_only) or when the lock file
-  // cannot be opened (`error` then says why).
-  static FileLock acquire(int dirfd, const std::string& name, Mode mode, int* error = nullptr);
-  bool held() const { return static_cast<bool>(fd_); }
+  // Fails with busy when another holder has it (try_only), io when the lock
+  // file cannot be opened or locked.
+  static Result<FileLock> acquire(int dirfd, const std::string& name, Mode mode);
 
  private:
   Fd fd_;
@@ -96,4 +95,4 @@ class FileLock {
 
 int64_t now_unix_ms();
 
-}  // namespace vyre::aot
+}  // namespace vyre::sys

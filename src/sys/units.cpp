@@ -1,9 +1,9 @@
-#include "aot/units.hpp"
+#include "sys/units.hpp"
 
 #include <cctype>
 #include <cstdio>
 
-namespace vyre::aot {
+namespace vyre::sys {
 namespace {
 
 // Digits at the start of `text`; the rest is left in `text`.
@@ -32,13 +32,32 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-}  // namespace
-
-std::optional<uint64_t> parse_size(std::string_view text) {
+// Digits and the unit after them (trimmed, lower case; may be empty).
+struct Amount {
+  uint64_t number = 0;
+  std::string unit;
+};
+std::optional<Amount> amount(std::string_view text) {
   text = trim(text);
   auto number = leading_number(text);
   if (!number) return std::nullopt;
-  std::string unit = lower(trim(text));
+  return Amount{*number, lower(trim(text))};
+}
+
+Failure not_a(std::string_view what, std::string_view text, std::string_view accepted) {
+  return failure(Fault::malformed, "`" + std::string(text) + "` is not " + std::string(what) + ": " + std::string(accepted));
+}
+
+constexpr std::string_view kSizeForm = "write digits with an optional K, M, G or T (KiB ..., KB ...), e.g. 512M";
+constexpr std::string_view kCountForm = "write a non-negative integer, e.g. 100000";
+constexpr std::string_view kDurationForm = "write digits with s, m, h, d or w, e.g. 30d";
+
+}  // namespace
+
+Result<uint64_t> parse_size(std::string_view given) {
+  auto parsed = amount(given);
+  if (!parsed) return not_a("a size", given, kSizeForm);
+  const std::string& unit = parsed->unit;
   uint64_t multiplier = 1;
   if (unit.empty() || unit == "b") multiplier = 1;
   else if (unit == "k" || unit == "kib") multiplier = 1ull << 10;
@@ -49,32 +68,30 @@ std::optional<uint64_t> parse_size(std::string_view text) {
   else if (unit == "mb") multiplier = 1000'000;
   else if (unit == "gb") multiplier = 1000'000'000;
   else if (unit == "tb") multiplier = 1000'000'000'000;
-  else return std::nullopt;
-  if (*number > UINT64_MAX / multiplier) return std::nullopt;
-  return *number * multiplier;
+  else return not_a("a size", given, kSizeForm);
+  if (parsed->number > UINT64_MAX / multiplier) return not_a("a size", given, "it is too large");
+  return parsed->number * multiplier;
 }
 
-std::optional<uint64_t> parse_count(std::string_view text) {
-  text = trim(text);
-  auto number = leading_number(text);
-  if (!number || !text.empty()) return std::nullopt;
-  return number;
+Result<uint64_t> parse_count(std::string_view given) {
+  auto parsed = amount(given);
+  if (!parsed || !parsed->unit.empty()) return not_a("a count", given, kCountForm);
+  return parsed->number;
 }
 
-std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
-  text = trim(text);
-  auto number = leading_number(text);
-  if (!number) return std::nullopt;
-  std::string unit = lower(trim(text));
+Result<std::chrono::seconds> parse_duration(std::string_view given) {
+  auto parsed = amount(given);
+  if (!parsed) return not_a("a duration", given, kDurationForm);
+  const std::string& unit = parsed->unit;
   uint64_t seconds_per = 0;
   if (unit == "s") seconds_per = 1;
   else if (unit == "m" || unit == "min") seconds_per = 60;
   else if (unit == "h") seconds_per = 3600;
   else if (unit == "d") seconds_per = 86400;
   else if (unit == "w") seconds_per = 7 * 86400;
-  else return std::nullopt;
-  if (*number > static_cast<uint64_t>(INT64_MAX) / seconds_per) return std::nullopt;
-  return std::chrono::seconds(static_cast<int64_t>(*number * seconds_per));
+  else return not_a("a duration", given, kDurationForm);
+  if (parsed->number > static_cast<uint64_t>(INT64_MAX) / seconds_per) return not_a("a duration", given, "it is too long");
+  return std::chrono::seconds(static_cast<int64_t>(parsed->number * seconds_per));
 }
 
 std::string format_size(uint64_t bytes) {
@@ -102,4 +119,4 @@ std::string format_age(int64_t ms) {
   return std::to_string(s / 86400) + "d";
 }
 
-}  // namespace vyre::aot
+}  // namespace vyre::sys

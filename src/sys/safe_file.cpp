@@ -1,4 +1,4 @@
-#include "aot/safe_file.hpp"
+#include "sys/safe_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -10,7 +10,9 @@
 #include <cstring>
 #include <random>
 
-namespace vyre::aot {
+namespace vyre::sys {
+
+Failure errno_failure(int error) { return failure(Fault::io, std::strerror(error), error); }
 
 Fd::~Fd() {
   if (fd_ >= 0) ::close(fd_);
@@ -57,43 +59,36 @@ FileFacts file_facts_at(int dirfd, const std::string& name, OwnerRule rule) {
   return facts;
 }
 
-FileRead read_file_at(int dirfd, const std::string& name, uint64_t max_bytes, OwnerRule rule) {
-  FileRead result;
-  auto fail = [&](FileRead::Outcome outcome, std::string problem) {
-    result.outcome = outcome;
-    result.problem = std::move(problem);
-    result.data.clear();
-    return result;
-  };
-
+Result<FileContents> read_file_at(int dirfd, const std::string& name, uint64_t max_bytes, OwnerRule rule) {
   struct stat before {};
   if (::fstatat(dirfd, name.c_str(), &before, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return fail(FileRead::Outcome::missing, {});
-    return fail(FileRead::Outcome::error, std::strerror(errno));
+    if (errno == ENOENT) return failure(Fault::missing, name + " does not exist", ENOENT);
+    return errno_failure(errno);
   }
-  if (!S_ISREG(before.st_mode)) return fail(FileRead::Outcome::unsafe, name + " is " + file_kind(before.st_mode));
+  if (!S_ISREG(before.st_mode)) return failure(Fault::unsafe, name + " is " + file_kind(before.st_mode));
   if (!owner_accepted(before.st_uid, rule))
-    return fail(FileRead::Outcome::unsafe, name + " is owned by another user (uid " + std::to_string(before.st_uid) + ")");
+    return failure(Fault::unsafe, name + " is owned by another user (uid " + std::to_string(before.st_uid) + ")");
   if (static_cast<uint64_t>(before.st_size) > max_bytes)
-    return fail(FileRead::Outcome::too_large,
-                name + " has " + std::to_string(before.st_size) + " bytes, over the bound of " + std::to_string(max_bytes));
+    return failure(Fault::too_large, name + " has " + std::to_string(before.st_size) + " bytes, over the bound of " +
+                                         std::to_string(max_bytes));
 
   Fd fd(::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd) {
-    if (errno == ENOENT) return fail(FileRead::Outcome::missing, {});
-    if (errno == ELOOP) return fail(FileRead::Outcome::unsafe, name + " is a symbolic link");
-    return fail(FileRead::Outcome::error, std::strerror(errno));
+    if (errno == ENOENT) return failure(Fault::missing, name + " does not exist", ENOENT);
+    if (errno == ELOOP) return failure(Fault::unsafe, name + " is a symbolic link");
+    return errno_failure(errno);
   }
   struct stat opened {};
-  if (::fstat(fd.get(), &opened) != 0) return fail(FileRead::Outcome::error, std::strerror(errno));
+  if (::fstat(fd.get(), &opened) != 0) return errno_failure(errno);
   // The name may have been replaced between lstat and open.
   if (opened.st_dev != before.st_dev || opened.st_ino != before.st_ino || !S_ISREG(opened.st_mode) ||
       !owner_accepted(opened.st_uid, rule))
-    return fail(FileRead::Outcome::unsafe, name + " changed while it was opened");
+    return failure(Fault::unsafe, name + " changed while it was opened");
 
   uint64_t expected = static_cast<uint64_t>(opened.st_size);
   if (expected > max_bytes)
-    return fail(FileRead::Outcome::too_large, name + " is over the bound of " + std::to_string(max_bytes) + " bytes");
+    return failure(Fault::too_large, name + " is over the bound of " + std::to_string(max_bytes) + " bytes");
+  FileContents result;
   result.data.resize(static_cast<size_t>(expected) + 1);  // one more byte to notice growth
   size_t filled = 0;
   const size_t limit = static_cast<size_t>(max_bytes) + 1;
@@ -106,17 +101,15 @@ FileRead read_file_at(int dirfd, const std::string& name, uint64_t max_bytes, Ow
     ssize_t n = ::read(fd.get(), result.data.data() + filled, wanted);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail(FileRead::Outcome::error, std::strerror(errno));
+      return errno_failure(errno);
     }
     filled += static_cast<size_t>(n);
     // A regular file reads short only at its end: no second read to see 0.
     if (static_cast<size_t>(n) < wanted) break;
   }
   if (filled > max_bytes)
-    return fail(FileRead::Outcome::too_large, name + " grew over the bound of " + std::to_string(max_bytes) + " bytes");
+    return failure(Fault::too_large, name + " grew over the bound of " + std::to_string(max_bytes) + " bytes");
   result.data.resize(filled);
-  result.outcome = FileRead::Outcome::ok;
-  result.size = filled;
   result.mtime_ms = mtime_ms_of(opened);
   return result;
 }
@@ -154,7 +147,10 @@ int write_all(int fd, std::string_view data) {
 
 }  // namespace
 
-int write_new_file_at(int dirfd, const std::string& name, std::string_view data, mode_t mode) {
+namespace {
+
+// 0 or the errno that stopped it.
+int write_new_file(int dirfd, const std::string& name, std::string_view data, mode_t mode) {
   Fd fd(::openat(dirfd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd) return errno;
   int err = write_all(fd.get(), data);
@@ -163,39 +159,43 @@ int write_new_file_at(int dirfd, const std::string& name, std::string_view data,
   return err;
 }
 
-int write_atomic_at(int dirfd, const std::string& name, std::string_view data,
-                    const std::function<void()>* before_rename, mode_t mode) {
+}  // namespace
+
+Result<void> write_new_file_at(int dirfd, const std::string& name, std::string_view data, mode_t mode) {
+  if (int err = write_new_file(dirfd, name, data, mode); err != 0) return errno_failure(err);
+  return {};
+}
+
+Result<void> write_atomic_at(int dirfd, const std::string& name, std::string_view data,
+                             const std::function<void()>* before_rename, mode_t mode) {
   std::string temp;
   int err = EEXIST;
   for (int attempt = 0; attempt < 8 && err == EEXIST; ++attempt) {
     temp = temporary_name(name.substr(name.rfind('.') + 1));
-    err = write_new_file_at(dirfd, temp, data, mode);
+    err = write_new_file(dirfd, temp, data, mode);
   }
-  if (err != 0) return err;
+  if (err != 0) return errno_failure(err);
   if (before_rename != nullptr && *before_rename) (*before_rename)();
   if (::renameat(dirfd, temp.c_str(), dirfd, name.c_str()) != 0) {
     err = errno;
     ::unlinkat(dirfd, temp.c_str(), 0);
-    return err;
+    return errno_failure(err);
   }
-  return 0;
+  return {};
 }
 
-FileLock FileLock::acquire(int dirfd, const std::string& name, Mode mode, int* error) {
-  FileLock lock;
-  auto failed = [&](int err) {
-    if (error != nullptr) *error = err;
-    return FileLock{};
-  };
+Result<FileLock> FileLock::acquire(int dirfd, const std::string& name, Mode mode) {
   Fd fd(::openat(dirfd, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return failed(errno);
+  if (!fd) return errno_failure(errno);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return failed(errno);
-  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return failed(EPERM);
+  if (::fstat(fd.get(), &st) != 0) return errno_failure(errno);
+  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return errno_failure(EPERM);
   int op = LOCK_EX | (mode == Mode::try_only ? LOCK_NB : 0);
   while (::flock(fd.get(), op) != 0) {
-    if (errno != EINTR) return failed(errno);
+    if (errno == EWOULDBLOCK) return failure(Fault::busy, name + " is held by another process", EWOULDBLOCK);
+    if (errno != EINTR) return errno_failure(errno);
   }
+  FileLock lock;
   lock.fd_ = std::move(fd);
   return lock;
 }
@@ -205,4 +205,4 @@ int64_t now_unix_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-}  // namespace vyre::aot
+}  // namespace vyre::sys

@@ -8,17 +8,20 @@
 #include <string>
 #include <string_view>
 
-namespace vyre::aot {
+#include "sys/result.hpp"
+
+namespace vyre::sys {
 
 // A byte count: digits with an optional suffix K, M, G, T (powers of 1024,
 // also written KiB, MiB, GiB, TiB) or KB, MB, GB, TB (powers of 1000).
-std::optional<uint64_t> parse_size(std::string_view text);
+// Each parse fails with malformed, its message saying what is accepted.
+Result<uint64_t> parse_size(std::string_view text);
 // A plain non-negative integer.
-std::optional<uint64_t> parse_count(std::string_view text);
+Result<uint64_t> parse_count(std::string_view text);
 // Digits with a unit: s, m, h, d, w.
-std::optional<std::chrono::seconds> parse_duration(std::string_view text);
+Result<std::chrono::seconds> parse_duration(std::string_view text);
 
 std::string format_size(uint64_t bytes);       // "1.5 MiB"
 std::string format_age(int64_t milliseconds);  // "3h", "2d"
 
-}  // namespace vyre::aot
+}  // namespace vyre::sys

@@ -1,0 +1,90 @@
+#include "aot/directory_tier.hpp"
+
+#include "aot/scan.hpp"
+
+namespace vyre::aot {
+namespace {
+
+// Why a scanned name is unsafe, when it is.
+std::optional<std::string> unsafe_problem(const ScannedEntry& e) {
+  auto describe = [&](const sys::FileFacts& f, const std::string& name) -> std::optional<std::string> {
+    if (!f.exists || f.safe()) return std::nullopt;
+    return name + (f.regular ? " is owned by another user" : " is not a regular file (link, FIFO or device)");
+  };
+  if (auto p = describe(e.metadata, metadata_name(e.key))) return p;
+  return describe(e.wgsl, wgsl_name(e.key));
+}
+
+EntryState state_of(const sys::Result<Entry>& read) {
+  if (read) return EntryState::ok;
+  if (is_miss(read.failure())) return EntryState::incomplete;
+  if (read.failure().kind == sys::Fault::unsupported) return EntryState::other_format;
+  return EntryState::bad;  // bad entries and unreadable ones
+}
+
+// Reads an entry found by a scan and classifies it, unsafe names included.
+EntryInfo inspect(const CacheDirectory& layer, const ScannedEntry& scanned, bool verify_content) {
+  EntryInspection read = inspect_entry(layer.fd(), scanned.key, layer.owner_rule(), verify_content);
+  EntryInfo info;
+  info.state = state_of(read.entry);
+  // The record as far as it was read, when it was (a bad entry shows what it claims).
+  if (read.entry || is_bad_entry(read.entry.failure())) static_cast<EntryRecord&>(info) = read.seen;
+  info.format = read.seen.format;
+  info.key = scanned.key;
+  info.directory = layer.path();
+  info.readonly_layer = !layer.writable();
+  info.metadata_bytes = scanned.metadata.exists ? scanned.metadata.size : 0;
+  info.wgsl_bytes = scanned.wgsl.exists ? scanned.wgsl.size : 0;
+  info.last_used_unix_ms = scanned.last_used_ms();
+  if (!read.entry) info.problem = read.entry.failure().message;
+  if (info.state == EntryState::incomplete)
+    info.problem = scanned.metadata.exists ? "WGSL file missing" : "metadata missing (not committed)";
+  if (auto problem = unsafe_problem(scanned)) {
+    info.state = EntryState::bad;
+    info.problem = *problem;
+  }
+  return info;
+}
+
+sys::Failure cannot_read(const std::filesystem::path& dir, sys::Failure why) {
+  why.message = "cannot read " + dir.string() + ": " + why.message;
+  return why;
+}
+
+ScannedEntry scan_one(const CacheDirectory& layer, const std::string& key) {
+  return ScannedEntry{key, sys::file_facts_at(layer.fd(), wgsl_name(key), layer.owner_rule()),
+                      sys::file_facts_at(layer.fd(), metadata_name(key), layer.owner_rule())};
+}
+
+}  // namespace
+
+sys::Result<Entry> DirectoryTier::get(const std::string& key, Use) {
+  return read_entry(directory_->fd(), key, directory_->owner_rule());
+}
+
+sys::Result<std::vector<EntryInfo>> DirectoryTier::list(const ListQuery& query) const {
+  std::vector<EntryInfo> out;
+  if (query.key) {
+    ScannedEntry scanned = scan_one(*directory_, *query.key);
+    if (scanned.wgsl.exists || scanned.metadata.exists) out.push_back(inspect(*directory_, scanned, query.verify_content));
+    return out;
+  }
+  auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
+  if (!scan) return cannot_read(directory_->path(), scan.failure());
+  for (const auto& e : scan->entries) out.push_back(inspect(*directory_, e, query.verify_content));
+  return out;
+}
+
+sys::Result<TierStats> DirectoryTier::stats() const {
+  auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
+  if (!scan) return cannot_read(directory_->path(), scan.failure());
+  TierStats s;
+  for (const auto& e : scan->entries) {
+    if (!e.complete()) continue;
+    ++s.entries;
+    s.bytes += e.bytes();
+  }
+  return s;
+}
+
+}  // namespace vyre::aot

@@ -1,0 +1,198 @@
+// Storage tiers (src/aot/storage_tier.hpp): one get/put/remove/list/stats
+// interface, the local directory and read-only layers as its
+// implementations, and lookups composed over tiers in order.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "aot/local_tier.hpp"
+#include "aot/readonly_tier.hpp"
+#include "aot/tier_lookup.hpp"
+#include "support/aot_fixtures.hpp"
+#include "support/test_support.hpp"
+
+namespace vyre::aot {
+namespace {
+
+using test::synthetic_parts;
+using test::synthetic_wgsl;
+using test::TempDir;
+
+// A tier in process memory, as a test double and as the shape a memory tier
+// in front of the disk would have. Like every tier, it verifies what it
+// hands out.
+class MemoryTier final : public StorageTier {
+ public:
+  const std::filesystem::path& location() const override { return location_; }
+  bool writable() const override { return true; }
+  sys::Result<Entry> get(const std::string& key, Use) override {
+    ++gets;
+    auto it = entries.find(key);
+    if (it == entries.end()) return sys::failure(sys::Fault::missing, {});
+    if (auto checked = check_entry(key, it->second.meta, it->second.wgsl); !checked) return checked.failure();
+    return it->second;
+  }
+  sys::Result<Stored> put(const Metadata& meta, std::string_view wgsl) override {
+    entries[meta.key] = Entry{meta, std::string(wgsl), 0, 0};
+    return Stored{true, wgsl.size()};
+  }
+  sys::Result<bool> remove(const std::string& key, bool) override { return entries.erase(key) > 0; }
+  sys::Result<std::vector<EntryInfo>> list(const ListQuery&) const override { return std::vector<EntryInfo>{}; }
+  sys::Result<TierStats> stats() const override { return TierStats{entries.size(), 0}; }
+
+  std::map<std::string, Entry> entries;
+  int gets = 0;
+
+ private:
+  std::filesystem::path location_ = "memory";
+};
+
+std::unique_ptr<LocalDirectoryTier> local_tier(const std::filesystem::path& dir) {
+  auto opened = CacheDirectory::open_writable(dir);
+  EXPECT_TRUE(opened) << opened.failure().message;
+  return std::make_unique<LocalDirectoryTier>(std::move(*opened), LocalTierOptions{});
+}
+
+std::unique_ptr<ReadOnlyDirectoryTier> readonly_tier(const std::filesystem::path& dir) {
+  auto opened = CacheDirectory::open_readonly(dir);
+  EXPECT_TRUE(opened) << opened.failure().message;
+  return std::make_unique<ReadOnlyDirectoryTier>(std::move(*opened));
+}
+
+Metadata metadata_for(const std::string& name) {
+  return make_metadata(synthetic_parts(name), name, synthetic_wgsl(name), 1.5);
+}
+
+TEST(AotStorage, AMemoryTierInFrontOfTheLocalDirectoryAnswersFirst) {
+  TempDir dir;
+  MemoryTier memory;
+  auto local = local_tier(dir.path());
+  const Metadata meta = metadata_for("a");
+  ASSERT_TRUE(memory.put(meta, synthetic_wgsl("a")));
+
+  std::vector<StorageTier*> tiers{&memory, local.get()};
+  auto hit = find_in_tiers(tiers, meta.key, Use::serve, {});
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, &memory);
+  EXPECT_EQ(hit->entry.wgsl, synthetic_wgsl("a"));
+  EXPECT_EQ(test::file_count(dir.path()), 0u);
+}
+
+TEST(AotStorage, AMissInMemoryIsAnsweredByTheLocalDirectory) {
+  TempDir dir;
+  MemoryTier memory;
+  auto local = local_tier(dir.path());
+  const Metadata meta = metadata_for("a");
+  auto stored = local->put(meta, synthetic_wgsl("a"));
+  ASSERT_TRUE(stored) << stored.failure().message;
+  EXPECT_TRUE(stored->written);
+
+  std::vector<StorageTier*> tiers{&memory, local.get()};
+  int troubles = 0;
+  auto hit = find_in_tiers(tiers, meta.key, Use::serve, [&](StorageTier&, const sys::Failure&) { ++troubles; });
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, local.get());
+  EXPECT_EQ(hit->entry.meta.key, meta.key);
+  EXPECT_EQ(hit->entry.meta.content_sha256, meta.content_sha256);
+  EXPECT_EQ(memory.gets, 1);
+  EXPECT_EQ(troubles, 0);  // a miss is not trouble
+}
+
+TEST(AotStorage, ATornEntryInOneTierIsAMissThereAndTheNextTierIsAsked) {
+  TempDir mine, shipped;
+  const Metadata meta = metadata_for("a");
+  ASSERT_TRUE(local_tier(shipped.path())->put(meta, synthetic_wgsl("a")));
+  auto local = local_tier(mine.path());
+  ASSERT_TRUE(local->put(meta, synthetic_wgsl("a")));
+  // Same size, other bytes: only the digest can tell.
+  std::string torn = synthetic_wgsl("a");
+  torn[torn.size() / 2] ^= 1;
+  test::write_file(test::wgsl_path(mine.path(), meta.key), torn);
+
+  auto layer = readonly_tier(shipped.path());
+  std::vector<StorageTier*> tiers{local.get(), layer.get()};
+  std::vector<std::pair<StorageTier*, sys::Fault>> troubles;
+  auto hit = find_in_tiers(tiers, meta.key, Use::serve,
+                           [&](StorageTier& tier, const sys::Failure& f) { troubles.emplace_back(&tier, f.kind); });
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, layer.get());
+  EXPECT_EQ(hit->entry.wgsl, synthetic_wgsl("a"));
+  ASSERT_EQ(troubles.size(), 1u);
+  EXPECT_EQ(troubles[0].first, local.get());
+  EXPECT_EQ(troubles[0].second, sys::Fault::mismatch);
+  EXPECT_TRUE(is_bad_entry(sys::failure(troubles[0].second, {})));
+}
+
+TEST(AotStorage, MetadataWithoutItsWgslIsAPlainMissNotABadEntry) {
+  TempDir dir;
+  auto local = local_tier(dir.path());
+  const Metadata meta = metadata_for("a");
+  ASSERT_TRUE(local->put(meta, synthetic_wgsl("a")));
+  std::filesystem::remove(test::wgsl_path(dir.path(), meta.key));
+  auto got = local->get(meta.key, Use::inspect);
+  ASSERT_FALSE(got);
+  EXPECT_TRUE(is_miss(got.failure()));
+  EXPECT_FALSE(is_bad_entry(got.failure()));
+}
+
+TEST(AotStorage, AReadOnlyTierRefusesPutAndRemoveAndChangesNothing) {
+  TempDir shipped;
+  const Metadata meta = metadata_for("a");
+  ASSERT_TRUE(local_tier(shipped.path())->put(meta, synthetic_wgsl("a")));
+  auto layer = readonly_tier(shipped.path());
+  EXPECT_FALSE(layer->writable());
+
+  auto put = layer->put(metadata_for("b"), synthetic_wgsl("b"));
+  ASSERT_FALSE(put);
+  EXPECT_EQ(put.failure().kind, sys::Fault::read_only);
+  EXPECT_TRUE(test::contains(put.failure().message, "VYRE_AOT_CACHE_DIR"));  // says where writes go
+  auto removed = layer->remove(meta.key, false);
+  ASSERT_FALSE(removed);
+  EXPECT_EQ(removed.failure().kind, sys::Fault::read_only);
+
+  EXPECT_EQ(test::file_count(shipped.path()), 2u);
+  EXPECT_TRUE(layer->get(meta.key, Use::inspect));
+}
+
+TEST(AotStorage, TheLocalDirectoryListsCountsAndRemovesWhatItStores) {
+  TempDir dir;
+  auto local = local_tier(dir.path());
+  const Metadata a = metadata_for("a");
+  ASSERT_TRUE(local->put(a, synthetic_wgsl("a")));
+  ASSERT_TRUE(local->put(metadata_for("b"), synthetic_wgsl("b")));
+  auto again = local->put(a, synthetic_wgsl("a"));
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->written);  // already there: not written twice
+
+  auto listed = local->list({});
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 2u);
+  for (const auto& info : *listed) {
+    EXPECT_EQ(info.state, EntryState::ok);
+    EXPECT_EQ(info.directory, dir.path());
+    EXPECT_FALSE(info.readonly_layer);
+  }
+  auto stats = local->stats();
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(stats->entries, 2u);
+
+  auto removed = local->remove(a.key, false);
+  ASSERT_TRUE(removed);
+  EXPECT_TRUE(*removed);
+  EXPECT_TRUE(local->get(a.key, Use::inspect).failed_with(sys::Fault::missing));
+  EXPECT_EQ(local->stats()->entries, 1u);
+}
+
+TEST(AotStorage, RemovingOnlyIfBadLeavesAGoodEntryAlone) {
+  TempDir dir;
+  auto local = local_tier(dir.path());
+  const Metadata a = metadata_for("a");
+  ASSERT_TRUE(local->put(a, synthetic_wgsl("a")));
+  auto removed = local->remove(a.key, /*only_if_bad=*/true);
+  ASSERT_TRUE(removed);
+  EXPECT_FALSE(*removed);
+  EXPECT_TRUE(local->get(a.key, Use::inspect));
+}
+
+}  // namespace
+}  // namespace vyre::aot

@@ -1,0 +1,84 @@
+// src/sys/: file access a hostile directory cannot turn against the process,
+// sizes and durations, all under one error convention (sys::Result).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "support/test_support.hpp"
+#include "sys/safe_file.hpp"
+#include "sys/units.hpp"
+
+namespace vyre::sys {
+namespace {
+
+using test::contains;
+using test::TempDir;
+
+Fd open_directory(const std::filesystem::path& dir) {
+  return Fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+TEST(SysSafeFile, EachWayAReadFailsHasItsOwnKind) {
+  TempDir dir;
+  test::write_file(dir / "small", "hello");
+  test::write_file(dir / "large", std::string(100, 'x'));
+  std::filesystem::create_symlink(dir / "small", dir / "link");
+  Fd fd = open_directory(dir.path());
+
+  auto ok = read_file_at(fd.get(), "small", 64, OwnerRule::self);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->data, "hello");
+  EXPECT_TRUE(read_file_at(fd.get(), "absent", 64, OwnerRule::self).failed_with(Fault::missing));
+  EXPECT_TRUE(read_file_at(fd.get(), "link", 64, OwnerRule::self).failed_with(Fault::unsafe));
+  EXPECT_TRUE(read_file_at(fd.get(), ".", 64, OwnerRule::self).failed_with(Fault::unsafe));
+  auto large = read_file_at(fd.get(), "large", 64, OwnerRule::self);
+  ASSERT_TRUE(large.failed_with(Fault::too_large));
+  EXPECT_TRUE(contains(large.failure().message, "over the bound of 64"));
+}
+
+TEST(SysSafeFile, AFailedWriteSaysWhyWithItsErrno) {
+  TempDir dir;
+  Fd fd = open_directory(dir.path());
+  ASSERT_TRUE(write_new_file_at(fd.get(), "once", "a", 0600));
+  auto again = write_new_file_at(fd.get(), "once", "b", 0600);
+  ASSERT_TRUE(again.failed_with(Fault::io));
+  EXPECT_EQ(again.failure().error, EEXIST);
+  EXPECT_FALSE(again.failure().message.empty());
+  EXPECT_EQ(test::read_file(dir / "once"), "a");
+}
+
+TEST(SysSafeFile, ATryLockHeldElsewhereIsBusyNotAnError) {
+  TempDir dir;
+  Fd fd = open_directory(dir.path());
+  auto first = FileLock::acquire(fd.get(), "lock", FileLock::Mode::wait);
+  ASSERT_TRUE(first);
+  // flock locks belong to the open file description: a second open contends.
+  auto second = FileLock::acquire(fd.get(), "lock", FileLock::Mode::try_only);
+  EXPECT_TRUE(second.failed_with(Fault::busy));
+}
+
+TEST(SysUnits, SizesCountsAndDurationsParseOrSayWhatIsAccepted) {
+  EXPECT_EQ(*parse_size("64M"), 64ull << 20);
+  EXPECT_EQ(*parse_size("1GiB"), 1ull << 30);
+  EXPECT_EQ(*parse_size("2KB"), 2000u);
+  EXPECT_EQ(*parse_count("500000"), 500000u);
+  EXPECT_EQ(*parse_duration("30d"), std::chrono::seconds(30 * 86400));
+
+  auto size = parse_size("12Q");
+  ASSERT_TRUE(size.failed_with(Fault::malformed));
+  EXPECT_TRUE(contains(size.failure().message, "`12Q` is not a size"));
+  EXPECT_TRUE(contains(size.failure().message, "512M"));  // an example of what works
+  EXPECT_TRUE(parse_count("12k").failed_with(Fault::malformed));
+  EXPECT_TRUE(parse_duration("3 fortnights").failed_with(Fault::malformed));
+  EXPECT_TRUE(parse_size("99999999999999999999").failed_with(Fault::malformed));
+
+  // Callers that only need "a value or not" read a Result as an optional.
+  std::optional<uint64_t> bound = parse_size("1T");
+  EXPECT_EQ(bound, 1ull << 40);
+  bound = parse_size("lots");
+  EXPECT_FALSE(bound);
+}
+
+}  // namespace
+}  // namespace vyre::sys
