@@ -16,13 +16,17 @@
 #include <variant>
 #include <vector>
 
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
 
 using Dim3 = std::array<uint32_t, 3>;
 
-struct DispatchConfig {
+// The size of every buffer element: u32, i32 and f32 alike.
+inline constexpr uint32_t kElementBytes = 4;
+
+struct VYRE_API DispatchConfig {
   // Replaces the program's workgroup_size (shapes the WGSL).
   std::optional<Dim3> workgroup_override;
   // Number of workgroups; default: [ceil(n / workgroup_size.x), 1, 1] with n
@@ -56,7 +60,7 @@ constexpr ScalarType scalar_type_of() {
 // Contents that live in GPU memory: vyre::gpu::DeviceBuffer, an output a
 // dispatch kept on the GPU. Bound as an input, it is used in place, with no
 // copy through host memory.
-class DeviceContents {
+class VYRE_API DeviceContents {
  public:
   virtual ~DeviceContents() = default;
   virtual uint64_t size_bytes() const = 0;
@@ -69,7 +73,7 @@ class DeviceContents {
 // of caller memory that must stay alive until the dispatch returns, a length
 // alone, or a buffer already on the GPU. Contents are little-endian arrays of
 // the buffer's element type.
-class Inputs {
+class VYRE_API Inputs {
  public:
   struct Entry {
     BufferRef buffer;
@@ -136,7 +140,7 @@ class Inputs {
 // (gpu::Pipeline::dispatch_into): no allocation, and only the outputs named
 // here are read back. Each span must hold exactly the output's bytes and stay
 // alive until the dispatch returns.
-class OutputViews {
+class VYRE_API OutputViews {
  public:
   struct Entry {
     BufferRef buffer;
@@ -165,9 +169,11 @@ class OutputViews {
 };
 
 // Output buffers read back after a dispatch, by name.
-class Outputs {
+class VYRE_API Outputs {
  public:
-  void put(std::string name, std::vector<uint8_t> data) { buffers_[std::move(name)] = std::move(data); }
+  Outputs() = default;
+  // Made whole by whoever ran the dispatch, from each output's bytes by name.
+  explicit Outputs(std::map<std::string, std::vector<uint8_t>> buffers) : buffers_(std::move(buffers)) {}
   bool has(const std::string& name) const { return buffers_.count(name) != 0; }
   // Throws Error(invalid_input) for an unknown name.
   const std::vector<uint8_t>& bytes(const std::string& name) const;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "vyre/dispatch.hpp"
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
@@ -20,7 +21,7 @@ inline constexpr uint32_t kLoweringVersion = 6;
 
 enum class BindingKind : uint8_t { StorageRead, StorageReadWrite, Uniform };
 
-struct ShaderBinding {
+struct VYRE_API ShaderBinding {
   std::string buffer;
   uint32_t group = 0;
   uint32_t binding = 0;
@@ -34,7 +35,7 @@ struct ShaderBinding {
   uint64_t binding_bytes(uint64_t elements) const;
 };
 
-struct ShaderInterface {
+struct VYRE_API ShaderInterface {
   static constexpr uint32_t kLengthsGroup = 1;
   static constexpr uint32_t kLengthsBinding = 0;
   static constexpr const char* kEntryPoint = "main";
@@ -49,13 +50,13 @@ struct ShaderInterface {
 };
 
 // The program must be valid (throws ProgramError otherwise).
-ShaderInterface shader_interface(const Program& program, const DispatchConfig& config = {});
-std::string lower_to_wgsl(const Program& program, const DispatchConfig& config = {});
+VYRE_API ShaderInterface shader_interface(const Program& program, const DispatchConfig& config = {});
+VYRE_API std::string lower_to_wgsl(const Program& program, const DispatchConfig& config = {});
 
 // A canonical text naming every DispatchConfig field that changes this
 // program's WGSL, with its value; fields that cannot change the text are
 // left out (a workgroup_override equal to the program's own size, a ULP
 // budget for a program with no transcendental it could shorten).
-std::string shaping_signature(const Program& program, const DispatchConfig& config = {});
+VYRE_API std::string shaping_signature(const Program& program, const DispatchConfig& config = {});
 
 }  // namespace vyre

@@ -4,12 +4,13 @@
 #pragma once
 
 #include "vyre/dispatch.hpp"
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre::reference {
 
 // Throws ProgramError for an invalid program and Error(invalid_input) for
 // inputs that do not fit it, exactly as the GPU backend does.
-Outputs run(const Program& program, const Inputs& inputs, const DispatchConfig& config = {});
+VYRE_API Outputs run(const Program& program, const Inputs& inputs, const DispatchConfig& config = {});
 
 }  // namespace vyre::reference
