@@ -9,7 +9,6 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
-#include "aot/units.hpp"
 #include "cache_output.hpp"
 #include "cli.hpp"
 #include "progress.hpp"
@@ -186,18 +185,18 @@ void add_cache(CLI::App& app, Action& action) {
           std::cerr << "vyre: error: " << message << "\n";
           return kUsage;
         };
-        if (!prune_o->max_bytes.empty() && !(options.max_bytes = aot::parse_size(prune_o->max_bytes)))
+        if (!prune_o->max_bytes.empty() && !(options.max_bytes = aot::units::parse_size(prune_o->max_bytes)))
           return usage_error("--max-bytes '" + prune_o->max_bytes + "' is not a size (e.g. 500M, 2G, 1000000)");
-        if (!prune_o->max_entries.empty() && !(options.max_entries = aot::parse_count(prune_o->max_entries)))
+        if (!prune_o->max_entries.empty() && !(options.max_entries = aot::units::parse_count(prune_o->max_entries)))
           return usage_error("--max-entries '" + prune_o->max_entries + "' is not a count");
-        if (!prune_o->older_than.empty() && !(options.older_than = aot::parse_duration(prune_o->older_than)))
+        if (!prune_o->older_than.empty() && !(options.older_than = aot::units::parse_duration(prune_o->older_than)))
           return usage_error("--older-than '" + prune_o->older_than + "' is not a duration (e.g. 30d, 12h, 90m, 60s)");
         aot::PruneReport r = cache.prune(options);
         if (prune_o->json)
           print_json(to_json(r));
         else
-          std::cout << r.evicted << " evicted (" << aot::format_size(r.bytes_freed) << "), " << r.swept
-                    << " orphaned files swept; " << r.entries << " entries (" << aot::format_size(r.bytes) << ") left\n";
+          std::cout << r.evicted << " evicted (" << aot::units::format_size(r.bytes_freed) << "), " << r.swept
+                    << " orphaned files swept; " << r.entries << " entries (" << aot::units::format_size(r.bytes) << ") left\n";
         return kOk;
       });
   prune->add_option("--max-bytes", prune_o->max_bytes, "Evict down to this size (e.g. 500M, 2G; 0 empties)");
