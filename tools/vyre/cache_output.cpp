@@ -202,4 +202,9 @@ std::string format_explanation(const aot::Explanation& x) {
   return out.str();
 }
 
+std::string format_transfer(const aot::TransferReport& r) {
+  return std::to_string(r.copied) + " copied, " + std::to_string(r.skipped_present) + " already there, " +
+         std::to_string(r.skipped_bad) + " bad entries skipped\n";
+}
+
 }  // namespace vyre::cli
