@@ -20,42 +20,20 @@
 #include <string>
 #include <vector>
 
+#include "samples/programs.hpp"
 #include "vyre/aot.hpp"
-#include "vyre/builder.hpp"
 #include "vyre/lower.hpp"
 
 namespace {
 
-using namespace vyre::build;
-
-// A program of about `statements` statements: a chain of arithmetic over a
-// loaded value, so that the lowering has real work (names, types, operators).
-vyre::Program program_of_size(int statements) {
-  std::vector<Stmt> body;
-  body.push_back(let("i", gid()));
-  body.push_back(let("v0", load("a", var("i"))));
-  for (int k = 1; k < statements; ++k) {
-    std::string prev = "v" + std::to_string(k - 1);
-    Expr step = k % 3 == 0   ? bit_xor(mul(var(prev), u32(2654435761u)), u32(static_cast<uint32_t>(k)))
-                : k % 3 == 1 ? add(var(prev), shr(var(prev), u32(static_cast<uint32_t>(k % 31 + 1))))
-                             : select(lt(var(prev), u32(static_cast<uint32_t>(k))), sub(var(prev), u32(1)), var(prev));
-    body.push_back(let("v" + std::to_string(k), step));
-  }
-  body.push_back(if_(lt(var("i"), len("out")), {store("out", var("i"), var("v" + std::to_string(statements - 1)))}));
-  return ProgramBuilder("chain" + std::to_string(statements))
-      .workgroup_size(64)
-      .input("a", 0, ScalarType::U32)
-      .output("out", 1, ScalarType::U32)
-      .body(body)
-      .build();
-}
-
+// Chains of arithmetic over a loaded value, so that the lowering has real
+// work (names, types, operators).
 const std::vector<int> kProgramSizes = {10, 300, 5000};
 
 const vyre::CheckedProgram& program(int statements) {
   static std::map<int, vyre::CheckedProgram> programs;
   auto it = programs.find(statements);
-  if (it == programs.end()) it = programs.emplace(statements, program_of_size(statements)).first;
+  if (it == programs.end()) it = programs.emplace(statements, vyre::samples::chain_program(statements)).first;
   return it->second;
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "support/bench_programs.hpp"
+#include "samples/programs.hpp"
 #include "vyre/gpu.hpp"
 
 namespace {
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   }
   try {
     int64_t t = now_ns();
-    const vyre::CheckedProgram program = which == "saxpy" ? vyre::bench::saxpy_program() : vyre::bench::chain_program(statements);
+    const vyre::CheckedProgram program = which == "saxpy" ? vyre::samples::saxpy_program() : vyre::samples::chain_program(statements);
     const double program_ms = ms_between(t, now_ns());
 
     t = now_ns();
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       y.assign(elements, 1.0f);
       for (uint32_t i = 0; i < elements; ++i) x[i] = static_cast<float>(i % 4096);
       inputs.set<float>("alpha", {2.0f}).view<float>("x", x).view<float>("y", y);
-      grid = vyre::bench::saxpy_grid(elements);
+      grid = vyre::samples::saxpy_grid(elements);
     } else {
       a.resize(elements);
       for (uint32_t i = 0; i < elements; ++i) a[i] = i * 2654435761u;

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "support/bench_programs.hpp"
+#include "samples/programs.hpp"
 #include "support/raw_wgpu.hpp"
 #include "vyre/gpu.hpp"
 
@@ -28,7 +28,7 @@ vyre::gpu::Backend& backend() {
 }
 
 vyre::gpu::Pipeline& xor_pipeline() {
-  static vyre::gpu::Pipeline pipeline = backend().compile(vyre::bench::xor_program());
+  static vyre::gpu::Pipeline pipeline = backend().compile(vyre::samples::xor_program());
   return pipeline;
 }
 
@@ -115,7 +115,7 @@ void BM_Batch16(benchmark::State& state) {
 BENCHMARK(BM_Batch16)->Unit(benchmark::kMicrosecond);
 
 void BM_CompileMemoryHit(benchmark::State& state) {
-  const vyre::CheckedProgram program = vyre::bench::xor_program();
+  const vyre::CheckedProgram program = vyre::samples::xor_program();
   backend().compile(program);
   for (auto _ : state) benchmark::DoNotOptimize(backend().compile(program));
 }

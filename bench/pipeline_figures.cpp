@@ -32,7 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "support/bench_programs.hpp"
+#include "samples/programs.hpp"
+#include "support/saxpy_vec4.hpp"
 #include "support/raw_wgpu.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
@@ -89,7 +90,7 @@ OverheadSamples overhead_pair(const Options& o) {
   constexpr uint32_t n = 1024;
   vyre::gpu::Backend backend(memory_only());
   RawWgpu raw(backend.adapter().name);
-  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::xor_program());
+  vyre::gpu::Pipeline pipeline = backend.compile(vyre::samples::xor_program());
   raw.prepare_xor(pipeline.wgsl(), n, 64);
 
   std::vector<uint32_t> a(n), b(n), expected(n), out_raw(n), out_into(n);
@@ -174,7 +175,7 @@ void overhead(const Options& o) {
 void batch(vyre::gpu::Backend& backend, const Options& o) {
   constexpr uint32_t n = 1024;
   constexpr int chain = 16;
-  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::xor_program());
+  vyre::gpu::Pipeline pipeline = backend.compile(vyre::samples::xor_program());
   std::vector<uint32_t> a(n), b(n), out(n), expected(n);
   for (uint32_t i = 0; i < n; ++i) {
     a[i] = i * 7 + 1;
@@ -263,14 +264,14 @@ uint64_t saxpy_mib(vyre::gpu::Backend& backend, const Options& o) {
 }
 
 void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
-  vyre::gpu::Pipeline pipeline = backend.compile(vyre::bench::saxpy_program());
+  vyre::gpu::Pipeline pipeline = backend.compile(vyre::samples::saxpy_program());
   const uint64_t mib = saxpy_mib(backend, o);
   std::vector<float> host_x((mib << 20) / 4, 1.0f), host_y((mib << 20) / 4);
   for (uint64_t i = 0; i < host_y.size(); ++i) host_y[i] = static_cast<float>(i % 1000);
   const auto x = backend.upload(host_x);
   const auto y = backend.upload(host_y);
   const uint64_t n = (mib << 20) / 4;
-  const vyre::Dim3 grid = vyre::bench::saxpy_grid(n);
+  const vyre::Dim3 grid = vyre::samples::saxpy_grid(n);
   const int per_batch = o.quick ? 8 : 20;
   constexpr float alpha = 0.5f;
 
@@ -319,9 +320,9 @@ void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
 // a buffer-to-buffer copy; alternated, medians per dispatch.
 void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
   const uint64_t n = (saxpy_mib(backend, o) << 20) / 4;
-  const vyre::Dim3 grid = vyre::bench::saxpy_grid(n), grid4 = vyre::bench::saxpy_grid(n / 4);
-  vyre::gpu::Pipeline saxpy = backend.compile(vyre::bench::saxpy_program());
-  vyre::gpu::Pipeline copy = backend.compile(vyre::bench::copy_program());
+  const vyre::Dim3 grid = vyre::samples::saxpy_grid(n), grid4 = vyre::samples::saxpy_grid(n / 4);
+  vyre::gpu::Pipeline saxpy = backend.compile(vyre::samples::saxpy_program());
+  vyre::gpu::Pipeline copy = backend.compile(vyre::samples::copy_program());
   const auto x = backend.upload(std::vector<float>(n, 1.0f));
   const auto y = backend.upload(std::vector<float>(n, 0.0f));
   const auto y2 = backend.upload(std::vector<float>(n, 0.0f));

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "samples/programs.hpp"
 #include "support/aot_fixtures.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 using namespace vyre::build;
 using vyre::aot::KeyParts;
+using vyre::samples::xor_program;
 
 KeyParts example_parts() {
   KeyParts parts;
@@ -24,19 +26,6 @@ KeyParts example_parts() {
   parts.vyre_version = "0.1.0";
   parts.fingerprint = "backend=vulkan;driver=Mesa 22.3.6";
   return parts;
-}
-
-vyre::Program xor_program(std::string name = "xor") {
-  return ProgramBuilder(std::move(name))
-      .workgroup_size(64)
-      .input("a", 0, ScalarType::U32)
-      .input("b", 1, ScalarType::U32)
-      .output("out", 2, ScalarType::U32)
-      .body({
-          let("i", gid()),
-          if_(lt(var("i"), len("out")), {store("out", var("i"), bit_xor(load("a", var("i")), load("b", var("i"))))}),
-      })
-      .build();
 }
 
 vyre::Program xor_program_buffers_reordered() {

@@ -10,14 +10,14 @@
 #include <cstring>
 #include <fstream>
 
-#include "run_inputs.hpp"
 #include "support/conformance_cases.hpp"
 #include "support/programs.hpp"
 #include "support/test_support.hpp"
 #include "support/webgpu_job.hpp"
-#include "values.hpp"
 #include "vyre/json.hpp"
 #include "vyre/reference.hpp"
+#include "vyre/run_file.hpp"
+#include "vyre/values.hpp"
 
 using namespace vyre;
 using namespace vyre::test;
@@ -56,7 +56,7 @@ Suite build_and_run() {
   }
   for (const char* name : kExamples) {
     const Program p = example(name);
-    cli::RunInputs run = cli::read_run_file(p, source_path(std::string("examples/") + name + ".run.json"));
+    vyre::RunInputs run = vyre::read_run_file(p, source_path(std::string("examples/") + name + ".run.json"));
     s.jobs.push_back(make_webgpu_job(std::string("example/") + name, p, run.inputs, {}, run.grid));
   }
 
@@ -178,14 +178,14 @@ TEST(Dawn, EveryExampleGivesItsExpectedOutputs) {
     const auto* out = outputs_of(std::string("example/") + name);
     if (!out) continue;
     const Program p = example(name);
-    const cli::RunInputs run = cli::read_run_file(p, source_path(std::string("examples/") + name + ".run.json"));
+    const vyre::RunInputs run = vyre::read_run_file(p, source_path(std::string("examples/") + name + ".run.json"));
     for (const auto& [buffer, want] : run.expect) {
       const auto got = words(*out, buffer);
       std::vector<uint8_t> bytes(got.size() * 4);
       if (!bytes.empty()) std::memcpy(bytes.data(), got.data(), bytes.size());
-      const cli::Tolerance tol = run.tolerance.count(buffer) ? run.tolerance.at(buffer) : cli::Tolerance{};
-      EXPECT_TRUE(cli::values_equal(p.find_buffer(buffer)->type, bytes, want, tol.abs, tol.rel))
-          << name << ": " << buffer << " = " << cli::format_values(p.find_buffer(buffer)->type, bytes);
+      const vyre::Tolerance tol = run.tolerance.count(buffer) ? run.tolerance.at(buffer) : vyre::Tolerance{};
+      EXPECT_TRUE(vyre::values_equal(p.find_buffer(buffer)->type, bytes, want, tol.abs, tol.rel))
+          << name << ": " << buffer << " = " << vyre::format_values(p.find_buffer(buffer)->type, bytes);
     }
   }
 }

@@ -260,7 +260,7 @@ TEST(GpuResident, DeviceBuffersThatCannotBeBoundAreRefusedClearly) {
 
 TEST(GpuResident, AnOutputBeyondTheDeviceLimitIsLimitExceeded) {
   Backend backend(no_disk_cache());
-  const auto& limits = Internals::of(backend)->live().device->limits();
+  const auto& limits = state_of(backend)->live().device->limits();
   Pipeline pipeline = backend.compile(first_ten());
   Inputs huge;
   huge.size("out", static_cast<uint32_t>(limits.maxStorageBufferBindingSize / 4 + 1));
@@ -464,7 +464,7 @@ TEST(GpuDeviceLoss, IsReportedOnceThenTheBackendOpensANewDevice) {
   ASSERT_EQ(pipeline.dispatch(in).get<uint32_t>("out"), xor_of(a, b));
   const auto before = backend.upload(a);
 
-  wgpuDeviceDestroy(Internals::of(backend)->live().device->device());
+  wgpuDeviceDestroy(state_of(backend)->live().device->device());
   const std::string msg = error_of(ErrorKind::device_lost, [&] { pipeline.dispatch(in); });
   EXPECT_TRUE(contains(msg, "was lost")) << msg;
   EXPECT_TRUE(contains(msg, "opens a new device on its next compile or dispatch")) << msg;

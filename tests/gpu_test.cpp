@@ -208,6 +208,19 @@ ShaderInterface interface_of(Dim3 workgroup, std::vector<ShaderBinding> bindings
   return iface;
 }
 
+// One dispatch of handwritten WGSL, every output read back: the steps of
+// Pipeline::dispatch on a bare Dispatcher.
+Outputs run_once(Dispatcher& dispatcher, const CheckedProgram& program, const Inputs& inputs,
+                 std::optional<Dim3> grid = std::nullopt, DispatchReport* report = nullptr) {
+  DispatchJob job;
+  job.plan = plan_dispatch(program, {}, inputs, grid);
+  job.reset_destinations();
+  std::vector<std::vector<uint8_t>> data = read_back_every_output(job);
+  std::lock_guard lock(dispatcher.mutex());
+  dispatcher.run(job, report, true);
+  return outputs_by_name(job.plan, data);
+}
+
 class GpuPipeline : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { device_ = open_default_device(); }
@@ -216,9 +229,9 @@ class GpuPipeline : public ::testing::Test {
   static std::shared_ptr<const ComputePipeline> pipeline(std::string_view wgsl, ShaderInterface iface) {
     return std::make_shared<const ComputePipeline>(device_, wgsl, std::move(iface));
   }
-  static Outputs run(Dispatcher& dispatcher, const Program& program, const Inputs& inputs,
+  static Outputs run(Dispatcher& dispatcher, const CheckedProgram& program, const Inputs& inputs,
                      std::optional<Dim3> grid = std::nullopt, DispatchReport* report = nullptr) {
-    return dispatcher.run(plan_dispatch(program, {}, inputs, grid), report);
+    return run_once(dispatcher, program, inputs, grid, report);
   }
 
   static inline std::shared_ptr<DeviceContext> device_;
@@ -537,12 +550,12 @@ TEST(GpuDevice, ALostDeviceIsReportedOnEveryLaterCall) {
   std::vector<uint32_t> expected;
   const Inputs in = xor_inputs(64, 9, &expected);
   const Program program = xor_buffers();
-  ASSERT_EQ(dispatcher.run(plan_dispatch(program, {}, in)).get<uint32_t>("out"), expected);
+  ASSERT_EQ(run_once(dispatcher, program, in).get<uint32_t>("out"), expected);
 
   wgpuDeviceDestroy(device->device());
-  const std::string first = error_of(ErrorKind::device_lost, [&] { dispatcher.run(plan_dispatch(program, {}, in)); });
+  const std::string first = error_of(ErrorKind::device_lost, [&] { run_once(dispatcher, program, in); });
   EXPECT_TRUE(contains(first, "was lost")) << first;
-  const std::string msg = error_of(ErrorKind::device_lost, [&] { dispatcher.run(plan_dispatch(program, {}, in)); });
+  const std::string msg = error_of(ErrorKind::device_lost, [&] { run_once(dispatcher, program, in); });
   EXPECT_TRUE(contains(msg, "opens a new device on its next compile or dispatch")) << msg;
   error_of(ErrorKind::device_lost, [&] { ComputePipeline again(device, kXorWgsl, xor_interface()); });
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "vyre/checked.hpp"
+#include "vyre/export.hpp"
 #include "vyre/shader_options.hpp"
 
 namespace vyre::aot {
@@ -38,7 +39,7 @@ inline constexpr uint64_t kDefaultMaxEntries = 100'000;
 
 // Everything a cache key is made of, kept apart so that a miss can be
 // explained component by component.
-struct KeyParts {
+struct VYRE_API KeyParts {
   std::string program_digest;  // hex SHA-256 of the canonical wire bytes
   std::string shaping;         // shaping_signature(): what of the ShaderOptions shapes the text
   uint32_t lowering_version = 0;
@@ -53,23 +54,23 @@ struct KeyParts {
   friend bool operator==(const KeyParts&, const KeyParts&) = default;
 };
 
-KeyParts key_parts(const CheckedProgram& program, std::string_view fingerprint, const ShaderOptions& options = {});
+VYRE_API KeyParts key_parts(const CheckedProgram& program, std::string_view fingerprint, const ShaderOptions& options = {});
 
 // Versioned, length-prefixed key derivation (docs/cache.md).
-std::string cache_key(std::string_view spec_hash, std::string_view fingerprint);
+VYRE_API std::string cache_key(std::string_view spec_hash, std::string_view fingerprint);
 
 // True for exactly 64 lowercase hexadecimal characters: the only strings
 // that ever become a file name in the cache.
-bool is_valid_key(std::string_view key);
+VYRE_API bool is_valid_key(std::string_view key);
 
-struct Artifact {
+struct VYRE_API Artifact {
   std::string wgsl;
   std::string key;
   bool cache_hit = false;
   double lower_ms = 0;  // time spent lowering (0 on a hit)
 };
 
-struct CacheOptions {
+struct VYRE_API CacheOptions {
   // Writable directory; nullopt: no disk cache (lower every time).
   std::optional<std::filesystem::path> directory;
   // Searched after the writable directory, never written (caches shipped
@@ -98,7 +99,7 @@ struct CacheOptions {
 
 // Counters summed over every process that used the directory, plus its
 // present size.
-struct CacheStats {
+struct VYRE_API CacheStats {
   uint64_t hits = 0;
   uint64_t misses = 0;
   uint64_t writes = 0;
@@ -118,11 +119,11 @@ enum class EntryState {
   incomplete,     // only one of the pair exists (a write in progress or interrupted)
   other_format,   // written by another entry format version: ignored, never read
 };
-std::string_view to_string(EntryState state);
+VYRE_API std::string_view to_string(EntryState state);
 
 // What an entry's metadata records, its commit record (docs/cache.md, "Entry
 // format"): the cache writes it and reads it back, and EntryInfo shows it.
-struct EntryRecord {
+struct VYRE_API EntryRecord {
   uint32_t format = 0;
   std::string key;
   std::string program;              // the program's label (Program::name)
@@ -136,7 +137,7 @@ struct EntryRecord {
 
 // An entry as the maintenance tools see it: its record (as far as it could
 // be read) and where it lives and in what state.
-struct EntryInfo : EntryRecord {
+struct VYRE_API EntryInfo : EntryRecord {
   std::filesystem::path directory;  // the layer it lives in
   bool readonly_layer = false;
   EntryState state = EntryState::ok;
@@ -145,7 +146,7 @@ struct EntryInfo : EntryRecord {
   int64_t last_used_unix_ms = 0;   // recency (metadata modification time)
 };
 
-struct VerifyReport {
+struct VYRE_API VerifyReport {
   uint64_t checked = 0;
   uint64_t good = 0;
   std::vector<EntryInfo> bad;       // state bad, with the problem
@@ -154,13 +155,13 @@ struct VerifyReport {
   uint64_t incomplete = 0;          // unpaired files (swept when older than the grace period)
 };
 
-struct PruneOptions {
+struct VYRE_API PruneOptions {
   std::optional<uint64_t> max_bytes;    // evict least recently used down to this size
   std::optional<uint64_t> max_entries;  // and to this many entries
   std::optional<std::chrono::seconds> older_than;  // evict entries unused for longer
 };
 
-struct PruneReport {
+struct VYRE_API PruneReport {
   uint64_t evicted = 0;
   uint64_t bytes_freed = 0;
   uint64_t swept = 0;               // orphaned temporary and unpaired files removed
@@ -168,14 +169,14 @@ struct PruneReport {
   uint64_t bytes = 0;
 };
 
-struct TransferReport {
+struct VYRE_API TransferReport {
   uint64_t copied = 0;
   uint64_t skipped_present = 0;     // already there and good
   uint64_t skipped_bad = 0;         // did not verify: not copied
 };
 
 // Why a lookup hits or misses, component by component.
-struct Explanation {
+struct VYRE_API Explanation {
   struct Component {
     std::string name;   // "program digest", "shaping", ...
     std::string value;
@@ -197,7 +198,20 @@ struct Explanation {
   std::vector<Neighbour> same_program;
 };
 
-class Cache {
+// Sizes ("64M", "1GiB"), counts and durations ("30d", "12h") as the cache's
+// settings and `vyre cache` options write them, and entries' ages, for tools
+// that take or print the same. Each parse gives nullopt for text it refuses.
+namespace units {
+VYRE_API std::optional<uint64_t> parse_size(std::string_view text);
+VYRE_API std::optional<uint64_t> parse_count(std::string_view text);
+VYRE_API std::optional<std::chrono::seconds> parse_duration(std::string_view text);
+VYRE_API std::string format_size(uint64_t bytes);       // "1.5 MiB"
+VYRE_API std::string format_age(int64_t milliseconds);  // "3h", "2d"
+// Now, on the clock of EntryInfo's times (milliseconds since the Unix epoch).
+VYRE_API int64_t now_unix_ms();
+}  // namespace units
+
+class VYRE_API Cache {
  public:
   // Directory from VYRE_AOT_CACHE_DIR, else $XDG_CACHE_HOME/vyre/aot, else
   // $HOME/.cache/vyre/aot; with none of them, no disk cache (and a warning).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "vyre/checked.hpp"
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre::build {
@@ -33,86 +34,86 @@ using vyre::ScalarType;
 using vyre::Stmt;
 
 // literals
-Expr u32(uint32_t value);
-Expr i32(int32_t value);
-Expr f32(float value);
-Expr f32_bits(uint32_t bits);
-Expr boolean(bool value);
+VYRE_API Expr u32(uint32_t value);
+VYRE_API Expr i32(int32_t value);
+VYRE_API Expr f32(float value);
+VYRE_API Expr f32_bits(uint32_t bits);
+VYRE_API Expr boolean(bool value);
 
 // names
-Expr var(std::string name);
-Expr load(std::string buffer, Expr index);
-Expr len(std::string buffer);
+VYRE_API Expr var(std::string name);
+VYRE_API Expr load(std::string buffer, Expr index);
+VYRE_API Expr len(std::string buffer);
 
 // invocation builtins
-Expr gid(Axis axis = Axis::X);
-Expr lid(Axis axis = Axis::X);
-Expr lid_flat();
-Expr wid(Axis axis = Axis::X);
-Expr nwg(Axis axis = Axis::X);
+VYRE_API Expr gid(Axis axis = Axis::X);
+VYRE_API Expr lid(Axis axis = Axis::X);
+VYRE_API Expr lid_flat();
+VYRE_API Expr wid(Axis axis = Axis::X);
+VYRE_API Expr nwg(Axis axis = Axis::X);
 
 // generic forms
-Expr unary(Op op, Expr a);
-Expr binary(Op op, Expr a, Expr b);
+VYRE_API Expr unary(Op op, Expr a);
+VYRE_API Expr binary(Op op, Expr a, Expr b);
 
 // binary operators (and/or/xor/not are C++ alternative tokens, hence the prefixes)
-Expr add(Expr a, Expr b);
-Expr sub(Expr a, Expr b);
-Expr mul(Expr a, Expr b);
-Expr div(Expr a, Expr b);
-Expr rem(Expr a, Expr b);
-Expr min(Expr a, Expr b);
-Expr max(Expr a, Expr b);
-Expr bit_and(Expr a, Expr b);
-Expr bit_or(Expr a, Expr b);
-Expr bit_xor(Expr a, Expr b);
-Expr shl(Expr a, Expr b);
-Expr shr(Expr a, Expr b);
-Expr eq(Expr a, Expr b);
-Expr ne(Expr a, Expr b);
-Expr lt(Expr a, Expr b);
-Expr le(Expr a, Expr b);
-Expr gt(Expr a, Expr b);
-Expr ge(Expr a, Expr b);
-Expr land(Expr a, Expr b);
-Expr lor(Expr a, Expr b);
-Expr pow(Expr a, Expr b);
-Expr atan2(Expr a, Expr b);
+VYRE_API Expr add(Expr a, Expr b);
+VYRE_API Expr sub(Expr a, Expr b);
+VYRE_API Expr mul(Expr a, Expr b);
+VYRE_API Expr div(Expr a, Expr b);
+VYRE_API Expr rem(Expr a, Expr b);
+VYRE_API Expr min(Expr a, Expr b);
+VYRE_API Expr max(Expr a, Expr b);
+VYRE_API Expr bit_and(Expr a, Expr b);
+VYRE_API Expr bit_or(Expr a, Expr b);
+VYRE_API Expr bit_xor(Expr a, Expr b);
+VYRE_API Expr shl(Expr a, Expr b);
+VYRE_API Expr shr(Expr a, Expr b);
+VYRE_API Expr eq(Expr a, Expr b);
+VYRE_API Expr ne(Expr a, Expr b);
+VYRE_API Expr lt(Expr a, Expr b);
+VYRE_API Expr le(Expr a, Expr b);
+VYRE_API Expr gt(Expr a, Expr b);
+VYRE_API Expr ge(Expr a, Expr b);
+VYRE_API Expr land(Expr a, Expr b);
+VYRE_API Expr lor(Expr a, Expr b);
+VYRE_API Expr pow(Expr a, Expr b);
+VYRE_API Expr atan2(Expr a, Expr b);
 
 // unary operators
-Expr neg(Expr a);
-Expr abs(Expr a);
-Expr logical_not(Expr a);
-Expr bit_not(Expr a);
+VYRE_API Expr neg(Expr a);
+VYRE_API Expr abs(Expr a);
+VYRE_API Expr logical_not(Expr a);
+VYRE_API Expr bit_not(Expr a);
 
 // three operands
-Expr fma(Expr a, Expr b, Expr c);
-Expr clamp(Expr x, Expr lo, Expr hi);
-Expr select(Expr cond, Expr if_true, Expr if_false);
+VYRE_API Expr fma(Expr a, Expr b, Expr c);
+VYRE_API Expr clamp(Expr x, Expr lo, Expr hi);
+VYRE_API Expr select(Expr cond, Expr if_true, Expr if_false);
 
 // conversions
-Expr cast(ScalarType to, Expr value);
-Expr bitcast(ScalarType to, Expr value);
+VYRE_API Expr cast(ScalarType to, Expr value);
+VYRE_API Expr bitcast(ScalarType to, Expr value);
 
 // atomics
-Expr atomic(AtomicOp op, std::string buffer, Expr index, Expr value);
-Expr atomic_compare_exchange(std::string buffer, Expr index, Expr expected, Expr value);
-Expr atomic_load(std::string buffer, Expr index);
+VYRE_API Expr atomic(AtomicOp op, std::string buffer, Expr index, Expr value);
+VYRE_API Expr atomic_compare_exchange(std::string buffer, Expr index, Expr expected, Expr value);
+VYRE_API Expr atomic_load(std::string buffer, Expr index);
 
 // statements
-Stmt let(std::string name, Expr value);
-Stmt assign(std::string name, Expr value);
-Stmt store(std::string buffer, Expr index, Expr value);
-Stmt if_(Expr cond, std::vector<Stmt> then_body, std::vector<Stmt> else_body = {});
-Stmt loop(std::string var, Expr from, Expr to, std::vector<Stmt> body);
-Stmt while_(Expr cond, std::vector<Stmt> body);
-Stmt break_();
-Stmt continue_();
-Stmt barrier(BarrierKind kind = BarrierKind::Workgroup);
-Stmt eval(Expr e);
-Stmt return_();
+VYRE_API Stmt let(std::string name, Expr value);
+VYRE_API Stmt assign(std::string name, Expr value);
+VYRE_API Stmt store(std::string buffer, Expr index, Expr value);
+VYRE_API Stmt if_(Expr cond, std::vector<Stmt> then_body, std::vector<Stmt> else_body = {});
+VYRE_API Stmt loop(std::string var, Expr from, Expr to, std::vector<Stmt> body);
+VYRE_API Stmt while_(Expr cond, std::vector<Stmt> body);
+VYRE_API Stmt break_();
+VYRE_API Stmt continue_();
+VYRE_API Stmt barrier(BarrierKind kind = BarrierKind::Workgroup);
+VYRE_API Stmt eval(Expr e);
+VYRE_API Stmt return_();
 
-class ProgramBuilder {
+class VYRE_API ProgramBuilder {
  public:
   explicit ProgramBuilder(std::string name = {});
 

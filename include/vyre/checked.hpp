@@ -16,11 +16,12 @@
 #include <string_view>
 #include <vector>
 
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
 
-class CheckedProgram {
+class VYRE_API CheckedProgram {
  public:
   // Validates `program`; throws ProgramError listing every problem. Implicit,
   // so that a Program can be given wherever a checked one is taken: the check

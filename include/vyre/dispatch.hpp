@@ -16,10 +16,14 @@
 #include <variant>
 #include <vector>
 
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 #include "vyre/shader_options.hpp"
 
 namespace vyre {
+
+// The size of every buffer element: u32, i32 and f32 alike.
+inline constexpr uint32_t kElementBytes = 4;
 
 // A dispatch's launch setting is its grid, the number of workgroups, given
 // with each dispatch (std::optional<Dim3>): by default
@@ -47,7 +51,7 @@ constexpr ScalarType scalar_type_of() {
 // Contents that live in GPU memory: vyre::gpu::DeviceBuffer, an output a
 // dispatch kept on the GPU. Bound as an input, it is used in place, with no
 // copy through host memory.
-class DeviceContents {
+class VYRE_API DeviceContents {
  public:
   virtual ~DeviceContents() = default;
   virtual uint64_t size_bytes() const = 0;
@@ -60,7 +64,7 @@ class DeviceContents {
 // of caller memory that must stay alive until the dispatch returns, a length
 // alone, or a buffer already on the GPU. Contents are little-endian arrays of
 // the buffer's element type.
-class Inputs {
+class VYRE_API Inputs {
  public:
   struct Entry {
     BufferRef buffer;
@@ -127,7 +131,7 @@ class Inputs {
 // (gpu::Pipeline::dispatch_into): no allocation, and only the outputs named
 // here are read back. Each span must hold exactly the output's bytes and stay
 // alive until the dispatch returns.
-class OutputViews {
+class VYRE_API OutputViews {
  public:
   struct Entry {
     BufferRef buffer;
@@ -156,9 +160,11 @@ class OutputViews {
 };
 
 // Output buffers read back after a dispatch, by name.
-class Outputs {
+class VYRE_API Outputs {
  public:
-  void put(std::string name, std::vector<uint8_t> data) { buffers_[std::move(name)] = std::move(data); }
+  Outputs() = default;
+  // Made whole by whoever ran the dispatch, from each output's bytes by name.
+  explicit Outputs(std::map<std::string, std::vector<uint8_t>> buffers) : buffers_(std::move(buffers)) {}
   bool has(const std::string& name) const { return buffers_.count(name) != 0; }
   // Throws Error(invalid_input) for an unknown name.
   const std::vector<uint8_t>& bytes(const std::string& name) const;

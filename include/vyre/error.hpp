@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vyre/export.hpp"
+
 namespace vyre {
 
 enum class ErrorKind {
@@ -22,9 +24,9 @@ enum class ErrorKind {
   io,               // a file could not be read or written
 };
 
-std::string_view to_string(ErrorKind kind);
+VYRE_API std::string_view to_string(ErrorKind kind);
 
-class Error : public std::runtime_error {
+class VYRE_API Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   ErrorKind kind() const noexcept { return kind_; }
@@ -35,7 +37,7 @@ class Error : public std::runtime_error {
 
 // One problem found in a program, located by the JSON path of the offending
 // value (for example "body[1].then[0].value.xor[1]").
-struct Diagnostic {
+struct VYRE_API Diagnostic {
   std::string path;
   std::string message;
 
@@ -43,7 +45,7 @@ struct Diagnostic {
 };
 
 // A program that failed to parse or validate; carries every problem found.
-class ProgramError : public Error {
+class VYRE_API ProgramError : public Error {
  public:
   explicit ProgramError(std::vector<Diagnostic> diagnostics);
   const std::vector<Diagnostic>& diagnostics() const noexcept { return diagnostics_; }

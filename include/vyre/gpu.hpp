@@ -17,12 +17,13 @@
 #include "vyre/aot.hpp"
 #include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
+#include "vyre/export.hpp"
 #include "vyre/lower.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre::gpu {
 
-struct AdapterInfo {
+struct VYRE_API AdapterInfo {
   uint32_t index = 0;         // position in enumeration order
   std::string name;           // device name, e.g. "NVIDIA H200"
   std::string vendor;         // vendor name as the driver reports it (may be empty)
@@ -34,7 +35,7 @@ struct AdapterInfo {
   std::string fingerprint;    // the adapter's real fingerprint (no override)
 };
 
-struct BackendOptions {
+struct VYRE_API BackendOptions {
   // Backend name ("vulkan", "gl", "metal", "dx12"); default: $WGPU_BACKEND,
   // else the platform's primary backends.
   std::optional<std::string> backend;
@@ -56,13 +57,13 @@ struct BackendOptions {
 };
 
 // wgpu-native's version, "major.minor.patch.build".
-std::string wgpu_native_version();
+VYRE_API std::string wgpu_native_version();
 
 // Adapters of the selected backend(s), in enumeration order.
-std::vector<AdapterInfo> enumerate_adapters(const BackendOptions& options = {});
+VYRE_API std::vector<AdapterInfo> enumerate_adapters(const BackendOptions& options = {});
 
 // Timings of a compile, in milliseconds.
-struct CompileReport {
+struct VYRE_API CompileReport {
   std::string cache_key;
   bool cache_hit = false;
   bool memory_hit = false;  // found in this backend's in-memory pipeline map
@@ -73,7 +74,7 @@ struct CompileReport {
 };
 
 // Timings of a dispatch (or of a Batch: its totals), in milliseconds.
-struct DispatchReport {
+struct VYRE_API DispatchReport {
   Dim3 grid{0, 0, 0};      // of the last dispatch
   double upload_ms = 0;    // buffers, bind groups and queue writes
   double dispatch_ms = 0;  // encode, submit and wait for completion
@@ -81,7 +82,7 @@ struct DispatchReport {
 };
 
 // Timings of opening a Backend, in milliseconds.
-struct BackendReport {
+struct VYRE_API BackendReport {
   double instance_ms = 0;  // the WebGPU instance (created by the first Backend of a process only)
   double adapter_ms = 0;   // adapter enumeration and choice
   double device_ms = 0;    // the device and its queue
@@ -90,7 +91,7 @@ struct BackendReport {
 
 // What a Backend has created on its device so far. A warm dispatch creates
 // nothing: its buffers, staging buffers and bind groups are reused.
-struct BackendCounters {
+struct VYRE_API BackendCounters {
   uint64_t buffers_created = 0;      // GPU buffers, staging buffers included
   uint64_t bind_groups_created = 0;
   uint64_t submits = 0;              // queue submissions (one per dispatch or Batch, one per DeviceBuffer::read)
@@ -99,7 +100,17 @@ struct BackendCounters {
 
 class Backend;
 class Batch;
-struct Internals;
+
+// What the library keeps behind each handle: defined inside it only. A
+// handle hands its state to code holding a StateKey, which only the library
+// defines, so no user code can reach it.
+namespace detail {
+struct BackendState;
+struct PipelineState;
+struct DeviceBufferState;
+struct BatchState;
+class StateKey;
+}  // namespace detail
 
 // A buffer in GPU memory: an output that a dispatch kept on the GPU
 // (Pipeline::dispatch_resident). Bind it as an input of a later dispatch of
@@ -107,51 +118,54 @@ struct Internals;
 // with no round trip through host memory; a buffer the program writes is
 // updated in place. Its memory goes back to the Backend's pool when the last
 // shared_ptr to it goes.
-class DeviceBuffer final : public DeviceContents {
+class VYRE_API DeviceBuffer final : public DeviceContents {
  public:
-  struct Impl;
-  explicit DeviceBuffer(std::unique_ptr<Impl> impl);
+  // Made by the library only (Backend::upload, dispatch_resident).
+  explicit DeviceBuffer(std::unique_ptr<detail::DeviceBufferState> state);
   ~DeviceBuffer() override;
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
   uint64_t size_bytes() const override;
   ScalarType type() const override;
-  uint32_t elements() const { return static_cast<uint32_t>(size_bytes() / 4); }
+  uint32_t elements() const { return static_cast<uint32_t>(size_bytes() / kElementBytes); }
   // Copies the contents to host memory. Throws Error(invalid_input) while the
   // Batch that writes it has not run, Error(device_lost) once its device is gone.
   std::vector<uint8_t> read() const override;
   void read_into(std::span<uint8_t> destination) const;  // exactly size_bytes()
   template <class T>
   std::vector<T> read_as() const {
-    static_assert(sizeof(T) == 4, "vyre buffers hold 4-byte elements");
+    static_assert(sizeof(T) == kElementBytes, "vyre buffers hold 4-byte elements");
     const std::vector<uint8_t> bytes = read();
     std::vector<T> out(bytes.size() / sizeof(T));
     if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
     return out;
   }
 
-  // The library's own view of the buffer; opaque outside it.
-  Impl& impl() const { return *impl_; }
+  // For the library only: its key cannot be named outside it.
+  detail::DeviceBufferState& state(const detail::StateKey&) const { return *state_; }
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::DeviceBufferState> state_;
 };
 
 // The outputs of Pipeline::dispatch_resident, by name.
-class DeviceOutputs {
+class VYRE_API DeviceOutputs {
  public:
+  DeviceOutputs() = default;
+  // The library makes them whole, from each output's buffer by name.
+  explicit DeviceOutputs(std::map<std::string, std::shared_ptr<DeviceBuffer>> buffers) : buffers_(std::move(buffers)) {}
+
   // Throws Error(invalid_input) for an unknown name.
   const std::shared_ptr<DeviceBuffer>& get(const std::string& name) const;
   bool has(const std::string& name) const { return buffers_.count(name) != 0; }
   const std::map<std::string, std::shared_ptr<DeviceBuffer>>& all() const { return buffers_; }
-  void put(std::string name, std::shared_ptr<DeviceBuffer> buffer) { buffers_[std::move(name)] = std::move(buffer); }
 
  private:
   std::map<std::string, std::shared_ptr<DeviceBuffer>> buffers_;
 };
 
-class Pipeline {
+class VYRE_API Pipeline {
  public:
   Pipeline();
   ~Pipeline();
@@ -175,16 +189,16 @@ class Pipeline {
   const ShaderInterface& interface() const;
   const std::string& wgsl() const;
 
-  struct Impl;
+  // Made by the library only (Backend::compile).
+  explicit Pipeline(std::shared_ptr<detail::PipelineState> state);
+  // For the library only: its key cannot be named outside it.
+  const std::shared_ptr<detail::PipelineState>& state(const detail::StateKey&) const { return impl_; }
 
  private:
-  friend class Backend;
-  friend struct Internals;
-  explicit Pipeline(std::shared_ptr<Impl> impl);
-  std::shared_ptr<Impl> impl_;
+  std::shared_ptr<detail::PipelineState> impl_;
 };
 
-class Backend {
+class VYRE_API Backend {
  public:
   // Throws Error(no_adapter) with what to install when no adapter is usable.
   explicit Backend(const BackendOptions& options = {});
@@ -219,11 +233,11 @@ class Backend {
   const BackendReport& report() const;
   BackendCounters counters() const;
 
-  struct Impl;
+  // For the library only: its key cannot be named outside it.
+  const std::shared_ptr<detail::BackendState>& state(const detail::StateKey&) const { return impl_; }
 
  private:
-  friend struct Internals;
-  std::shared_ptr<Impl> impl_;
+  std::shared_ptr<detail::BackendState> impl_;
 };
 
 // Many dispatches, of one or several Pipelines of one Backend, recorded into
@@ -232,7 +246,7 @@ class Backend {
 // Batch (they are written before it runs). Inputs and output views must stay
 // alive until run() returns. A Batch can be refilled and run again; once
 // warm it allocates nothing.
-class Batch {
+class VYRE_API Batch {
  public:
   explicit Batch(Backend& backend);
   ~Batch();
@@ -253,10 +267,8 @@ class Batch {
   void clear();
   size_t size() const;
 
-  struct Impl;
-
  private:
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::BatchState> impl_;
 };
 
 }  // namespace vyre::gpu

@@ -6,25 +6,26 @@
 #include <string_view>
 
 #include "vyre/checked.hpp"
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
 
-struct JsonLimits {
+struct VYRE_API JsonLimits {
   size_t max_bytes = 64u << 20;  // larger documents are refused before parsing
   size_t max_depth = 256;        // nesting of JSON arrays and objects
 };
 
 // Parses and checks; throws ProgramError with every problem found (each
 // with its JSON path), or Error(io) when the file cannot be read.
-CheckedProgram program_from_json(std::string_view text, const JsonLimits& limits = {});
-CheckedProgram program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits = {});
+VYRE_API CheckedProgram program_from_json(std::string_view text, const JsonLimits& limits = {});
+VYRE_API CheckedProgram program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits = {});
 
 // Parses without validating (the validator reports the rest).
-Program program_from_json_unchecked(std::string_view text, const JsonLimits& limits = {});
+VYRE_API Program program_from_json_unchecked(std::string_view text, const JsonLimits& limits = {});
 
 // Writes the program back; buffers keep their declaration order. f32
 // literals are written so that they read back to the same bits.
-std::string program_to_json(const Program& program, int indent = 2);
+VYRE_API std::string program_to_json(const Program& program, int indent = 2);
 
 }  // namespace vyre

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "vyre/checked.hpp"
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 #include "vyre/shader_options.hpp"
 
@@ -23,7 +24,7 @@ inline constexpr uint32_t kLoweringVersion = 7;
 
 enum class BindingKind : uint8_t { StorageRead, StorageReadWrite, Uniform };
 
-struct ShaderBinding {
+struct VYRE_API ShaderBinding {
   std::string buffer;
   uint32_t group = 0;
   uint32_t binding = 0;
@@ -37,7 +38,7 @@ struct ShaderBinding {
   uint64_t binding_bytes(uint64_t elements) const;
 };
 
-struct ShaderInterface {
+struct VYRE_API ShaderInterface {
   static constexpr uint32_t kLengthsGroup = 1;
   static constexpr uint32_t kLengthsBinding = 0;
   static constexpr const char* kEntryPoint = "main";
@@ -55,24 +56,24 @@ struct ShaderInterface {
 };
 
 // The shader of a program: its WGSL and the interface the text declares.
-struct ShaderSpec {
+struct VYRE_API ShaderSpec {
   std::string wgsl;
   ShaderInterface interface;
 };
 
 // Throws Error(invalid_input) for options the program cannot take (see
 // effective_workgroup_size).
-ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options = {});
+VYRE_API ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options = {});
 // The interface alone, without lowering: the one lower() declares (for a
 // shader whose text came from the cache).
-ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOptions& options = {});
+VYRE_API ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOptions& options = {});
 // lower(program, options).wgsl
-std::string lower_to_wgsl(const CheckedProgram& program, const ShaderOptions& options = {});
+VYRE_API std::string lower_to_wgsl(const CheckedProgram& program, const ShaderOptions& options = {});
 
 // A canonical text naming every ShaderOptions field that changes this
 // program's WGSL, with its value; fields that cannot change the text are
 // left out (a workgroup_override equal to the program's own size, a ULP
 // budget for a program with no transcendental it could shorten).
-std::string shaping_signature(const CheckedProgram& program, const ShaderOptions& options = {});
+VYRE_API std::string shaping_signature(const CheckedProgram& program, const ShaderOptions& options = {});
 
 }  // namespace vyre

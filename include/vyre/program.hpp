@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vyre/export.hpp"
+
 namespace vyre {
 
 inline constexpr uint32_t kFormatVersion = 1;
@@ -23,7 +25,7 @@ enum class ScalarType : uint8_t { U32, I32, F32, Bool };
 
 enum class Access : uint8_t { Read, ReadWrite, Uniform, Workgroup };
 
-struct Buffer {
+struct VYRE_API Buffer {
   std::string name;
   std::optional<uint32_t> binding;  // absent for workgroup buffers
   Access access = Access::Read;
@@ -67,25 +69,25 @@ enum class AtomicOp : uint8_t { Add, Sub, Min, Max, And, Or, Xor, Exchange, Comp
 
 enum class OpClass : uint8_t { Literal, Var, Load, Len, Builtin, Binary, Unary, Ternary, Conversion, Atomic };
 
-struct OpInfo {
+struct VYRE_API OpInfo {
   std::string_view json;  // operator key in JSON
   OpClass cls;
   uint8_t arity;          // operand count for Binary/Unary/Ternary
 };
 
-const OpInfo& op_info(Op op);
-std::optional<Op> op_from_json(std::string_view key);
-std::span<const Op> all_ops();
+VYRE_API const OpInfo& op_info(Op op);
+VYRE_API std::optional<Op> op_from_json(std::string_view key);
+VYRE_API std::span<const Op> all_ops();
 
-std::string_view to_string(ScalarType t);
-std::optional<ScalarType> scalar_type_from_string(std::string_view s);
-std::string_view to_string(Access a);
-std::optional<Access> access_from_string(std::string_view s);
-std::string_view to_string(AtomicOp op);
-std::optional<AtomicOp> atomic_op_from_string(std::string_view s);
-std::string_view to_string(Axis a);
+VYRE_API std::string_view to_string(ScalarType t);
+VYRE_API std::optional<ScalarType> scalar_type_from_string(std::string_view s);
+VYRE_API std::string_view to_string(Access a);
+VYRE_API std::optional<Access> access_from_string(std::string_view s);
+VYRE_API std::string_view to_string(AtomicOp op);
+VYRE_API std::optional<AtomicOp> atomic_op_from_string(std::string_view s);
+VYRE_API std::string_view to_string(Axis a);
 
-struct Expr {
+struct VYRE_API Expr {
   Op op = Op::LitU32;
   uint32_t imm = 0;
   std::string name;
@@ -98,7 +100,7 @@ enum class StmtOp : uint8_t { Let, Assign, Store, If, Loop, While, Break, Contin
 
 enum class BarrierKind : uint8_t { Workgroup, Storage };
 
-struct Stmt {
+struct VYRE_API Stmt {
   StmtOp op = StmtOp::Return;
   // Let/Assign: the local; Store: the buffer; Loop: the loop variable
   std::string name;
@@ -112,9 +114,9 @@ struct Stmt {
   friend bool operator==(const Stmt&, const Stmt&) = default;
 };
 
-std::string_view to_string(StmtOp op);
+VYRE_API std::string_view to_string(StmtOp op);
 
-struct Program {
+struct VYRE_API Program {
   std::string name;  // label only; not part of the program's identity
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::vector<Buffer> buffers;  // in declaration order
@@ -127,10 +129,10 @@ struct Program {
 // Buffers in canonical order: bound buffers by binding, then workgroup
 // buffers by name. Identity, lowering and binding layout all use this order,
 // so declaration order never changes a digest or a shader.
-std::vector<const Buffer*> canonical_buffer_order(const Program& program);
+VYRE_API std::vector<const Buffer*> canonical_buffer_order(const Program& program);
 
 // True when some atomic expression names this buffer: it is then atomic
 // everywhere, its plain loads and stores included.
-bool buffer_is_atomic(const Program& program, std::string_view buffer_name);
+VYRE_API bool buffer_is_atomic(const Program& program, std::string_view buffer_name);
 
 }  // namespace vyre

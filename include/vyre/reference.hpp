@@ -7,6 +7,7 @@
 
 #include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
+#include "vyre/export.hpp"
 #include "vyre/shader_options.hpp"
 
 namespace vyre::reference {
@@ -14,7 +15,7 @@ namespace vyre::reference {
 // Throws Error(invalid_input) for options or inputs that do not fit the
 // program, exactly as the GPU backend does. `grid` is the launch's, as in
 // gpu::Pipeline::dispatch.
-Outputs run(const CheckedProgram& program, const Inputs& inputs, const ShaderOptions& options = {},
-            const std::optional<Dim3>& grid = std::nullopt);
+VYRE_API Outputs run(const CheckedProgram& program, const Inputs& inputs, const ShaderOptions& options = {},
+                     const std::optional<Dim3>& grid = std::nullopt);
 
 }  // namespace vyre::reference

@@ -11,13 +11,14 @@
 #include <cstdint>
 #include <optional>
 
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
 
 using Dim3 = std::array<uint32_t, 3>;
 
-struct ShaderOptions {
+struct VYRE_API ShaderOptions {
   // Replaces the program's workgroup_size.
   std::optional<Dim3> workgroup_override;
   // None or 0: WGSL's builtins. 1..255: the lowering may use faster
@@ -31,6 +32,6 @@ struct ShaderOptions {
 // override when given, else the program's own. The one rule for it: each
 // size at least 1 and the product at most 1024 invocations. Throws
 // Error(invalid_input) naming what is wrong.
-Dim3 effective_workgroup_size(const Program& program, const ShaderOptions& options);
+VYRE_API Dim3 effective_workgroup_size(const Program& program, const ShaderOptions& options);
 
 }  // namespace vyre

@@ -4,14 +4,15 @@
 #include <vector>
 
 #include "vyre/error.hpp"
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
 
 // Every problem found, in document order; empty means valid.
-std::vector<Diagnostic> validate(const Program& program);
+VYRE_API std::vector<Diagnostic> validate(const Program& program);
 
 // Throws ProgramError when validate() finds anything.
-void require_valid(const Program& program);
+VYRE_API void require_valid(const Program& program);
 
 }  // namespace vyre

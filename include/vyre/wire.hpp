@@ -12,13 +12,14 @@
 #include <string_view>
 #include <vector>
 
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre {
 
 inline constexpr uint32_t kWireVersion = 1;
 
-struct WireLimits {
+struct VYRE_API WireLimits {
   size_t max_bytes = 16u << 20;
   size_t max_depth = 256;        // nesting of statements and expressions
   size_t max_nodes = 1u << 20;   // statements plus expressions
@@ -26,20 +27,20 @@ struct WireLimits {
   size_t max_buffers = 1024;
 };
 
-struct Digest {
+struct VYRE_API Digest {
   std::array<uint8_t, 32> bytes{};
   std::string hex() const;
   friend bool operator==(const Digest&, const Digest&) = default;
 };
 
-std::vector<uint8_t> to_wire(const Program& program);
+VYRE_API std::vector<uint8_t> to_wire(const Program& program);
 
 // Throws Error(invalid_wire) naming the offset and what is wrong. The result
 // is structurally well formed; call validate() for the format's rules.
-Program from_wire(std::span<const uint8_t> bytes, const WireLimits& limits = {});
+VYRE_API Program from_wire(std::span<const uint8_t> bytes, const WireLimits& limits = {});
 
-Digest digest(const Program& program);
-Digest sha256(std::span<const uint8_t> bytes);
-Digest sha256(std::string_view text);
+VYRE_API Digest digest(const Program& program);
+VYRE_API Digest sha256(std::span<const uint8_t> bytes);
+VYRE_API Digest sha256(std::string_view text);
 
 }  // namespace vyre

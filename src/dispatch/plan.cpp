@@ -10,7 +10,6 @@
 namespace vyre {
 namespace {
 
-constexpr uint64_t kElementBytes = 4;  // u32, i32 and f32 alike
 
 [[noreturn]] void refuse(const std::string& message) { throw Error(ErrorKind::invalid_input, message); }
 

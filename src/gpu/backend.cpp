@@ -15,56 +15,50 @@
 #include "gpu/fingerprint.hpp"
 #include "gpu/instance.hpp"
 #include "util/log.hpp"
+#include "util/stopwatch.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
 
 namespace vyre::gpu {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-constexpr uint64_t kElementBytes = 4;
-
-Pipeline::Impl& checked(const std::shared_ptr<Pipeline::Impl>& impl) {
+PipelineState& checked(const std::shared_ptr<PipelineState>& impl) {
   if (!impl) throw Error(ErrorKind::invalid_input, "this Pipeline is empty: get one from vyre::gpu::Backend::compile");
   return *impl;
 }
 
-Backend::Impl& checked(const std::shared_ptr<Backend::Impl>& impl) {
+BackendState& checked(const std::shared_ptr<BackendState>& impl) {
   if (!impl) throw Error(ErrorKind::invalid_input, "this Backend was moved from; create a new one");
   return *impl;
 }
 
 }  // namespace
 
-const std::shared_ptr<Backend::Impl>& Internals::of(Backend& backend) {
-  checked(backend.impl_);
-  return backend.impl_;
+const std::shared_ptr<BackendState>& state_of(const Backend& backend) {
+  checked(backend.state(kStateKey));
+  return backend.state(kStateKey);
 }
-const std::shared_ptr<Pipeline::Impl>& Internals::of(Pipeline& pipeline) {
-  checked(pipeline.impl_);
-  return pipeline.impl_;
+const std::shared_ptr<PipelineState>& state_of(const Pipeline& pipeline) {
+  checked(pipeline.state(kStateKey));
+  return pipeline.state(kStateKey);
 }
 
-// ---- Backend::Impl ----------------------------------------------------------
+// ---- BackendState ----------------------------------------------------------
 
-std::shared_ptr<Backend::Impl::Entry> Backend::Impl::entry(const std::string& key) {
+std::shared_ptr<BackendState::Entry> BackendState::entry(const std::string& key) {
   std::lock_guard lock(entries_mutex_);
   auto& slot = entries_[key];
   if (!slot) slot = std::make_shared<Entry>();
   return slot;
 }
 
-void Backend::Impl::open(std::shared_ptr<DeviceContext> device) {
+void BackendState::open(std::shared_ptr<DeviceContext> device) {
   std::lock_guard lock(device_mutex_);
   live_.pool = std::make_shared<BufferPool>(device);
   live_.device = std::move(device);
 }
 
-Backend::Impl::Live Backend::Impl::live() {
+BackendState::Live BackendState::live() {
   std::lock_guard lock(device_mutex_);
   if (live_.device->lost()) {
     log::warn("GPU device on '{}' was lost; opening a new one", live_.device->adapter().name);
@@ -75,8 +69,8 @@ Backend::Impl::Live Backend::Impl::live() {
   return live_;
 }
 
-std::shared_ptr<const Compiled> Backend::Impl::compiled(const aot::KeyParts& parts, const CheckedProgram& program,
-                                                        const ShaderOptions& options, CompileReport& report) {
+std::shared_ptr<const Compiled> BackendState::compiled(const aot::KeyParts& parts, const CheckedProgram& program,
+                                                       const ShaderOptions& options, CompileReport& report) {
   const auto start = Clock::now();
   report.cache_key = parts.key();
   const Live now = live();
@@ -112,14 +106,14 @@ std::shared_ptr<const Compiled> Backend::Impl::compiled(const aot::KeyParts& par
   return compiled;
 }
 
-// ---- Pipeline::Impl ---------------------------------------------------------
+// ---- PipelineState ---------------------------------------------------------
 
-Pipeline::Impl::Impl(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
-                     std::weak_ptr<Backend::Impl> owner, std::shared_ptr<BufferPool> buffers)
+PipelineState::PipelineState(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
+                             std::weak_ptr<BackendState> owner, std::shared_ptr<BufferPool> buffers)
     : program(std::move(p)), options(std::move(o)), compiled(std::move(shared)), report(std::move(r)),
       backend(std::move(owner)), pool(std::move(buffers)), planner(program, options), dispatcher(compiled->pipeline) {}
 
-void Pipeline::Impl::ensure_live_device() {
+void PipelineState::ensure_live_device() {
   const DeviceContext& device = dispatcher.pipeline().device();
   if (!device.lost()) return;
   if (reported_loss != &device) {
@@ -137,7 +131,7 @@ void Pipeline::Impl::ensure_live_device() {
   log::debug("pipeline '{}' moved to the new device", program.name());
 }
 
-DispatchJob& Pipeline::Impl::prepare(const Inputs& inputs, const std::optional<Dim3>& grid) {
+DispatchJob& PipelineState::prepare(const Inputs& inputs, const std::optional<Dim3>& grid) {
   ensure_live_device();
   planner.plan(inputs, grid, job.plan);
   job.frame = 0;
@@ -145,7 +139,7 @@ DispatchJob& Pipeline::Impl::prepare(const Inputs& inputs, const std::optional<D
   return job;
 }
 
-void Pipeline::Impl::run(DispatchReport* report, bool wait) {
+void PipelineState::run(DispatchReport* report, bool wait) {
   try {
     dispatcher.run(job, report, wait);
   } catch (const Error& e) {
@@ -154,8 +148,8 @@ void Pipeline::Impl::run(DispatchReport* report, bool wait) {
   }
 }
 
-DeviceOutputs Pipeline::Impl::resident_outputs(DispatchJob& target, bool pending) {
-  DeviceOutputs outputs;
+DeviceOutputs PipelineState::resident_outputs(DispatchJob& target, bool pending) {
+  std::map<std::string, std::shared_ptr<DeviceBuffer>> outputs;
   for (size_t i = 0; i < target.plan.buffers.size(); ++i) {
     const BufferPlan& p = target.plan.buffers[i];
     if (!p.buffer->output) continue;
@@ -164,16 +158,16 @@ DeviceOutputs Pipeline::Impl::resident_outputs(DispatchJob& target, bool pending
       if (!given)
         throw Error(ErrorKind::invalid_input, "the device contents given for '" + p.buffer->name +
                                                   "' are no vyre::gpu::DeviceBuffer; give host contents instead");
-      outputs.put(p.buffer->name, std::move(given));
+      outputs[p.buffer->name] = std::move(given);
       continue;
     }
     auto made = make_device_buffer(pool, uint64_t{p.elements} * kElementBytes, p.buffer->type,
                                    "output '" + p.buffer->name + "' of '" + program.name() + "'");
-    made->impl().pending = pending;
+    made->state(kStateKey).pending = pending;
     target.resident[i] = made.get();
-    outputs.put(p.buffer->name, std::move(made));
+    outputs[p.buffer->name] = std::move(made);
   }
-  return outputs;
+  return DeviceOutputs(std::move(outputs));
 }
 
 // ---- Pipeline -------------------------------------------------------------
@@ -182,28 +176,20 @@ Pipeline::Pipeline() = default;
 Pipeline::~Pipeline() = default;
 Pipeline::Pipeline(Pipeline&&) noexcept = default;
 Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
-Pipeline::Pipeline(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Pipeline::Pipeline(std::shared_ptr<PipelineState> impl) : impl_(std::move(impl)) {}
 
 Outputs Pipeline::dispatch(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchReport* report) {
-  Impl& impl = checked(impl_);
+  auto& impl = checked(impl_);
   std::lock_guard lock(impl.dispatcher.mutex());
   DispatchJob& job = impl.prepare(inputs, grid);
-  std::vector<std::vector<uint8_t>> data(job.plan.buffers.size());
-  for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
-    if (!job.plan.buffers[i].buffer->output) continue;
-    data[i].resize(uint64_t{job.plan.buffers[i].elements} * kElementBytes);
-    job.readback[i] = data[i];
-  }
+  std::vector<std::vector<uint8_t>> data = read_back_every_output(job);
   impl.run(report, true);
-  Outputs outputs;
-  for (size_t i = 0; i < job.plan.buffers.size(); ++i)
-    if (job.plan.buffers[i].buffer->output) outputs.put(job.plan.buffers[i].buffer->name, std::move(data[i]));
-  return outputs;
+  return outputs_by_name(job.plan, data);
 }
 
 void Pipeline::dispatch_into(const Inputs& inputs, const OutputViews& outputs, const std::optional<Dim3>& grid,
                              DispatchReport* report) {
-  Impl& impl = checked(impl_);
+  auto& impl = checked(impl_);
   std::lock_guard lock(impl.dispatcher.mutex());
   DispatchJob& job = impl.prepare(inputs, grid);
   resolve_output_views(impl.program, job.plan, outputs, job.readback);
@@ -212,7 +198,7 @@ void Pipeline::dispatch_into(const Inputs& inputs, const OutputViews& outputs, c
 
 DeviceOutputs Pipeline::dispatch_resident(const Inputs& inputs, const std::optional<Dim3>& grid,
                                           DispatchReport* report) {
-  Impl& impl = checked(impl_);
+  auto& impl = checked(impl_);
   std::lock_guard lock(impl.dispatcher.mutex());
   DispatchJob& job = impl.prepare(inputs, grid);
   DeviceOutputs outputs = impl.resident_outputs(job, false);
@@ -232,7 +218,7 @@ const std::shared_ptr<DeviceBuffer>& DeviceOutputs::get(const std::string& name)
 
 // ---- Backend ----------------------------------------------------------------
 
-Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Impl>()) {
+Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<BackendState>()) {
   // What the options leave unset, the environment gives (read once, here).
   const BackendOptions environment = BackendOptions::from_environment();
   auto start = Clock::now();
@@ -248,7 +234,7 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Impl>()
   start = Clock::now();
   impl_->open(DeviceContext::open(std::move(adapters[chosen]), impl_->counters));
   impl_->report.device_ms = ms_since(start);
-  const Impl::Live live = impl_->live();
+  const BackendState::Live live = impl_->live();
   impl_->adapter = live.device->adapter();
   impl_->fingerprint = effective_fingerprint(
       impl_->adapter.fingerprint,
@@ -278,7 +264,7 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
   if (bytes.size() % kElementBytes != 0)
     throw Error(ErrorKind::invalid_input, "upload of " + std::to_string(bytes.size()) +
                                               " bytes: not a whole number of 4-byte elements");
-  const Impl::Live now = checked(impl_).live();
+  const BackendState::Live now = checked(impl_).live();
   const WGPULimits& limits = now.device->limits();
   if (bytes.size() > limits.maxStorageBufferBindingSize || bytes.size() > limits.maxBufferSize)
     throw Error(ErrorKind::limit_exceeded,
@@ -288,17 +274,17 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
                     "). Split the data over several buffers.");
   auto buffer = make_device_buffer(now.pool, bytes.size(), type, "an upload of " + std::to_string(bytes.size()) + " bytes");
   if (!bytes.empty())
-    wgpuQueueWriteBuffer(now.device->queue(), buffer->impl().buffer.buffer.get(), 0, bytes.data(), bytes.size());
+    wgpuQueueWriteBuffer(now.device->queue(), buffer->state(kStateKey).buffer.buffer.get(), 0, bytes.data(), bytes.size());
   return buffer;
 }
 
 Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& options) {
-  Impl& impl = checked(impl_);
+  auto& impl = checked(impl_);
   CompileReport report;
   auto compiled = impl.compiled(aot::key_parts(program, impl.fingerprint, options), program, options, report);
   log::debug("compiled '{}': key {} ({})", program.name(), report.cache_key,
              report.memory_hit ? "in memory" : report.cache_hit ? "AOT cache hit" : "lowered");
-  return Pipeline(std::make_shared<Pipeline::Impl>(program, options, std::move(compiled), std::move(report), impl_,
+  return Pipeline(std::make_shared<PipelineState>(program, options, std::move(compiled), std::move(report), impl_,
                                                    impl.live().pool));
 }
 

@@ -1,5 +1,5 @@
 // What a Backend and its Pipelines hold, shared by backend.cpp, batch.cpp
-// and the tests that reach inside.
+// and the tests that reach inside (vyre/gpu.hpp declares them opaque).
 #pragma once
 
 #include <map>
@@ -12,9 +12,13 @@
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/device.hpp"
 #include "gpu/dispatcher.hpp"
+#include "gpu/state_key.hpp"
 #include "vyre/gpu.hpp"
 
 namespace vyre::gpu {
+
+using detail::BackendState;
+using detail::PipelineState;
 
 // What every Pipeline compiled from one cache key shares.
 struct Compiled {
@@ -22,7 +26,7 @@ struct Compiled {
   std::shared_ptr<const ComputePipeline> pipeline;
 };
 
-struct Backend::Impl {
+struct detail::BackendState {
   std::shared_ptr<DeviceCounters> counters = std::make_shared<DeviceCounters>();
   AdapterInfo adapter;
   std::string fingerprint;
@@ -58,22 +62,22 @@ struct Backend::Impl {
   std::map<std::string, std::shared_ptr<Entry>, std::less<>> entries_;
 };
 
-struct Pipeline::Impl {
+struct detail::PipelineState {
   CheckedProgram program;
   ShaderOptions options;
   std::shared_ptr<const Compiled> compiled;
   CompileReport report;
-  std::weak_ptr<Backend::Impl> backend;
+  std::weak_ptr<BackendState> backend;
   std::shared_ptr<BufferPool> pool;
   DispatchPlanner planner;
   Dispatcher dispatcher;    // buffers of this Pipeline alone
   DispatchJob job;          // a single dispatch's, reused
   const DeviceContext* reported_loss = nullptr;  // the lost device this Pipeline has told of
 
-  Impl(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
-       std::weak_ptr<Backend::Impl> owner, std::shared_ptr<BufferPool> buffers);
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  PipelineState(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
+                std::weak_ptr<BackendState> owner, std::shared_ptr<BufferPool> buffers);
+  PipelineState(const PipelineState&) = delete;
+  PipelineState& operator=(const PipelineState&) = delete;
 
   // Under dispatcher.mutex(). A lost device is told of once, by
   // Error(device_lost); the next call moves to the Backend's new device.
@@ -89,10 +93,9 @@ struct Pipeline::Impl {
   void note_loss() { reported_loss = &dispatcher.pipeline().device(); }
 };
 
-// Reaches the insides of the public classes (Batch and the tests).
-struct Internals {
-  static const std::shared_ptr<Backend::Impl>& of(Backend& backend);
-  static const std::shared_ptr<Pipeline::Impl>& of(Pipeline& pipeline);
-};
+// The state behind a Backend or a Pipeline (for Batch and the tests that
+// reach inside); Error(invalid_input) for a moved-from or empty handle.
+const std::shared_ptr<BackendState>& state_of(const Backend& backend);
+const std::shared_ptr<PipelineState>& state_of(const Pipeline& pipeline);
 
 }  // namespace vyre::gpu

@@ -9,10 +9,12 @@
 
 namespace vyre::gpu {
 
-struct Batch::Impl {
-  std::shared_ptr<Backend::Impl> backend;
+using detail::BatchState;
+
+struct detail::BatchState {
+  std::shared_ptr<BackendState> backend;
   struct Recorded {
-    std::shared_ptr<Pipeline::Impl> pipeline;
+    std::shared_ptr<PipelineState> pipeline;
     DispatchJob job;
     DeviceOutputs kept;  // resident outputs, alive until the batch has run
   };
@@ -21,14 +23,14 @@ struct Batch::Impl {
   size_t count = 0;
   std::unique_ptr<MapTracker> tracker = std::make_unique<MapTracker>();
   std::vector<Work> work;
-  std::vector<Pipeline::Impl*> pipelines;  // distinct, in lock order
+  std::vector<PipelineState*> pipelines;  // distinct, in lock order
 
-  ~Impl() {
+  ~BatchState() {
     if (tracker && !tracker->done()) (void)tracker.release();  // a callback still to come writes there
   }
 
   Recorded& record(Pipeline& pipeline, const Inputs& inputs, const std::optional<Dim3>& grid) {
-    const auto& impl = Internals::of(pipeline);
+    const auto& impl = state_of(pipeline);
     if (impl->backend.lock() != backend)
       throw Error(ErrorKind::invalid_input, "this Pipeline was compiled on another Backend than the Batch's: a "
                                             "batch runs on one device");
@@ -51,14 +53,14 @@ struct Batch::Impl {
     pipelines.erase(std::unique(pipelines.begin(), pipelines.end()), pipelines.end());
     size_t locked = 0;
     struct Unlock {
-      std::vector<Pipeline::Impl*>& pipelines;
+      std::vector<PipelineState*>& pipelines;
       size_t& locked;
       ~Unlock() {
         while (locked > 0) pipelines[--locked]->dispatcher.mutex().unlock();
       }
     } unlock{pipelines, locked};
     try {
-      for (Pipeline::Impl* p : pipelines) {
+      for (PipelineState* p : pipelines) {
         p->dispatcher.mutex().lock();
         ++locked;
         p->ensure_live_device();
@@ -89,7 +91,7 @@ struct Batch::Impl {
   }
 };
 
-Batch::Batch(Backend& backend) : impl_(std::make_unique<Impl>()) { impl_->backend = Internals::of(backend); }
+Batch::Batch(Backend& backend) : impl_(std::make_unique<BatchState>()) { impl_->backend = state_of(backend); }
 Batch::~Batch() = default;
 Batch::Batch(Batch&&) noexcept = default;
 Batch& Batch::operator=(Batch&&) noexcept = default;
@@ -101,7 +103,7 @@ void Batch::clear() {
 
 void Batch::dispatch_into(Pipeline& pipeline, const Inputs& inputs, const OutputViews& outputs,
                           const std::optional<Dim3>& grid) {
-  Impl::Recorded& r = impl_->record(pipeline, inputs, grid);
+  BatchState::Recorded& r = impl_->record(pipeline, inputs, grid);
   try {
     resolve_output_views(r.pipeline->program, r.job.plan, outputs, r.job.readback);
   } catch (...) {
@@ -112,7 +114,7 @@ void Batch::dispatch_into(Pipeline& pipeline, const Inputs& inputs, const Output
 }
 
 DeviceOutputs Batch::dispatch_resident(Pipeline& pipeline, const Inputs& inputs, const std::optional<Dim3>& grid) {
-  Impl::Recorded& r = impl_->record(pipeline, inputs, grid);
+  BatchState::Recorded& r = impl_->record(pipeline, inputs, grid);
   try {
     r.kept = r.pipeline->resident_outputs(r.job, true);
   } catch (...) {
@@ -124,7 +126,7 @@ DeviceOutputs Batch::dispatch_resident(Pipeline& pipeline, const Inputs& inputs,
 }
 
 void Batch::run(DispatchReport* report) {
-  Impl& impl = *impl_;
+  BatchState& impl = *impl_;
   if (impl.count == 0) {
     if (report) *report = DispatchReport{};
     return;
@@ -136,7 +138,7 @@ void Batch::run(DispatchReport* report) {
     throw;
   }
   for (size_t i = 0; i < impl.count; ++i)
-    for (const auto& [name, buffer] : impl.recorded[i].kept.all()) buffer->impl().pending = false;
+    for (const auto& [name, buffer] : impl.recorded[i].kept.all()) buffer->state(kStateKey).pending = false;
   impl.forget();
 }
 

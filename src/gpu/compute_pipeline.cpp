@@ -1,18 +1,13 @@
 #include "gpu/compute_pipeline.hpp"
 
-#include <chrono>
 #include <string>
 #include <vector>
 
+#include "util/stopwatch.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::gpu {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 void check_limits(const ShaderInterface& iface, const DeviceContext& device) {
   const WGPULimits& limits = device.limits();

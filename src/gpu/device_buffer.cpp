@@ -10,7 +10,7 @@ namespace vyre::gpu {
 
 std::shared_ptr<DeviceBuffer> make_device_buffer(const std::shared_ptr<BufferPool>& pool, uint64_t bytes,
                                                  ScalarType type, std::string origin) {
-  auto impl = std::make_unique<DeviceBuffer::Impl>();
+  auto impl = std::make_unique<DeviceBufferState>();
   impl->pool = pool;
   impl->buffer = pool->acquire(std::max<uint64_t>(bytes, 4));  // WebGPU cannot bind nothing
   impl->bytes = bytes;
@@ -25,7 +25,7 @@ DeviceBuffer& bindable_device_buffer(DeviceContents& contents, const DeviceConte
   if (buffer == nullptr)
     throw Error(ErrorKind::invalid_input, "the device contents given for '" + binding_name +
                                               "' are no vyre::gpu::DeviceBuffer; give host contents instead");
-  const DeviceBuffer::Impl& impl = buffer->impl();
+  const DeviceBufferState& impl = buffer->state(kStateKey);
   if (&impl.pool->device() != &device) {
     if (impl.pool->device().lost())
       throw Error(ErrorKind::device_lost, "the DeviceBuffer given for '" + binding_name + "' (" + impl.origin +
@@ -45,32 +45,32 @@ DeviceBuffer& bindable_device_buffer(DeviceContents& contents, const DeviceConte
 
 // ---- DeviceBuffer ----------------------------------------------------------
 
-DeviceBuffer::DeviceBuffer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DeviceBuffer::DeviceBuffer(std::unique_ptr<DeviceBufferState> state) : state_(std::move(state)) {}
 DeviceBuffer::~DeviceBuffer() = default;
 
-uint64_t DeviceBuffer::size_bytes() const { return impl_->bytes; }
-ScalarType DeviceBuffer::type() const { return impl_->type; }
+uint64_t DeviceBuffer::size_bytes() const { return state_->bytes; }
+ScalarType DeviceBuffer::type() const { return state_->type; }
 
 std::vector<uint8_t> DeviceBuffer::read() const {
-  std::vector<uint8_t> out(impl_->bytes);
+  std::vector<uint8_t> out(state_->bytes);
   read_into(out);
   return out;
 }
 
 void DeviceBuffer::read_into(std::span<uint8_t> destination) const {
-  if (destination.size() != impl_->bytes)
-    throw Error(ErrorKind::invalid_input, "reading a DeviceBuffer of " + std::to_string(impl_->bytes) + " bytes (" +
-                                              impl_->origin + ") into " + std::to_string(destination.size()) +
+  if (destination.size() != state_->bytes)
+    throw Error(ErrorKind::invalid_input, "reading a DeviceBuffer of " + std::to_string(state_->bytes) + " bytes (" +
+                                              state_->origin + ") into " + std::to_string(destination.size()) +
                                               " bytes: give exactly its size");
-  if (impl_->pending.load())
-    throw Error(ErrorKind::invalid_input, "this DeviceBuffer (" + impl_->origin +
+  if (state_->pending.load())
+    throw Error(ErrorKind::invalid_input, "this DeviceBuffer (" + state_->origin +
                                               ") is written by a Batch that has not run: run() it first");
-  BufferPool& pool = *impl_->pool;
+  BufferPool& pool = *state_->pool;
   DeviceContext& device = pool.device();
   device.check_alive();
-  if (impl_->bytes == 0) return;
+  if (state_->bytes == 0) return;
 
-  const uint64_t bytes = impl_->bytes;
+  const uint64_t bytes = state_->bytes;
   GpuBuffer staging = pool.acquire_staging(bytes);
   auto tracker = std::make_unique<MapTracker>();
   tracker->begin(1);
@@ -78,7 +78,7 @@ void DeviceBuffer::read_into(std::span<uint8_t> destination) const {
     std::lock_guard lock(device.scope_mutex());
     ErrorScope scope(device);
     wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(device.device(), nullptr));
-    wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), impl_->buffer.buffer.get(), 0, staging.buffer.get(), 0, bytes);
+    wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), state_->buffer.buffer.get(), 0, staging.buffer.get(), 0, bytes);
     const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     scope.check("the GPU rejected reading a DeviceBuffer back");
     device.check_alive();

@@ -6,11 +6,14 @@
 #include <memory>
 
 #include "gpu/buffer_pool.hpp"
+#include "gpu/state_key.hpp"
 #include "vyre/gpu.hpp"
 
 namespace vyre::gpu {
 
-struct DeviceBuffer::Impl {
+using detail::DeviceBufferState;
+
+struct detail::DeviceBufferState {
   std::shared_ptr<BufferPool> pool;
   GpuBuffer buffer;
   uint64_t bytes = 0;  // the contents' size (the buffer may be larger)
@@ -18,7 +21,7 @@ struct DeviceBuffer::Impl {
   std::atomic<bool> pending{false};  // written by a Batch that has not run
   std::string origin;                // "output 'y' of 'saxpy'", for messages
 
-  ~Impl() { pool->give_back(std::move(buffer)); }
+  ~DeviceBufferState() { pool->give_back(std::move(buffer)); }
 };
 
 // A new DeviceBuffer for `bytes` of `type` elements from the pool.

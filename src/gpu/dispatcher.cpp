@@ -2,22 +2,16 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstring>
+#include <map>
 #include <string>
 
 #include "gpu/device_buffer.hpp"
+#include "util/stopwatch.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::gpu {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-constexpr uint64_t kElementBytes = 4;
 
 // "<what>; the device's <limit> on '<adapter>' is <value><unit>. <advice>"
 [[noreturn]] void beyond_limit(const std::string& what, const char* limit_name, uint64_t limit, const char* unit,
@@ -137,13 +131,13 @@ void Dispatcher::bind(DispatchJob& job) {
     const BufferPlan& p = plan.buffers[b.plan_index];
     std::span<const uint8_t> upload = p.initial;
     if (p.device != nullptr) {  // bound in place: never written from the host, never cleared
-      const GpuBuffer& buffer = static_cast<DeviceBuffer*>(p.device)->impl().buffer;
+      const GpuBuffer& buffer = static_cast<DeviceBuffer*>(p.device)->state(kStateKey).buffer;
       b.buffer = buffer.buffer.get();
       b.id = buffer.id;
       upload = {};
       b.clear_from = b.bytes;
     } else if (DeviceBuffer* out = job.resident[b.plan_index]; out != nullptr) {
-      const GpuBuffer& buffer = out->impl().buffer;
+      const GpuBuffer& buffer = out->state(kStateKey).buffer;
       b.buffer = buffer.buffer.get();
       b.id = buffer.id;
       b.clear_from = upload.size();
@@ -311,22 +305,21 @@ void Dispatcher::run(DispatchJob& job, DispatchReport* report, bool wait) {
   execute(pipeline_->device(), std::span<const Work>(&work, 1), tracker_, report, false, wait);
 }
 
-Outputs Dispatcher::run(const DispatchPlan& plan, DispatchReport* report) {
-  std::lock_guard lock(mutex_);
-  job_.plan = plan;
-  job_.frame = 0;
-  job_.reset_destinations();
-  std::vector<std::vector<uint8_t>> data(plan.buffers.size());
-  for (size_t i = 0; i < plan.buffers.size(); ++i) {
-    if (!plan.buffers[i].buffer->output) continue;
-    data[i].resize(plan.buffers[i].elements * kElementBytes);
-    job_.readback[i] = data[i];
+std::vector<std::vector<uint8_t>> read_back_every_output(DispatchJob& job) {
+  std::vector<std::vector<uint8_t>> data(job.plan.buffers.size());
+  for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
+    if (!job.plan.buffers[i].buffer->output) continue;
+    data[i].resize(uint64_t{job.plan.buffers[i].elements} * kElementBytes);
+    job.readback[i] = data[i];
   }
-  run(job_, report, true);
-  Outputs outputs;
+  return data;
+}
+
+Outputs outputs_by_name(const DispatchPlan& plan, std::vector<std::vector<uint8_t>>& data) {
+  std::map<std::string, std::vector<uint8_t>> outputs;
   for (size_t i = 0; i < plan.buffers.size(); ++i)
-    if (plan.buffers[i].buffer->output) outputs.put(plan.buffers[i].buffer->name, std::move(data[i]));
-  return outputs;
+    if (plan.buffers[i].buffer->output) outputs[plan.buffers[i].buffer->name] = std::move(data[i]);
+  return Outputs(std::move(outputs));
 }
 
 // ---- one submission -----------------------------------------------------------

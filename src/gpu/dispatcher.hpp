@@ -43,13 +43,11 @@ class Dispatcher {
   explicit Dispatcher(std::shared_ptr<const ComputePipeline> pipeline);
   ~Dispatcher();
 
-  // One dispatch, every output read back. `plan` must come from the program
-  // this pipeline was lowered from. Throws Error(limit_exceeded) for a grid
-  // or buffer beyond the device's limits, Error(gpu) for what the GPU
-  // rejects, Error(device_lost) once it is gone; the dispatcher stays usable
-  // after each.
-  Outputs run(const DispatchPlan& plan, DispatchReport* report = nullptr);
-  // One dispatch of a prepared job, under mutex().
+  // One dispatch of a prepared job, under mutex(). `job.plan` must come from
+  // the program this pipeline was lowered from. Throws Error(limit_exceeded)
+  // for a grid or buffer beyond the device's limits, Error(gpu) for what the
+  // GPU rejects, Error(device_lost) once it is gone; the dispatcher stays
+  // usable after each.
   void run(DispatchJob& job, DispatchReport* report, bool wait);
 
   // GPU buffers this dispatcher created so far (storage, uniform, staging and lengths).
@@ -133,10 +131,14 @@ class Dispatcher {
   std::mutex mutex_;
   std::vector<std::unique_ptr<Frame>> frames_;
   uint64_t buffers_created_ = 0;
-  // A single dispatch's job and map tracker, reused.
-  DispatchJob job_;
+  // A single dispatch's map tracker, reused.
   std::unique_ptr<MapTracker> tracker_;
 };
+
+// Host memory for every output of `job`, each bound as its readback
+// destination; after the run, outputs_by_name() hands it out by name.
+std::vector<std::vector<uint8_t>> read_back_every_output(DispatchJob& job);
+Outputs outputs_by_name(const DispatchPlan& plan, std::vector<std::vector<uint8_t>>& data);
 
 // Runs jobs in one command buffer: one submission, then (with `wait`) one
 // wait for all, readback included. The dispatchers' mutexes must be held.

@@ -296,15 +296,15 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
         }
       }
 
-  Outputs out;
+  std::map<std::string, std::vector<uint8_t>> out;
   for (size_t i = 0; i < program.buffers.size(); ++i) {
     const Buffer& b = program.buffers[i];
     if (!b.output) continue;
-    std::vector<uint8_t> bytes(memory[i].data.size() * 4);
+    std::vector<uint8_t> bytes(memory[i].data.size() * kElementBytes);
     if (!bytes.empty()) std::memcpy(bytes.data(), memory[i].data.data(), bytes.size());
-    out.put(b.name, std::move(bytes));
+    out[b.name] = std::move(bytes);
   }
-  return out;
+  return Outputs(std::move(out));
 }
 
 }  // namespace vyre::reference

@@ -35,14 +35,14 @@ DawnBatch run_on_dawn(const std::vector<const GeneratedCase*>& cases) {
       batch.results[i].error = result["error"].get<std::string>();
       continue;
     }
-    Outputs out;
+    std::map<std::string, std::vector<uint8_t>> out;
     for (const auto& [buffer, words] : result["outputs"].items()) {
       const auto values = words.get<std::vector<uint32_t>>();
-      std::vector<uint8_t> bytes(values.size() * 4);
+      std::vector<uint8_t> bytes(values.size() * kElementBytes);
       if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-      out.put(buffer, std::move(bytes));
+      out[buffer] = std::move(bytes);
     }
-    batch.results[i].outputs = std::move(out);
+    batch.results[i].outputs = Outputs(std::move(out));
   }
   for (size_t i = 0; i < cases.size(); ++i)
     if (!batch.results[i].outputs && batch.results[i].error.empty()) batch.results[i].error = "no result from Dawn";

@@ -143,14 +143,14 @@ std::vector<uint32_t> values_of(const Program& p, const std::string& name, const
 }
 
 Outputs outputs_of(const Program& p, const Value& object, const fs::path& file) {
-  Outputs out;
+  std::map<std::string, std::vector<uint8_t>> out;
   for (const auto& [name, array] : object.members) {
     auto values = values_of(p, name, array, file);
-    std::vector<uint8_t> bytes(values.size() * 4);
+    std::vector<uint8_t> bytes(values.size() * kElementBytes);
     if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    out.put(name, std::move(bytes));
+    out[name] = std::move(bytes);
   }
-  return out;
+  return Outputs(std::move(out));
 }
 
 double number_of(const Value& v, const fs::path& file) {

@@ -9,20 +9,6 @@ namespace vyre::test {
 
 using namespace vyre::build;
 
-Program xor_program() {
-  return ProgramBuilder("xor")
-      .workgroup_size(64)
-      .input("a", 0, ScalarType::U32)
-      .input("b", 1, ScalarType::U32)
-      .output("out", 2, ScalarType::U32)
-      .body({
-          let("i", gid()),
-          if_(lt(var("i"), len("out")),
-              {store("out", var("i"), bit_xor(load("a", var("i")), load("b", var("i"))))}),
-      })
-      .build();
-}
-
 Program every_construct_program() {
   std::vector<Stmt> body;
   body.push_back(let("i", gid(Axis::X)));

@@ -3,13 +3,14 @@
 
 #include <vector>
 
+#include "samples/programs.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre::test {
 
-// The spec's xor example.
-Program xor_program();
+// The spec's xor example, as the benchmarks run it.
+using samples::xor_program;
 
 // One program touching every statement and every expression of the format
 // (every operator, every builtin, atomics, barriers, uniform and workgroup

@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <sstream>
 
-#include "sys/safe_file.hpp"
-#include "sys/units.hpp"
 
 namespace vyre::cli {
 namespace {
@@ -18,7 +16,7 @@ std::string fixed(double value, int decimals = 1) {
 
 std::string limit_text(uint64_t value, bool bytes) {
   if (value == 0) return "unbounded";
-  return bytes ? sys::format_size(value) : std::to_string(value);
+  return bytes ? aot::units::format_size(value) : std::to_string(value);
 }
 
 nlohmann::json parts_json(const aot::KeyParts& parts) {
@@ -115,13 +113,13 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
   out << "directory         " << (cache.directory() ? cache.directory()->string() : "(none: no disk cache)") << "\n"
       << "read-only layers  " << (layers.empty() ? "(none)" : layers) << "\n"
       << "entries           " << s.entries << " of at most " << limit_text(options.max_entries, false) << "\n"
-      << "size              " << sys::format_size(s.bytes) << " of at most " << limit_text(options.max_bytes, true)
+      << "size              " << aot::units::format_size(s.bytes) << " of at most " << limit_text(options.max_bytes, true)
       << "\n"
       << "hits              " << s.hits;
   if (lookups > 0) out << " (" << fixed(100.0 * static_cast<double>(s.hits) / static_cast<double>(lookups)) << " %)";
   out << "\n"
       << "misses            " << s.misses << "\n"
-      << "writes            " << s.writes << " (" << sys::format_size(s.bytes_written) << ")\n"
+      << "writes            " << s.writes << " (" << aot::units::format_size(s.bytes_written) << ")\n"
       << "evictions         " << s.evictions << "\n"
       << "bad entries       " << s.bad_entries << "\n"
       << "errors            " << s.errors << "\n"
@@ -131,14 +129,14 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
 }
 
 std::string format_entry_table(const std::vector<aot::EntryInfo>& entries) {
-  const int64_t now = sys::now_unix_ms();
+  const int64_t now = aot::units::now_unix_ms();
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"KEY", "PROGRAM", "SIZE", "AGE", "STATE", "FINGERPRINT"});
   for (const auto& e : entries) {
     std::string state(aot::to_string(e.state));
     if (e.readonly_layer) state += " (read-only)";
     rows.push_back({e.key.substr(0, 16), e.program.empty() ? "-" : e.program,
-                    sys::format_size(e.wgsl_bytes + e.metadata_bytes), sys::format_age(now - e.last_used_unix_ms),
+                    aot::units::format_size(e.wgsl_bytes + e.metadata_bytes), aot::units::format_age(now - e.last_used_unix_ms),
                     state, e.parts.fingerprint.empty() ? "-" : e.parts.fingerprint});
   }
   std::vector<size_t> widths(rows[0].size(), 0);
@@ -151,7 +149,7 @@ std::string format_entry_table(const std::vector<aot::EntryInfo>& entries) {
 
 std::string format_entry(const aot::EntryInfo& e) {
   std::ostringstream out;
-  const int64_t now = sys::now_unix_ms();
+  const int64_t now = aot::units::now_unix_ms();
   out << "key               " << e.key << "\n"
       << "state             " << aot::to_string(e.state) << (e.problem.empty() ? "" : " (" + e.problem + ")") << "\n"
       << "directory         " << e.directory.string() << (e.readonly_layer ? " (read-only layer)" : "") << "\n";
@@ -165,11 +163,11 @@ std::string format_entry(const aot::EntryInfo& e) {
         << "fingerprint       " << e.parts.fingerprint << "\n"
         << "spec hash         " << e.spec_hash << "\n"
         << "content sha256    " << e.content_sha256 << "\n"
-        << "created           " << sys::format_age(now - e.created_unix_ms) << " ago\n"
+        << "created           " << aot::units::format_age(now - e.created_unix_ms) << " ago\n"
         << "lowering took     " << fixed(e.lower_ms, 3) << " ms\n";
   }
   out << "size              " << e.wgsl_bytes << " B WGSL + " << e.metadata_bytes << " B metadata\n"
-      << "last used         " << sys::format_age(now - e.last_used_unix_ms) << " ago\n";
+      << "last used         " << aot::units::format_age(now - e.last_used_unix_ms) << " ago\n";
   return out.str();
 }
 
@@ -202,6 +200,11 @@ std::string format_explanation(const aot::Explanation& x) {
     for (const auto& d : n.differences) out << "    " << d << "\n";
   }
   return out.str();
+}
+
+std::string format_transfer(const aot::TransferReport& r) {
+  return std::to_string(r.copied) + " copied, " + std::to_string(r.skipped_present) + " already there, " +
+         std::to_string(r.skipped_bad) + " bad entries skipped\n";
 }
 
 }  // namespace vyre::cli

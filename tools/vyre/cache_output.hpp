@@ -21,5 +21,6 @@ std::string format_stats(const aot::CacheStats& stats, const aot::Cache& cache);
 std::string format_entry_table(const std::vector<aot::EntryInfo>& entries);
 std::string format_entry(const aot::EntryInfo& entry);
 std::string format_explanation(const aot::Explanation& explanation);
+std::string format_transfer(const aot::TransferReport& report);  // export and import
 
 }  // namespace vyre::cli

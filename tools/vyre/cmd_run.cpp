@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "run_inputs.hpp"
-#include "values.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/reference.hpp"
+#include "vyre/run_file.hpp"
+#include "vyre/values.hpp"
 
 namespace vyre::cli {
 namespace {

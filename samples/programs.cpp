@@ -1,4 +1,4 @@
-#include "support/bench_programs.hpp"
+#include "programs.hpp"
 
 #include <algorithm>
 #include <string>
@@ -6,12 +6,12 @@
 
 #include "vyre/builder.hpp"
 
-namespace vyre::bench {
+namespace vyre::samples {
 
 using namespace vyre::build;
 
-CheckedProgram xor_program() {
-  return ProgramBuilder("xor")
+CheckedProgram xor_program(std::string name) {
+  return ProgramBuilder(std::move(name))
       .workgroup_size(64)
       .input("a", 0, ScalarType::U32)
       .input("b", 1, ScalarType::U32)
@@ -49,17 +49,6 @@ CheckedProgram copy_program() {
       .build();
 }
 
-const char* const kSaxpyVec4Wgsl = R"(
-@group(0) @binding(0) var<uniform> alpha: vec4<f32>;
-@group(0) @binding(1) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> y: array<vec4<f32>>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = gid.x + gid.y * nwg.x * 256u;
-  if (i < arrayLength(&y)) { y[i] = alpha.x * x[i] + y[i]; }
-}
-)";
-
 CheckedProgram chain_program(int statements) {
   std::vector<Stmt> body;
   body.push_back(let("i", gid()));
@@ -81,4 +70,4 @@ CheckedProgram chain_program(int statements) {
       .build();
 }
 
-}  // namespace vyre::bench
+}  // namespace vyre::samples

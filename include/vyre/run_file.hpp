@@ -10,18 +10,19 @@
 #include <vector>
 
 #include "vyre/dispatch.hpp"
+#include "vyre/export.hpp"
 #include "vyre/program.hpp"
 
-namespace vyre::cli {
+namespace vyre {
 
 // How far an f32 output may be from the expected value: |got - want| <=
 // abs + rel * |want|. Without one, outputs must match exactly.
-struct Tolerance {
+struct VYRE_API Tolerance {
   double abs = 0;
   double rel = 0;
 };
 
-struct RunInputs {
+struct VYRE_API RunInputs {
   Inputs inputs;
   std::optional<Dim3> grid;
   std::map<std::string, std::vector<uint8_t>> expect;  // by output buffer name
@@ -29,11 +30,11 @@ struct RunInputs {
 };
 
 // Reads a run file against the program's buffers.
-RunInputs read_run_file(const Program& program, const std::string& path);
+VYRE_API RunInputs read_run_file(const Program& program, const std::string& path);
 
 // Applies "NAME=V1,V2,..." or "NAME=@FILE" (raw little-endian bytes).
-void apply_input_option(const Program& program, const std::string& option, Inputs& inputs);
+VYRE_API void apply_input_option(const Program& program, const std::string& option, Inputs& inputs);
 // Applies "NAME=N".
-void apply_size_option(const Program& program, const std::string& option, Inputs& inputs);
+VYRE_API void apply_size_option(const Program& program, const std::string& option, Inputs& inputs);
 
-}  // namespace vyre::cli
+}  // namespace vyre

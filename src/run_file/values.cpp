@@ -1,14 +1,15 @@
-#include "values.hpp"
+#include "vyre/values.hpp"
 
 #include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 
+#include "run_file/values_json.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
 
-namespace vyre::cli {
+namespace vyre {
 namespace {
 
 void append_u32(std::vector<uint8_t>& out, uint32_t v) {
@@ -112,4 +113,4 @@ bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vec
   return true;
 }
 
-}  // namespace vyre::cli
+}  // namespace vyre

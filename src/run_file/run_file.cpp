@@ -1,14 +1,15 @@
-#include "run_inputs.hpp"
+#include "vyre/run_file.hpp"
 
 #include <charconv>
 #include <fstream>
 #include <sstream>
 
 #include "ir/json_document.hpp"
-#include "values.hpp"
+#include "run_file/values_json.hpp"
 #include "vyre/error.hpp"
+#include "vyre/values.hpp"
 
-namespace vyre::cli {
+namespace vyre {
 namespace {
 
 using json_detail::Value;
@@ -116,4 +117,4 @@ RunInputs read_run_file(const Program& program, const std::string& path) {
   return run;
 }
 
-}  // namespace vyre::cli
+}  // namespace vyre

@@ -1,0 +1,101 @@
+# One target per folder of src/ (a module), each compiled once as an OBJECT
+# library that can include only what its dependency rules allow: its include
+# root holds links to its own folder, the folders of the modules it depends
+# on (transitively), and the public headers of those modules, and nothing
+# else. An include across a forbidden edge fails to compile.
+#
+#   vyre_module(NAME [HEADERS public headers of include/vyre it implements]
+#                    [DEPENDS modules it may include] [WEBGPU])
+#   vyre_modules_finish()   # after the last vyre_module line
+#
+# A line may name a folder that does not exist yet; it is skipped. A folder
+# of src/ without a line fails the configuration.
+
+function(vyre_module name)
+  cmake_parse_arguments(M "WEBGPU" "" "HEADERS;DEPENDS" ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY VYRE_MODULE_NAMES ${name})
+  set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_HEADERS ${M_HEADERS})
+  set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_DEPENDS ${M_DEPENDS})
+  set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_WEBGPU ${M_WEBGPU})
+endfunction()
+
+# The module and everything it may include, in `out`.
+function(_vyre_module_closure name out)
+  set(seen "")
+  set(todo ${name})
+  while(todo)
+    list(POP_FRONT todo m)
+    if(m IN_LIST seen)
+      continue()
+    endif()
+    list(APPEND seen ${m})
+    get_property(deps GLOBAL PROPERTY VYRE_MODULE_${m}_DEPENDS)
+    list(APPEND todo ${deps})
+  endwhile()
+  set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+
+function(vyre_modules_finish)
+  get_property(names GLOBAL PROPERTY VYRE_MODULE_NAMES)
+  # Every folder of src/ has a line, and every public header an owner.
+  file(GLOB children LIST_DIRECTORIES true RELATIVE "${PROJECT_SOURCE_DIR}/src" "${PROJECT_SOURCE_DIR}/src/*")
+  set(present "")
+  foreach(child ${children})
+    if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/src/${child}")
+      if(NOT child IN_LIST names)
+        message(FATAL_ERROR "src/${child}/ has no vyre_module(${child} ...) line in CMakeLists.txt: "
+                            "say which modules it may include (docs/architecture.md, dependency rules)")
+      endif()
+      list(APPEND present ${child})
+    endif()
+  endforeach()
+  set(owned export version)
+  foreach(m ${names})
+    get_property(headers GLOBAL PROPERTY VYRE_MODULE_${m}_HEADERS)
+    list(APPEND owned ${headers})
+  endforeach()
+  file(GLOB public RELATIVE "${PROJECT_SOURCE_DIR}/include/vyre" "${PROJECT_SOURCE_DIR}/include/vyre/*.hpp")
+  foreach(h ${public})
+    string(REGEX REPLACE "\\.hpp$" "" h "${h}")
+    if(NOT h IN_LIST owned)
+      message(FATAL_ERROR "include/vyre/${h}.hpp belongs to no module: add it to the HEADERS of the vyre_module line "
+                          "of the folder that implements it")
+    endif()
+  endforeach()
+
+  set(objects "")
+  foreach(m ${present})
+    _vyre_module_closure(${m} closure)
+    set(root "${PROJECT_BINARY_DIR}/module_roots/${m}")
+    file(REMOVE_RECURSE "${root}")
+    file(MAKE_DIRECTORY "${root}/vyre")
+    file(CREATE_LINK "${PROJECT_SOURCE_DIR}/include/vyre/export.hpp" "${root}/vyre/export.hpp" SYMBOLIC)
+    file(CREATE_LINK "${PROJECT_BINARY_DIR}/generated/vyre/version.hpp" "${root}/vyre/version.hpp" SYMBOLIC)
+    foreach(d ${closure})
+      if(d IN_LIST present)
+        file(CREATE_LINK "${PROJECT_SOURCE_DIR}/src/${d}" "${root}/${d}" SYMBOLIC)
+      endif()
+      get_property(headers GLOBAL PROPERTY VYRE_MODULE_${d}_HEADERS)
+      foreach(h ${headers})
+        file(CREATE_LINK "${PROJECT_SOURCE_DIR}/include/vyre/${h}.hpp" "${root}/vyre/${h}.hpp" SYMBOLIC)
+      endforeach()
+    endforeach()
+
+    file(GLOB sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/src/${m}/*.cpp")
+    add_library(vyre_${m} OBJECT ${sources})
+    target_include_directories(vyre_${m} PRIVATE "${root}")
+    # The libraries inside libvyre; only a module marked WEBGPU sees webgpu.h.
+    target_link_libraries(vyre_${m} PRIVATE
+      spdlog::spdlog OpenSSL::Crypto tomlplusplus::tomlplusplus nlohmann_json::nlohmann_json Threads::Threads)
+    get_property(own_webgpu GLOBAL PROPERTY VYRE_MODULE_${m}_WEBGPU)
+    if(own_webgpu)
+      target_include_directories(vyre_${m} PRIVATE "${VYRE_WGPU_DIR}/include")
+    endif()
+    target_compile_options(vyre_${m} PRIVATE -Wall -Wextra -Wpedantic)
+    # Exported: what include/vyre marks VYRE_API, nothing else (tests/exports/).
+    set_target_properties(vyre_${m} PROPERTIES
+      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON POSITION_INDEPENDENT_CODE ON)
+    list(APPEND objects $<TARGET_OBJECTS:vyre_${m}>)
+  endforeach()
+  set(VYRE_MODULE_OBJECTS ${objects} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,51 @@
+// Shared pieces of the `vyre cache` subcommands (cmd_cache*.cpp): each
+// subcommand is one add_cache_* function; they run with the cache from the
+// environment.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "cli.hpp"
+#include "vyre/aot.hpp"
+
+namespace vyre::cli {
+
+void add_cache_stats(CLI::App* cache_cmd, Action& action);
+void add_cache_zero_stats(CLI::App* cache_cmd, Action& action);
+void add_cache_ls(CLI::App* cache_cmd, Action& action);
+void add_cache_show(CLI::App* cache_cmd, Action& action);
+void add_cache_verify(CLI::App* cache_cmd, Action& action);
+void add_cache_prune(CLI::App* cache_cmd, Action& action);
+void add_cache_clear(CLI::App* cache_cmd, Action& action);
+void add_cache_export(CLI::App* cache_cmd, Action& action);
+void add_cache_import(CLI::App* cache_cmd, Action& action);
+void add_cache_explain(CLI::App* cache_cmd, Action& action);
+void add_cache_warm(CLI::App* cache_cmd, Action& action);
+
+// The fingerprint lookups are keyed by: --fingerprint, else the override
+// setting, else the local adapter's (opening the GPU backend).
+std::string resolve_fingerprint(const std::string& given);
+
+// A full key, or the entry whose key a unique prefix of at least four hex
+// digits starts, as in git.
+std::string resolve_key(const aot::Cache& cache, const std::string& given);
+
+void print_json(const nlohmann::json& j);
+
+// Adds a subcommand whose body runs with the cache from the environment.
+template <class Body>
+CLI::App* cache_subcommand(CLI::App* parent, Action& action, const std::string& name, const std::string& help,
+                           Body body) {
+  auto* cmd = parent->add_subcommand(name, help);
+  cmd->callback([&action, body] {
+    action = [body] {
+      aot::Cache cache = aot::Cache::from_environment();
+      return body(cache);
+    };
+  });
+  return cmd;
+}
+
+}  // namespace vyre::cli

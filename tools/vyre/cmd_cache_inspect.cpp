@@ -1,0 +1,88 @@
+// vyre cache stats, zero-stats, ls, show: what the cache holds and has done.
+#include <algorithm>
+#include <iostream>
+
+#include "cache_command.hpp"
+#include "cache_output.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cli {
+
+// vyre cache stats [--json]
+void add_cache_stats(CLI::App* cache_cmd, Action& action) {
+  auto json_stats = std::make_shared<bool>(false);
+  auto* stats =
+      cache_subcommand(cache_cmd, action, "stats", "Counters of every process that used the cache, and its size",
+                       [json_stats](aot::Cache& cache) {
+                         aot::CacheStats s = cache.stats();
+                         if (*json_stats) {
+                           nlohmann::json j = to_json(s);
+                           j["directory"] = cache.directory() ? cache.directory()->string() : "";
+                           j["max_bytes"] = cache.options().max_bytes;
+                           j["max_entries"] = cache.options().max_entries;
+                           print_json(j);
+                         } else {
+                           std::cout << format_stats(s, cache);
+                         }
+                         return kOk;
+                       });
+  stats->add_flag("--json", *json_stats, "Print one JSON object");
+}
+
+// vyre cache zero-stats
+void add_cache_zero_stats(CLI::App* cache_cmd, Action& action) {
+  cache_subcommand(cache_cmd, action, "zero-stats", "Reset the counters (entries stay)", [](aot::Cache& cache) {
+    cache.zero_stats();
+    return kOk;
+  });
+}
+
+// vyre cache ls [--json]
+void add_cache_ls(CLI::App* cache_cmd, Action& action) {
+  auto json_ls = std::make_shared<bool>(false);
+  auto* ls = cache_subcommand(cache_cmd, action, "ls", "List entries: key, program, size, age, state, fingerprint",
+                              [json_ls](aot::Cache& cache) {
+                                auto entries = cache.list();
+                                std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+                                  return a.last_used_unix_ms > b.last_used_unix_ms;
+                                });
+                                if (*json_ls) {
+                                  nlohmann::json j = nlohmann::json::array();
+                                  for (const auto& e : entries) j.push_back(to_json(e));
+                                  print_json(j);
+                                } else {
+                                  std::cout << format_entry_table(entries);
+                                }
+                                return kOk;
+                              });
+  ls->add_flag("--json", *json_ls, "Print a JSON array of entries");
+}
+
+// vyre cache show KEY [--json|--wgsl]
+void add_cache_show(CLI::App* cache_cmd, Action& action) {
+  struct ShowOptions {
+    std::string key;
+    bool json = false;
+    bool wgsl = false;
+  };
+  auto show_o = std::make_shared<ShowOptions>();
+  auto* show = cache_subcommand(cache_cmd, action, "show", "Show one entry, verified (its WGSL with --wgsl)",
+                                [show_o](aot::Cache& cache) {
+                                  std::string key = resolve_key(cache, show_o->key);
+                                  std::string wgsl;
+                                  auto entry = cache.show(key, &wgsl);
+                                  if (!entry) throw Error(ErrorKind::invalid_input, "no cache entry " + key);
+                                  if (show_o->wgsl && entry->state == aot::EntryState::ok)
+                                    std::cout << wgsl;
+                                  else if (show_o->json)
+                                    print_json(to_json(*entry));
+                                  else
+                                    std::cout << format_entry(*entry);
+                                  return entry->state == aot::EntryState::ok ? kOk : kFailure;
+                                });
+  show->add_option("key", show_o->key, "Cache key or a unique prefix of it")->required();
+  show->add_flag("--json", show_o->json, "Print one JSON object");
+  show->add_flag("--wgsl", show_o->wgsl, "Print the entry's WGSL only");
+}
+
+}  // namespace vyre::cli

@@ -1,0 +1,90 @@
+// vyre cache explain, warm: the cache seen from programs, their keys
+// explained or their WGSL lowered ahead of time.
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "cache_command.hpp"
+#include "cache_output.hpp"
+#include "progress.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::cli {
+
+// vyre cache explain PROGRAM [--fingerprint FP] [--json]
+void add_cache_explain(CLI::App* cache_cmd, Action& action) {
+  struct ExplainOptions {
+    std::string file;
+    std::string fingerprint;
+    ConfigOptions config;
+    bool json = false;
+  };
+  auto explain_o = std::make_shared<ExplainOptions>();
+  auto* explain = cache_subcommand(
+      cache_cmd, action, "explain", "Print each component of a program's key and its hash; on a miss, what differs",
+      [explain_o](aot::Cache& cache) {
+        const CheckedProgram program = load_program(explain_o->file);
+        const ShaderOptions config = explain_o->config.to_config();
+        const auto parts = aot::key_parts(program, resolve_fingerprint(explain_o->fingerprint), config);
+        aot::Explanation x = cache.explain(parts);
+        if (explain_o->json)
+          print_json(to_json(x));
+        else
+          std::cout << format_explanation(x);
+        return kOk;
+      });
+  explain->add_option("program", explain_o->file, "Program file (JSON; - reads stdin)")->required();
+  explain->add_option("--fingerprint", explain_o->fingerprint, "Backend fingerprint (default: the local adapter's)");
+  add_config_options(explain, explain_o->config);
+  explain->add_flag("--json", explain_o->json, "Print one JSON object");
+}
+
+// vyre cache warm PROGRAMS... [--fingerprint FP]
+void add_cache_warm(CLI::App* cache_cmd, Action& action) {
+  struct WarmOptions {
+    std::vector<std::string> files;
+    std::string fingerprint;
+    ConfigOptions config;
+  };
+  auto warm_o = std::make_shared<WarmOptions>();
+  auto* warm = cache_subcommand(
+      cache_cmd, action, "warm", "Lower programs into the cache without running them (for this or a target machine)",
+      [warm_o](aot::Cache& cache) {
+        const ShaderOptions config = warm_o->config.to_config();
+        const std::string fingerprint = resolve_fingerprint(warm_o->fingerprint);
+        if (!cache.directory())
+          throw Error(ErrorKind::io, "no writable AOT cache directory to warm: set VYRE_AOT_CACHE_DIR");
+        ProgressBar progress(warm_o->files.size());
+        size_t hits = 0, lowered = 0, failed = 0;
+        double lower_ms = 0;
+        for (size_t i = 0; i < warm_o->files.size(); ++i) {
+          const std::string& file = warm_o->files[i];
+          progress.update(i, file);
+          try {
+            const CheckedProgram program = load_program(file);
+            aot::Artifact a = cache.load_or_compile(program, fingerprint, config);
+            (a.cache_hit ? hits : lowered) += 1;
+            lower_ms += a.lower_ms;
+            progress.clear();
+            std::cout << (a.cache_hit ? "cached   " : "lowered  ") << a.key.substr(0, 16) << "  " << file << "\n";
+          } catch (const Error& e) {
+            // Report and go on with the other programs.
+            ++failed;
+            progress.clear();
+            std::istringstream lines(e.what());
+            for (std::string line; std::getline(lines, line);) std::cerr << "vyre: " << file << ": " << line << "\n";
+          }
+        }
+        progress.update(warm_o->files.size(), "done");
+        progress.clear();
+        cache.flush();
+        std::cout << warm_o->files.size() << " programs: " << lowered << " lowered, " << hits << " already cached, "
+                  << failed << " failed; lowering took " << std::fixed << std::setprecision(1) << lower_ms << " ms\n";
+        return failed == 0 ? kOk : kFailure;
+      });
+  warm->add_option("programs", warm_o->files, "Program files (JSON)")->required();
+  warm->add_option("--fingerprint", warm_o->fingerprint, "Backend fingerprint (default: the local adapter's)");
+  add_config_options(warm, warm_o->config);
+}
+
+}  // namespace vyre::cli
