@@ -235,3 +235,23 @@ TEST(DispatchPlan, ZeroWorkgroupOverrideIsRefused) {
 
 }  // namespace
 }  // namespace vyre
+
+namespace vyre {
+namespace {
+
+// lavapipe counts workgroups in 32 bits: 65535^3 gave [0] for max(wid.z).
+TEST(DispatchPlan, AGridOfTwoToThe32WorkgroupsOrMoreIsRefused) {
+  Inputs in;
+  in.set<uint32_t>("a", {1}).set<uint32_t>("b", {1}).size("out", 1);
+  const std::string message =
+      refusal([&] { plan_dispatch(xor_program(), {}, in, Dim3{65535, 65535, 65535}); });
+  EXPECT_TRUE(contains(message, "more than 4294967295 workgroups")) << message;
+  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(xor_program(), {}, in, Dim3{65536, 65536, 1}); }),
+                       "more than 4294967295"));
+  // Up to 2^32 - 1 they plan (no device here: the limits per axis are the GPU's to check).
+  EXPECT_EQ(plan_dispatch(xor_program(), {}, in, Dim3{65535, 65537, 1}).grid, (Dim3{65535, 65537, 1}));
+  EXPECT_EQ(plan_dispatch(xor_program(), {}, in, Dim3{0, 65535, 65535}).grid, (Dim3{0, 65535, 65535}));
+}
+
+}  // namespace
+}  // namespace vyre

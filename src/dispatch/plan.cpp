@@ -140,6 +140,18 @@ Dim3 default_grid(const Program& program, const Dim3& workgroup, const std::vect
   return {static_cast<uint32_t>((n + workgroup[0] - 1) / workgroup[0]), 1, 1};
 }
 
+// lavapipe counts a dispatch's workgroups in 32 bits: with 2^32 or more it
+// runs some other number of them and returns wrong results, silently. No
+// real program needs that many, so every device refuses it alike.
+void refuse_oversized_grid(const Dim3& grid) {
+  const uint64_t xy = uint64_t{grid[0]} * grid[1];  // fits: both below 2^32
+  if (xy == 0 || grid[2] <= kMaxWorkgroupsPerDispatch / xy) return;
+  refuse("grid " + std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) +
+         " has more than " + std::to_string(kMaxWorkgroupsPerDispatch) +
+         " workgroups, the most one dispatch may have on any device. Use a larger workgroup size, several elements "
+         "per invocation (a grid-stride loop), or several dispatches.");
+}
+
 }  // namespace
 
 DispatchPlanner::DispatchPlanner(const CheckedProgram& program, const ShaderOptions& options)
@@ -169,6 +181,7 @@ void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid
   refuse_written_aliases(out.buffers);
 
   out.grid = grid ? *grid : default_grid(program, out.workgroup_size, out.buffers);
+  refuse_oversized_grid(out.grid);
 }
 
 void resolve_output_views(const Program& program, const DispatchPlan& plan, const OutputViews& views,

@@ -14,6 +14,9 @@
 
 namespace vyre {
 
+// The most workgroups one dispatch may have (x * y * z), on every device.
+inline constexpr uint64_t kMaxWorkgroupsPerDispatch = 0xffffffffull;
+
 struct BufferPlan {
   const Buffer* buffer = nullptr;
   uint32_t elements = 0;
