@@ -267,3 +267,17 @@ TEST(Validate, DeepNestingIsAnErrorNotACrash) {
   ASSERT_EQ(ds.size(), 1u);
   EXPECT_NE(ds[0].message.find("nested deeper"), std::string::npos);
 }
+
+TEST(Validate, AProgramOfMoreThanTheNodeLimitIsRefusedWithItsSize) {
+  std::vector<vyre::Stmt> body;
+  // Each statement is three nodes (the store, its index, its value).
+  for (int k = 0; k < 34'000; ++k) body.push_back(vyre::build::store("out", vyre::build::u32(0), vyre::build::u32(k)));
+  auto b = vyre::build::ProgramBuilder("big").output("out", 0, vyre::ScalarType::U32, 1).body(body);
+  const auto diagnostics = vyre::validate(b.unchecked());
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_EQ(diagnostics[0].path, "body");
+  EXPECT_NE(diagnostics[0].message.find("102000 statements and expressions; at most 100000"), std::string::npos)
+      << diagnostics[0].message;
+  body.resize(33'000);  // 99,000 nodes: accepted
+  EXPECT_TRUE(vyre::validate(vyre::build::ProgramBuilder("fits").output("out", 0, vyre::ScalarType::U32, 1).body(body).unchecked()).empty());
+}

@@ -38,6 +38,10 @@ class Validator {
     check_workgroup_size();
     check_buffers();
     check_block(program_.body, "body", 0);
+    if (nodes_ > kMaxProgramNodes)
+      error("body", "the program has " + std::to_string(nodes_) + " statements and expressions; at most " +
+                        std::to_string(kMaxProgramNodes) +
+                        " (shader compilers take minutes beyond that): split it into several programs");
     if (diagnostics_.empty()) {
       for (auto& d : check_uniformity(program_)) diagnostics_.push_back(std::move(d));
     }
@@ -121,6 +125,7 @@ class Validator {
   }
 
   void check_stmt(const Stmt& s, const std::string& at, int loop_depth) {
+    ++nodes_;
     if (++depth_ > static_cast<int>(kMaxNesting)) {
       if (!depth_reported_) error(at, "nested deeper than " + std::to_string(kMaxNesting) + " levels");
       depth_reported_ = true;
@@ -236,6 +241,7 @@ class Validator {
   }
 
   Type check_expr(const Expr& e, const std::string& at) {
+    ++nodes_;
     if (++depth_ > static_cast<int>(kMaxNesting)) {
       if (!depth_reported_) error(at, "nested deeper than " + std::to_string(kMaxNesting) + " levels");
       depth_reported_ = true;
@@ -491,6 +497,7 @@ class Validator {
   int depth_ = 0;
   bool depth_reported_ = false;
   uint32_t next_slot_ = 0;
+  size_t nodes_ = 0;  // statements and expressions checked
 };
 
 }  // namespace
