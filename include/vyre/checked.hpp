@@ -57,6 +57,7 @@ class VYRE_API CheckedProgram {
   // Runtime-sized bound buffers whose `len` the program reads, canonical order.
   const std::vector<const Buffer*>& length_buffers() const;
   bool has_barrier() const;
+  bool has_loop() const;  // a loop or while statement anywhere
 
  private:
   struct State;

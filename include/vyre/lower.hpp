@@ -41,6 +41,9 @@ struct VYRE_API ShaderBinding {
 struct VYRE_API ShaderInterface {
   static constexpr uint32_t kLengthsGroup = 1;
   static constexpr uint32_t kLengthsBinding = 0;
+  // ShaderOptions::loop_guard: one atomic u32 the shader sets to 1 when a
+  // loop was cut short, at (kLengthsGroup, kLoopGuardBinding).
+  static constexpr uint32_t kLoopGuardBinding = 1;
   static constexpr const char* kEntryPoint = "main";
 
   Dim3 workgroup_size{1, 1, 1};  // effective (override applied)
@@ -53,6 +56,7 @@ struct VYRE_API ShaderInterface {
   std::vector<std::string> length_slots;
   std::vector<uint32_t> length_bindings;  // per slot, its index in `bindings`
   uint64_t lengths_bytes() const;
+  bool loop_guard = false;  // declares the loop guard (ShaderOptions::loop_guard, a program with loops)
 };
 
 // The shader of a program: its WGSL and the interface the text declares.

@@ -24,6 +24,12 @@ struct VYRE_API ShaderOptions {
   // None or 0: WGSL's builtins. 1..255: the lowering may use faster
   // transcendentals whose measured maximum error stays within this many ULP.
   std::optional<uint8_t> ulp_budget;
+  // The shader reports every loop that did not end by its own condition or
+  // a break, and the dispatch then fails instead of returning its results.
+  // gpu::Backend sets it on adapters whose shader compiler ends loops early
+  // (lavapipe stops an invocation's loops after 65,535 iterations in all:
+  // docs/conformance.md, "Driver defects"); it shapes only programs with loops.
+  bool loop_guard = false;
 
   friend bool operator==(const ShaderOptions&, const ShaderOptions&) = default;
 };

@@ -12,6 +12,7 @@
 #include "gpu/device.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/dispatcher.hpp"
+#include "gpu/driver_defects.hpp"
 #include "gpu/fingerprint.hpp"
 #include "gpu/instance.hpp"
 #include "util/log.hpp"
@@ -278,8 +279,9 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
   return buffer;
 }
 
-Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& options) {
+Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& requested) {
   auto& impl = checked(impl_);
+  const ShaderOptions options = with_driver_workarounds(requested, impl.adapter);
   CompileReport report;
   auto compiled = impl.compiled(aot::key_parts(program, impl.fingerprint, options), program, options, report);
   log::debug("compiled '{}': key {} ({})", program.name(), report.cache_key,

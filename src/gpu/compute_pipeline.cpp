@@ -99,9 +99,13 @@ ComputePipeline::ComputePipeline(std::shared_ptr<DeviceContext> device, std::str
   for (const auto& b : interface_.bindings) entries.push_back(layout_entry(b.binding, binding_type(b.kind)));
   buffers_layout_ = make_layout(dev, entries, "vyre buffers");
   std::vector<WGPUBindGroupLayout> layouts{buffers_layout_.get()};
-  if (!interface_.length_slots.empty()) {
-    lengths_layout_ =
-        make_layout(dev, {layout_entry(ShaderInterface::kLengthsBinding, WGPUBufferBindingType_Uniform)}, "vyre lengths");
+  // Group 1 holds what vyre binds itself: the lengths uniform and the loop guard.
+  std::vector<WGPUBindGroupLayoutEntry> own;
+  if (!interface_.length_slots.empty())
+    own.push_back(layout_entry(ShaderInterface::kLengthsBinding, WGPUBufferBindingType_Uniform));
+  if (interface_.loop_guard) own.push_back(layout_entry(ShaderInterface::kLoopGuardBinding, WGPUBufferBindingType_Storage));
+  if (!own.empty()) {
+    lengths_layout_ = make_layout(dev, own, "vyre lengths and loop guard");
     layouts.push_back(lengths_layout_.get());
   }
   WGPUPipelineLayoutDescriptor layout{};

@@ -31,7 +31,8 @@ class ComputePipeline {
   const ShaderInterface& interface() const { return interface_; }
   WGPUComputePipeline get() const { return pipeline_.get(); }
   WGPUBindGroupLayout buffers_layout() const { return buffers_layout_.get(); }
-  WGPUBindGroupLayout lengths_layout() const { return lengths_layout_.get(); }  // null without length slots
+  // Group 1: the lengths uniform and the loop guard; null with neither.
+  WGPUBindGroupLayout lengths_layout() const { return lengths_layout_.get(); }
 
  private:
   std::shared_ptr<DeviceContext> device_;

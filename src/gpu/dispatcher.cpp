@@ -164,7 +164,7 @@ void Dispatcher::bind(DispatchJob& job) {
     }
   }
   bind_group(f);
-  write_lengths(plan, f);
+  bind_own_group(plan, f);
 }
 
 bool Dispatcher::needs_write(Written& written, uint64_t id, std::span<const uint8_t> bytes) {
@@ -210,21 +210,35 @@ void Dispatcher::bind_group(Frame& f) {
   f.current_group = oldest->group.get();
 }
 
-void Dispatcher::write_lengths(const DispatchPlan& plan, Frame& f) {
+void Dispatcher::bind_own_group(const DispatchPlan& plan, Frame& f) {
   const ShaderInterface& iface = pipeline_->interface();
-  if (iface.length_slots.empty()) return;
+  if (iface.length_slots.empty() && !iface.loop_guard) return;
   if (!f.lengths_group) {
-    ensure(f.lengths, iface.lengths_bytes(), WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
-    WGPUBindGroupEntry entry{};
-    entry.binding = ShaderInterface::kLengthsBinding;
-    entry.buffer = f.lengths.buffer.get();
-    entry.size = iface.lengths_bytes();
+    std::vector<WGPUBindGroupEntry> entries;
+    if (!iface.length_slots.empty()) {
+      ensure(f.lengths, iface.lengths_bytes(), WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
+      WGPUBindGroupEntry entry{};
+      entry.binding = ShaderInterface::kLengthsBinding;
+      entry.buffer = f.lengths.buffer.get();
+      entry.size = iface.lengths_bytes();
+      entries.push_back(entry);
+    }
+    if (iface.loop_guard) {
+      ensure(f.guard, kElementBytes, WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst);
+      ensure(f.guard_staging, kElementBytes, kStagingUsage);
+      WGPUBindGroupEntry entry{};
+      entry.binding = ShaderInterface::kLoopGuardBinding;
+      entry.buffer = f.guard.buffer.get();
+      entry.size = kElementBytes;
+      entries.push_back(entry);
+    }
     WGPUBindGroupDescriptor descriptor{};
     descriptor.layout = pipeline_->lengths_layout();
-    descriptor.entryCount = 1;
-    descriptor.entries = &entry;
+    descriptor.entryCount = entries.size();
+    descriptor.entries = entries.data();
     f.lengths_group = pipeline_->device().create_bind_group(descriptor);
   }
+  if (iface.length_slots.empty()) return;
   // One u32 per slot, four to a 16-byte row: the layout of array<vec4<u32>, N>.
   f.lengths_words.assign(iface.lengths_bytes() / sizeof(uint32_t), 0);
   for (size_t slot = 0; slot < iface.length_bindings.size(); ++slot)
@@ -240,8 +254,10 @@ void Dispatcher::encode_clears(const DispatchJob& job, WGPUCommandEncoder encode
   // covers (small ranges were zeroed by a write in bind()). The buffers
   // cleared are this job's alone, so clearing them before the submission's
   // other dispatches changes nothing.
-  for (const Bound& b : frames_[job.frame]->bound)
+  const Frame& f = *frames_[job.frame];
+  for (const Bound& b : f.bound)
     if (b.clear_from < b.bytes) wgpuCommandEncoderClearBuffer(encoder, b.buffer, b.clear_from, b.bytes - b.clear_from);
+  if (f.guard) wgpuCommandEncoderClearBuffer(encoder, f.guard.buffer.get(), 0, kElementBytes);
 }
 
 void Dispatcher::encode_dispatch(const DispatchJob& job, WGPUComputePassEncoder pass) {
@@ -255,23 +271,31 @@ void Dispatcher::encode_dispatch(const DispatchJob& job, WGPUComputePassEncoder 
 }
 
 void Dispatcher::encode_copies(const DispatchJob& job, WGPUCommandEncoder encoder) {
-  for (const Bound& b : frames_[job.frame]->bound)
+  const Frame& f = *frames_[job.frame];
+  for (const Bound& b : f.bound)
     if (b.staging != nullptr)
       wgpuCommandEncoderCopyBufferToBuffer(encoder, b.buffer, 0, b.staging, 0, job.readback[b.plan_index].size());
+  if (f.guard)
+    wgpuCommandEncoderCopyBufferToBuffer(encoder, f.guard.buffer.get(), 0, f.guard_staging.buffer.get(), 0, kElementBytes);
 }
 
+// A guarded pipeline reads its guard back after every dispatch, kept
+// outputs included: a loop cut short must never pass unnoticed.
 size_t Dispatcher::maps_needed(const DispatchJob& job) const {
   const Frame& f = *frames_[job.frame];
-  return static_cast<size_t>(std::count_if(f.bound.begin(), f.bound.end(), [](const Bound& b) { return b.staging; }));
+  return static_cast<size_t>(std::count_if(f.bound.begin(), f.bound.end(), [](const Bound& b) { return b.staging; })) +
+         (f.guard ? 1 : 0);
 }
 
-void Dispatcher::request_maps(const DispatchJob& job, MapTracker& tracker) {
+void Dispatcher::request_maps(DispatchJob& job, MapTracker& tracker) {
   Frame& f = *frames_[job.frame];
   for (Bound& b : f.bound)
     if (b.staging != nullptr) b.map_index = tracker.request(b.staging, job.readback[b.plan_index].size());
+  job.loop_cut_short = false;
+  if (f.guard) f.guard_map_index = tracker.request(f.guard_staging.buffer.get(), kElementBytes);
 }
 
-void Dispatcher::copy_out(const DispatchJob& job, const MapTracker& tracker) {
+void Dispatcher::copy_out(DispatchJob& job, const MapTracker& tracker) {
   const Frame& f = *frames_[job.frame];
   for (const Bound& b : f.bound) {
     if (b.staging == nullptr || !tracker.ok(b.map_index)) continue;
@@ -282,6 +306,12 @@ void Dispatcher::copy_out(const DispatchJob& job, const MapTracker& tracker) {
                                       "' back failed: no mapped range");
     std::memcpy(destination.data(), data, destination.size());
     wgpuBufferUnmap(b.staging);
+  }
+  if (f.guard && tracker.ok(f.guard_map_index)) {
+    const auto* flag = static_cast<const uint32_t*>(wgpuBufferGetConstMappedRange(f.guard_staging.buffer.get(), 0, kElementBytes));
+    if (flag == nullptr) throw Error(ErrorKind::gpu, "reading the loop guard back failed: no mapped range");
+    job.loop_cut_short = *flag != 0;
+    wgpuBufferUnmap(f.guard_staging.buffer.get());
   }
   // Outputs the shader does not bind keep what they were given.
   for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
@@ -382,6 +412,14 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
       for (const Work& w : work) w.dispatcher->copy_out(*w.job, *tracker);
       if (const std::string error = tracker->error(); !error.empty())
         throw Error(ErrorKind::gpu, "reading the outputs back failed: " + error);
+      for (const Work& w : work)
+        if (w.job->loop_cut_short)
+          throw Error(ErrorKind::limit_exceeded,
+                      "the shader compiler of '" + device.adapter().name +
+                          "' ended a loop before its condition or a break did (lavapipe stops an invocation's loops "
+                          "after 65,535 iterations in all), so this dispatch's results are wrong and none are given. "
+                          "Run on another adapter (VYRE_WGPU_ADAPTER), or split the work so that no invocation loops "
+                          "that often (docs/conformance.md, \"Driver defects\").");
     }
     timing.readback_ms = ms_since(start);
   } catch (...) {

@@ -33,6 +33,8 @@ struct DispatchJob {
   // and the DeviceBuffer an output kept on the GPU is written to (null: none).
   std::vector<std::span<uint8_t>> readback;
   std::vector<DeviceBuffer*> resident;
+  // Set by the readback when the shader raised its loop guard.
+  bool loop_cut_short = false;
 
   // Sizes the per-buffer vectors to the plan and empties them.
   void reset_destinations();
@@ -73,8 +75,8 @@ class Dispatcher {
   bool has_copies(const DispatchJob& job) const { return maps_needed(job) > 0; }
   void encode_copies(const DispatchJob& job, WGPUCommandEncoder encoder);
   size_t maps_needed(const DispatchJob& job) const;
-  void request_maps(const DispatchJob& job, MapTracker& tracker);
-  void copy_out(const DispatchJob& job, const MapTracker& tracker);
+  void request_maps(DispatchJob& job, MapTracker& tracker);
+  void copy_out(DispatchJob& job, const MapTracker& tracker);
   // After a failure: the frame starts from fresh buffers next time.
   void forget_frame(size_t frame);
 
@@ -106,7 +108,10 @@ class Dispatcher {
     std::vector<Written> written;    // per shader binding (uniforms only)
     GpuBuffer lengths;
     Written lengths_written;
-    wgpu::BindGroup lengths_group;
+    GpuBuffer guard;          // ShaderInterface::loop_guard: cleared before each pass, read after
+    GpuBuffer guard_staging;
+    size_t guard_map_index = 0;
+    wgpu::BindGroup lengths_group;  // group 1: lengths and loop guard
     std::array<CachedGroup, 4> groups;
     WGPUBindGroup current_group = nullptr;
     uint64_t uses = 0;
@@ -125,7 +130,8 @@ class Dispatcher {
   // False when `bytes` are what `written` says buffer `id` already holds;
   // else records them and returns true: they must be written.
   static bool needs_write(Written& written, uint64_t id, std::span<const uint8_t> bytes);
-  void write_lengths(const DispatchPlan& plan, Frame& frame);
+  // Group 1 (made once per frame) and the lengths it holds.
+  void bind_own_group(const DispatchPlan& plan, Frame& frame);
 
   std::shared_ptr<const ComputePipeline> pipeline_;
   std::mutex mutex_;

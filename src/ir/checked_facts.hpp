@@ -19,6 +19,7 @@ struct CheckedFacts {
   uint32_t local_count = 0;
   std::vector<bool> atomic;  // indexed like Program::buffers
   bool has_barrier = false;
+  bool has_loop = false;  // a loop or while statement anywhere
 };
 
 // Validates `program`, recording facts as it goes (when `facts` is given).

@@ -77,5 +77,6 @@ bool CheckedProgram::atomic(const Buffer& buffer) const {
 }
 const std::vector<const Buffer*>& CheckedProgram::length_buffers() const { return state_->lengths; }
 bool CheckedProgram::has_barrier() const { return state_->facts.has_barrier; }
+bool CheckedProgram::has_loop() const { return state_->facts.has_loop; }
 
 }  // namespace vyre

@@ -180,6 +180,7 @@ class Validator {
         check_block(s.else_body, at + ".else", loop_depth);
         break;
       case StmtOp::Loop: {
+        if (facts_) facts_->has_loop = true;
         Type from = check_expr(s.exprs.at(0), at + ".from");
         Type to = check_expr(s.exprs.at(1), at + ".to");
         if (from && !is_integer(*from)) error(at + ".from", "loop bounds are u32 or i32, not " + std::string(to_string(*from)));
@@ -203,6 +204,7 @@ class Validator {
         break;
       }
       case StmtOp::While:
+        if (facts_) facts_->has_loop = true;
         expect(check_expr(s.exprs.at(0), at + ".while"), ScalarType::Bool, at + ".while", "the condition");
         check_block(s.body, at + ".body", loop_depth + 1);
         break;

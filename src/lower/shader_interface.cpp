@@ -12,6 +12,7 @@ uint64_t ShaderInterface::lengths_bytes() const { return (length_slots.size() + 
 ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOptions& options) {
   ShaderInterface iface;
   iface.workgroup_size = effective_workgroup_size(program, options);
+  iface.loop_guard = options.loop_guard && program.has_loop();
   const auto& bound = program.bound_buffers();
   for (const Buffer* b : bound) {
     ShaderBinding sb;

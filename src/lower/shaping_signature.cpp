@@ -10,6 +10,7 @@ std::string shaping_signature(const CheckedProgram& program, const ShaderOptions
     out += "workgroup=" + std::to_string(wg[0]) + "," + std::to_string(wg[1]) + "," + std::to_string(wg[2]);
   // ulp_budget: this lowering has no approximate forms yet, so a budget never
   // changes the text and is left out (docs/lowering.md).
+  if (options.loop_guard && program.has_loop()) out += std::string(out.empty() ? "" : ";") + "loop_guard";
   return out;
 }
 

@@ -81,6 +81,10 @@ class WgslLowering {
       out += "@group(" + std::to_string(ShaderInterface::kLengthsGroup) + ") @binding(" +
              std::to_string(ShaderInterface::kLengthsBinding) + ") var<uniform> vyre_lengths: array<vec4<u32>, " +
              std::to_string((length_slot_.size() + 3) / 4) + ">;\n";
+    if (iface_.loop_guard)
+      out += "@group(" + std::to_string(ShaderInterface::kLengthsGroup) + ") @binding(" +
+             std::to_string(ShaderInterface::kLoopGuardBinding) +
+             ") var<storage, read_write> vyre_loop_guard: array<atomic<u32>, 1>;\n";
     return out;
   }
 
@@ -164,18 +168,31 @@ class WgslLowering {
         const ScalarType t = type_of(s.exprs[0]);
         const std::string v = local_name(s.name);
         const std::string one = t == ScalarType::I32 ? "1i" : "1u";
-        line(depth, "for (var " + v + ": " + wgsl_type(t) + " = " + expr(s.exprs[0]) + "; " + v + " < " + expr(s.exprs[1]) +
-                        "; " + v + " = " + v + " + " + one + ") {");
-        block(s.body, depth + 1);
-        line(depth, "}");
+        const std::string head = "for (var " + v + ": " + wgsl_type(t) + " = " + expr(s.exprs[0]) + "; ";
+        const std::string condition = v + " < " + expr(s.exprs[1]);
+        const std::string step = "; " + v + " = " + v + " + " + one + ") {";
+        if (!iface_.loop_guard) {
+          line(depth, head + condition + step);
+          block(s.body, depth + 1);
+          line(depth, "}");
+          return;
+        }
+        guarded_loop(depth, head + step, condition, s.body);
         return;
       }
       case StmtOp::While:
-        line(depth, "while (" + expr(s.exprs[0]) + ") {");
-        block(s.body, depth + 1);
-        line(depth, "}");
+        if (!iface_.loop_guard) {
+          line(depth, "while (" + expr(s.exprs[0]) + ") {");
+          block(s.body, depth + 1);
+          line(depth, "}");
+          return;
+        }
+        guarded_loop(depth, "while (true) {", expr(s.exprs[0]), s.body);
         return;
-      case StmtOp::Break: line(depth, "break;"); return;
+      case StmtOp::Break:
+        if (iface_.loop_guard) line(depth, done_flag(open_loops_.back()) + " = true;");
+        line(depth, "break;");
+        return;
       case StmtOp::Continue: line(depth, "continue;"); return;
       case StmtOp::Return: line(depth, "return;"); return;
       case StmtOp::Barrier:
@@ -183,6 +200,28 @@ class WgslLowering {
         return;
       case StmtOp::Eval: line(depth, "_ = " + expr(s.exprs[0]) + ";"); return;
     }
+  }
+
+  // With the loop guard, a loop records how it ended: by its condition or a
+  // break sets its flag; a loop the driver cut short leaves it unset, and the
+  // shader then raises the guard, which the dispatch reports as an error.
+  // The condition moves into the body so that its one evaluation per
+  // iteration both steers the loop and sets the flag.
+  static std::string done_flag(int loop) { return "vyre_done_" + std::to_string(loop); }
+
+  void guarded_loop(int depth, const std::string& opening, const std::string& condition, const std::vector<Stmt>& body) {
+    const int id = next_loop_++;
+    line(depth, "var " + done_flag(id) + ": bool = false;");
+    line(depth, opening);
+    line(depth + 1, "if (!(" + condition + ")) {");
+    line(depth + 2, done_flag(id) + " = true;");
+    line(depth + 2, "break;");
+    line(depth + 1, "}");
+    open_loops_.push_back(id);
+    block(body, depth + 1);
+    open_loops_.pop_back();
+    line(depth, "}");
+    line(depth, "if (!" + done_flag(id) + ") { atomicStore(&vyre_loop_guard[0], 1u); }");
   }
 
   // ---- types ---------------------------------------------------------------
@@ -406,6 +445,8 @@ class WgslLowering {
   HelperSet helpers_;
   std::map<const Buffer*, size_t> length_slot_;
   std::set<std::string> builtins_;
+  int next_loop_ = 0;              // guarded loops numbered in text order
+  std::vector<int> open_loops_;    // the guarded loops around the statement being lowered
   std::string body_;
 };
 
