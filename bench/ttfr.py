@@ -14,14 +14,20 @@ falls on both alike; medians are reported. Prints JSON lines
               __GL_SHADER_DISK_CACHE=0), so the ratio is vyre's cache alone;
               the same again with the driver's cache on, in a fresh folder
               for each cold run and kept for its warm run.
-  peers       saxpy through vyre, CuPy RawKernel and Triton: each tool's
+  peers       saxpy through vyre (C++), vyre's Python package (vyre-python:
+              bench/first_result.py, interpreter start included), CuPy
+              RawKernel and Triton: each tool's
               caches (vyre's AOT cache and the driver's shader cache; CuPy's
               kernel cache; Triton's cache; CUDA's JIT cache for all) empty,
               against the same caches kept from the cold run.
 
     bench/ttfr.py --build build [--figures warm_start,peers] [--reps 5]
                   [--statements 5000] [--elements 1048576] [--runs FILE]
-                  [--vyre-lib DIR]
+                  [--vyre-lib DIR] [--tools vyre,vyre-python,cupy,triton]
+                  [--python-path build/python]
+
+With vyre and vyre-python both in --tools, the Python package's figures are
+also given as ratios to the C++ program's (ttfr.vyre-python.*_over_cpp).
 """
 import argparse
 import json
@@ -93,16 +99,20 @@ def tool_command(tool, build, elements, statements):
                 "--elements", str(CHAIN_ELEMENTS)]
     if tool == "vyre":
         return [os.path.join(build, "bench", "first_result"), "--program", "saxpy", "--elements", str(elements)]
+    if tool == "vyre-python":
+        return [sys.executable, os.path.join(HERE, "first_result.py"), "--elements", str(elements)]
     return [sys.executable, os.path.join(HERE, "peers", f"first_result_{tool}.py"), "--elements", str(elements)]
 
 
-def tool_env(tool, caches, driver_cache, vyre_lib):
+def tool_env(tool, caches, driver_cache, vyre_lib, python_path=None):
     env = base_env(caches)
     env.update(driver_cache_env(caches, driver_cache))
     if tool.startswith("vyre"):
         env["VYRE_AOT_CACHE_DIR"] = caches.path("vyre")
-        if vyre_lib:  # a packaged build whose libraries travel beside it
+        if vyre_lib and tool != "vyre-python":  # a packaged build whose libraries travel beside it
             env["LD_LIBRARY_PATH"] = vyre_lib
+        if tool == "vyre-python" and python_path:  # else the installed package
+            env["PYTHONPATH"] = python_path
     elif tool == "cupy":
         env["CUPY_CACHE_DIR"] = caches.path("cupy")
     elif tool == "triton":
@@ -123,7 +133,7 @@ def cold_warm(tool, args, root, driver_cache, runs, label):
     caches = Caches(root)
     try:
         command = tool_command(tool, args.build, args.elements, args.statements)
-        env = tool_env(tool, caches, driver_cache, args.vyre_lib)
+        env = tool_env(tool, caches, driver_cache, args.vyre_lib, args.python_path)
         cold = run_child(command, env)
         warm = run_child(command, env)
     finally:
@@ -151,7 +161,7 @@ def report(label, colds, warms):
     for kind, records in (("cold", colds), ("warm", warms)):
         for stage, ms in median_stages(records).items():
             emit(f"{label}.{kind}.{stage}_ms", ms, "ms")
-    return warm_ms / cold_ms
+    return cold_ms, warm_ms
 
 
 def main():
@@ -164,6 +174,7 @@ def main():
     parser.add_argument("--elements", type=int, default=1 << 20, help="saxpy's elements (peers)")
     parser.add_argument("--runs", help="write every run's record here, one JSON object a line")
     parser.add_argument("--vyre-lib", help="library folder for vyre's programs (a packaged build: scripts/h200)")
+    parser.add_argument("--python-path", help="PYTHONPATH for vyre-python (build/python; default: the installed vyre)")
     args = parser.parse_args()
     figures = args.figures.split(",")
     runs = []
@@ -174,7 +185,8 @@ def main():
         if "warm_start" in figures:
             for driver_cache, label in ((False, "warm_start"), (True, "warm_start_with_driver_cache")):
                 pairs = [cold_warm("vyre-chain", args, root, driver_cache, runs, label) for _ in range(args.reps)]
-                ratio = report(label, [c for c, _ in pairs], [w for _, w in pairs])
+                cold_ms, warm_ms = report(label, [c for c, _ in pairs], [w for _, w in pairs])
+                ratio = warm_ms / cold_ms
                 emit("warm_start_ratio" if not driver_cache else "warm_start_ratio_with_driver_cache", ratio, "ratio")
             emit("warm_start_program_statements", args.statements, "count")
         if "peers" in figures:
@@ -187,9 +199,16 @@ def main():
                         pairs[tool].append(cold_warm(tool, args, root, True, runs, f"ttfr.{tool}"))
                     except Exception as error:  # one tool failing leaves the others' figures
                         print(f"ttfr: {tool}: {error}", file=sys.stderr)
+            medians = {}
             for tool in tools:
                 if pairs[tool]:
-                    report(f"ttfr.{tool}", [c for c, _ in pairs[tool]], [w for _, w in pairs[tool]])
+                    medians[tool] = report(f"ttfr.{tool}", [c for c, _ in pairs[tool]], [w for _, w in pairs[tool]])
+            if "vyre" in medians and "vyre-python" in medians:
+                (c_cold, c_warm), (p_cold, p_warm) = medians["vyre"], medians["vyre-python"]
+                emit("ttfr.vyre-python.cold_over_cpp", p_cold / c_cold, "ratio")
+                emit("ttfr.vyre-python.warm_over_cpp", p_warm / c_warm, "ratio")
+                emit("ttfr.vyre-python.warm_over_cold", p_warm / p_cold, "ratio")
+                emit("ttfr.vyre.warm_over_cold", c_warm / c_cold, "ratio")
             emit("ttfr_saxpy_elements", args.elements, "count")
     finally:
         shutil.rmtree(root, ignore_errors=True)

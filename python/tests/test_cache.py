@@ -1,0 +1,91 @@
+"""The AOT cache is shared with the command line: a program run by one is a hit for the other."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import vyre
+from conftest import EXAMPLES, cli_path
+
+needs_cli = pytest.mark.skipif(cli_path() is None, reason="no vyre command line in this build")
+
+
+def cli_run(program, *args):
+    """`vyre run --verbose`: (stdout, whether the cache hit)."""
+    env = dict(os.environ, VYRE_LOG="info")
+    r = subprocess.run([str(cli_path()), "run", str(program), "--verbose", *args], capture_output=True, text=True,
+                       env=env, check=True)
+    assert ("cache hit" in r.stderr) != ("cache miss" in r.stderr), r.stderr
+    return r.stdout, "cache hit" in r.stderr
+
+
+@needs_cli
+def test_cli_then_python_then_cli(cache_dir):
+    xor = EXAMPLES / "xor.json"
+    _, hit = cli_run(xor, "--inputs", str(EXAMPLES / "xor.run.json"))
+    assert not hit
+    k = vyre.Backend().compile(vyre.Program.from_json(xor))
+    assert k.cache_hit  # the CLI's entry
+    a = np.array([1, 2, 3, 4], np.uint32)
+    np.testing.assert_array_equal(k(a=a, b=a[::-1].copy(), sizes={"out": 4})["out"], a ^ a[::-1])
+
+    histogram = EXAMPLES / "histogram.json"
+    k2 = vyre.Backend().compile(vyre.Program.from_json(histogram))
+    assert not k2.cache_hit
+    vyre.cache.flush()
+    _, hit = cli_run(histogram, "--inputs", str(EXAMPLES / "histogram.run.json"), "--check")
+    assert hit  # Python's entry
+
+    stats = vyre.cache.stats()
+    assert stats["directory"] == str(cache_dir)
+    assert stats["entries"] == 2
+    assert stats["hits"] >= 2 and stats["misses"] >= 2
+    keys = {e["key"] for e in vyre.cache.entries()}
+    assert keys == {k.cache_key, k2.cache_key}
+
+
+@needs_cli
+def test_workgroup_option_matches_the_cli(cache_dir):
+    saxpy = EXAMPLES / "saxpy.json"
+    cli_run(saxpy, "--inputs", str(EXAMPLES / "saxpy.run.json"), "--workgroup", "32,1,1")
+    assert vyre.Backend().compile(vyre.Program.from_json(saxpy), workgroup=(32, 1, 1)).cache_hit
+    assert not vyre.Backend().compile(vyre.Program.from_json(saxpy)).cache_hit
+
+
+def test_explain_stats_and_clear(cache_dir, saxpy):
+    backend = vyre.Backend()
+    before = vyre.cache.explain(saxpy, backend=backend)
+    assert not before["hit"]
+    assert [c["name"] for c in before["components"]][0] == "program digest"
+    assert before["components"][0]["value"] == saxpy.digest
+    k = backend.compile(saxpy)
+    after = vyre.cache.explain(saxpy, backend=backend)
+    assert after["hit"] and after["key"] == k.cache_key == before["key"]
+    assert after["found_in"] == str(cache_dir)
+    other = vyre.cache.explain(saxpy, workgroup=128, fingerprint=backend.fingerprint)
+    assert not other["hit"] and other["same_program"], other
+    assert vyre.cache.directory() == str(cache_dir)
+    s = vyre.cache.stats()
+    assert (s["misses"], s["writes"], s["entries"]) == (1, 1, 1)
+    vyre.cache.zero_stats()
+    assert vyre.cache.stats()["misses"] == 0
+    assert vyre.cache.clear() == 1
+    assert vyre.cache.entries() == []
+
+
+def test_a_second_backend_hits_in_the_same_process(cache_dir, saxpy):
+    assert not vyre.Backend().compile(saxpy).cache_hit
+    assert vyre.Backend().compile(saxpy).cache_hit
+
+
+def test_fingerprint_override_setting(cache_dir, saxpy, monkeypatch):
+    monkeypatch.setenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE", "fleet-1")
+    b = vyre.Backend()
+    assert b.fingerprint == "fleet-1"
+    b.compile(saxpy)
+    assert vyre.cache.explain(saxpy)["hit"]
+    assert [e["fingerprint"] for e in vyre.cache.entries()] == ["fleet-1"]
