@@ -205,3 +205,30 @@ TEST(ShaderOptions, OneRuleForTheWorkgroupSizeEverywhere) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ReferenceInterpreter, AProgramThatNeverEndsStopsAtTheStepBudget) {
+  const vyre::CheckedProgram forever = vyre::build::ProgramBuilder("forever")
+                                           .output("out", 0, vyre::ScalarType::U32, 1)
+                                           .body({vyre::build::let("x", vyre::build::u32(0)),
+                                                  vyre::build::while_(vyre::build::boolean(true),
+                                                                      {vyre::build::assign("x", vyre::build::add(vyre::build::var("x"), vyre::build::u32(1)))})})
+                                           .build();
+  try {
+    vyre::reference::run(forever, vyre::Inputs{}, {}, vyre::Dim3{1, 1, 1}, 100'000);
+    FAIL() << "a program without end ran to the end";
+  } catch (const vyre::Error& e) {
+    EXPECT_EQ(e.kind(), vyre::ErrorKind::limit_exceeded);
+    EXPECT_NE(std::string(e.what()).find("stopped after 100000 statements"), std::string::npos) << e.what();
+  }
+  // Within the budget, the same interpreter finishes: 10 iterations of 2 statements, plus 2.
+  const vyre::CheckedProgram ten = vyre::build::ProgramBuilder("ten")
+                                       .output("out", 0, vyre::ScalarType::U32, 1)
+                                       .body({vyre::build::loop("k", vyre::build::u32(0), vyre::build::u32(10), {vyre::build::store("out", vyre::build::u32(0), vyre::build::var("k"))})})
+                                       .build();
+  EXPECT_EQ(vyre::reference::run(ten, vyre::Inputs{}, {}, vyre::Dim3{1, 1, 1}, 11).get<uint32_t>("out")[0], 9u);
+  EXPECT_THROW(vyre::reference::run(ten, vyre::Inputs{}, {}, vyre::Dim3{1, 1, 1}, 10), vyre::Error);
+}
+
+}  // namespace

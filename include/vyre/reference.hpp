@@ -12,10 +12,16 @@
 
 namespace vyre::reference {
 
+// Statements one run may execute, over all its invocations: a program that
+// never ends (or would run for hours) stops with Error(limit_exceeded)
+// instead of hanging its caller. About a minute of interpretation.
+inline constexpr uint64_t kDefaultStepBudget = uint64_t{1} << 32;
+
 // Throws Error(invalid_input) for options or inputs that do not fit the
-// program, exactly as the GPU backend does. `grid` is the launch's, as in
+// program, exactly as the GPU backend does, and Error(limit_exceeded) past
+// `step_budget` statements. `grid` is the launch's, as in
 // gpu::Pipeline::dispatch.
 VYRE_API Outputs run(const CheckedProgram& program, const Inputs& inputs, const ShaderOptions& options = {},
-                     const std::optional<Dim3>& grid = std::nullopt);
+                     const std::optional<Dim3>& grid = std::nullopt, uint64_t step_budget = kDefaultStepBudget);
 
 }  // namespace vyre::reference

@@ -104,8 +104,8 @@ struct Invocation {
 
 class Machine {
  public:
-  Machine(const Program& p, std::vector<Memory>& memory, const Dim3& grid, WorkgroupFibers* fibers)
-      : p_(p), memory_(memory), grid_(grid), fibers_(fibers) {}
+  Machine(const Program& p, std::vector<Memory>& memory, const Dim3& grid, WorkgroupFibers* fibers, uint64_t budget)
+      : p_(p), memory_(memory), grid_(grid), fibers_(fibers), steps_left_(budget), budget_(budget) {}
 
   Flow block(const std::vector<RStmt>& stmts, Invocation& inv) {
     for (const auto& s : stmts) {
@@ -129,6 +129,10 @@ class Machine {
   }
 
   Flow stmt(const RStmt& s, Invocation& inv) {
+    if (steps_left_-- == 0)
+      throw Error(ErrorKind::limit_exceeded,
+                  "the reference interpreter stopped after " + std::to_string(budget_) +
+                      " statements: the program loops without end, or runs far longer than a check should");
     switch (s.op) {
       case StmtOp::Let:
       case StmtOp::Assign: inv.locals[s.index] = eval(s.exprs[0], inv); return Flow::Next;
@@ -236,12 +240,14 @@ class Machine {
   std::vector<Memory>& memory_;
   Dim3 grid_;
   WorkgroupFibers* fibers_;
+  uint64_t steps_left_;
+  uint64_t budget_;
 };
 
 }  // namespace
 
 Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOptions& options,
-            const std::optional<Dim3>& grid_launch) {
+            const std::optional<Dim3>& grid_launch, uint64_t step_budget) {
   const Program& program = checked.program();
   const DispatchPlan plan = plan_dispatch(checked, options, inputs, grid_launch);
 
@@ -271,7 +277,7 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
 
   std::optional<WorkgroupFibers> fibers;
   if (checked.has_barrier()) fibers.emplace();
-  Machine machine(program, memory, grid, fibers ? &*fibers : nullptr);
+  Machine machine(program, memory, grid, fibers ? &*fibers : nullptr, step_budget);
   std::vector<Invocation> invocations(per_group);
   for (auto& inv : invocations) inv.locals.assign(checked.local_count(), 0);
 
