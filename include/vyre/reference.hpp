@@ -3,6 +3,7 @@
 // checked against.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "vyre/checked.hpp"
@@ -11,6 +12,11 @@
 #include "vyre/shader_options.hpp"
 
 namespace vyre::reference {
+
+// The most memory a run may hold in its buffers (the plan's buffers and the
+// workgroup buffers, together): a larger plan is refused with
+// Error(limit_exceeded) before anything is allocated.
+inline constexpr uint64_t kMaxMemoryBytes = 2ull << 30;
 
 // Throws Error(invalid_input) for options or inputs that do not fit the
 // program, exactly as the GPU backend does. `grid` is the launch's, as in
