@@ -5,11 +5,14 @@
 
 #include <cstring>
 
+#include "sys/remove_at.hpp"
+
 namespace vyre::aot {
 
-void remove_entry_files(int dirfd, const std::string& key) {
-  ::unlinkat(dirfd, metadata_name(key).c_str(), 0);
-  ::unlinkat(dirfd, wgsl_name(key).c_str(), 0);
+sys::Result<void> remove_entry_files(int dirfd, const std::string& key) {
+  for (const std::string& name : {metadata_name(key), wgsl_name(key)})
+    if (auto removed = sys::remove_at(dirfd, name, sys::OwnerRule::self); !removed) return removed.failure();
+  return {};
 }
 
 sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
@@ -31,10 +34,12 @@ sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& met
   // Another process may have published while this one lowered.
   auto existing = read_entry(directory.fd(), meta.key, sys::OwnerRule::self);
   if (existing) return Stored{false, 0};
-  // Uncommit a bad or foreign entry first, so that a crash below cannot
-  // leave its metadata beside the new WGSL.
+  // Remove a bad or foreign entry first, metadata first, so that a crash
+  // below cannot leave its metadata beside the new WGSL; a directory
+  // planted at either name goes too, or the rename below could never land.
   if (existing.failure().kind != sys::Fault::missing)
-    ::unlinkat(directory.fd(), metadata_name(meta.key).c_str(), 0);
+    if (auto removed = remove_entry_files(directory.fd(), meta.key); !removed)
+      return fail(removed.failure(), "cannot replace the bad entry " + meta.key + " in " + directory.path().string());
 
   auto step = [&](const char* name) {
     if (on_step) on_step(name);
