@@ -34,12 +34,12 @@ sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& met
   // Another process may have published while this one lowered.
   auto existing = read_entry(directory.fd(), meta.key, sys::OwnerRule::self);
   if (existing) return Stored{false, 0};
-  // Remove a bad or foreign entry first, metadata first, so that a crash
-  // below cannot leave its metadata beside the new WGSL; a directory
-  // planted at either name goes too, or the rename below could never land.
-  if (existing.failure().kind != sys::Fault::missing)
-    if (auto removed = remove_entry_files(directory.fd(), meta.key); !removed)
-      return fail(removed.failure(), "cannot replace the bad entry " + meta.key + " in " + directory.path().string());
+  // Remove what is there first, metadata first, so that a crash below
+  // cannot leave a bad entry's metadata beside the new WGSL; a directory
+  // planted at either name goes too (even with no metadata beside it), or
+  // the rename below could never land and the key never be cached again.
+  if (auto removed = remove_entry_files(directory.fd(), meta.key); !removed)
+    return fail(removed.failure(), "cannot replace what is at " + meta.key + " in " + directory.path().string());
 
   auto step = [&](const char* name) {
     if (on_step) on_step(name);

@@ -56,7 +56,7 @@ std::vector<uint8_t> read_fd_bounded(int fd, const ReadBound& bound, std::vector
         continue;
       }
       const int err = errno;
-      throw Error(ErrorKind::io, bound.what + ": cannot read: " +
+      throw Error(ErrorKind::io, "cannot read " + bound.what + ": " +
                                      (err == EISDIR ? std::string("it is a directory") : std::strerror(err)));
     }
     data.resize(filled + static_cast<size_t>(n));
@@ -67,10 +67,10 @@ std::vector<uint8_t> read_fd_bounded(int fd, const ReadBound& bound, std::vector
 
 std::vector<uint8_t> read_file_bounded(const std::filesystem::path& path, const ReadBound& bound) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(ErrorKind::io, bound.what + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) throw Error(ErrorKind::io, "cannot read " + bound.what + ": " + std::strerror(errno));
   FdCloser closer(fd);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(ErrorKind::io, bound.what + ": cannot read: " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0) throw Error(ErrorKind::io, "cannot read " + bound.what + ": " + std::strerror(errno));
   if (S_ISDIR(st.st_mode))
     throw Error(ErrorKind::io, bound.what + " is a directory: give a file");
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > bound.max_bytes)  // refused without reading
