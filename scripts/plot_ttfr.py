@@ -9,7 +9,20 @@ import json
 import statistics
 import sys
 
-import matplotlib
+USAGE = "usage: python3 scripts/plot_ttfr.py RUNS.jsonl OUT.png"
+
+if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+    print(__doc__.strip() + "\n\n" + USAGE + "\n\nNeeds matplotlib (apt install python3-matplotlib).",
+          file=sys.stdout if len(sys.argv) == 2 else sys.stderr)
+    sys.exit(0 if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help") else 2)
+
+try:
+    import matplotlib
+except ImportError:
+    # Only this plot needs it, so scripts/setup does not install it.
+    print("scripts/plot_ttfr.py: needs matplotlib, which scripts/setup does not install: "
+          "apt install python3-matplotlib (or pip install matplotlib)", file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/aot_fixtures.hpp"
 #include "support/test_support.hpp"
@@ -150,7 +151,8 @@ TEST_F(AotCli, LsShowsKeyProgramFingerprintSizeAndAge) {
   warm_examples();
   auto text = vyre({"cache", "ls"});
   ASSERT_EQ(text.exit_code, 0);
-  for (const char* column : {"KEY", "PROGRAM", "SIZE", "AGE", "FINGERPRINT", "xor", "saxpy", "collatz", "Mesa 22.3.6"})
+  // The fingerprint is cut to fit 100 columns; --json has it whole.
+  for (const char* column : {"KEY", "PROGRAM", "SIZE", "AGE", "FINGERPRINT", "xor", "saxpy", "collatz", "wgpu-native=29"})
     EXPECT_NE(text.out.find(column), std::string::npos) << column;
   auto entries = vyre_json({"cache", "ls", "--json"});
   ASSERT_EQ(entries.size(), 3u);
@@ -161,6 +163,29 @@ TEST_F(AotCli, LsShowsKeyProgramFingerprintSizeAndAge) {
     EXPECT_GT(e["wgsl_bytes"].get<uint64_t>(), 0u);
     EXPECT_GT(e["last_used_unix_ms"].get<int64_t>(), 0);
   }
+}
+
+TEST_F(AotCli, LsFitsOneHundredColumnsAndEscapesControlCharacters) {
+  vyre::test::write_file(tmp / "p.json", R"({"vyre": 1, "name": "two\nlines\u001b[31m and a name much longer than the column",
+    "workgroup_size": [1, 1, 1],
+    "buffers": [{"name": "out", "binding": 0, "access": "read_write", "type": "u32", "output": true}], "body": []})");
+  ASSERT_EQ(vyre({"cache", "warm", (tmp / "p.json").string(), example("xor")}).exit_code, 0);
+  auto text = vyre({"cache", "ls"});
+  ASSERT_EQ(text.exit_code, 0);
+  std::istringstream lines(text.out);
+  size_t rows = 0;
+  for (std::string line; std::getline(lines, line); ++rows) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_EQ(rows, 3u) << text.out;  // a header and two entries: no raw newline from a name
+  EXPECT_NE(text.out.find("two\\nlines\\x1b[31m"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos);
+}
+
+TEST_F(AotCli, WarmSkipsRunFilesWithANote) {
+  auto r = vyre({"cache", "warm", example("xor"), source_path("examples/xor.run.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("xor.run.json: skipped: a run file"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("1 programs: 1 lowered"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(1 run files skipped)"), std::string::npos) << r.out;
 }
 
 TEST_F(AotCli, ShowPrintsAVerifiedEntryByKeyOrPrefix) {

@@ -73,35 +73,18 @@ TEST(AotDegraded, ATinyFileSystemFillsUpWithoutFailingALookup) {
   umount2(mount_point.c_str(), MNT_DETACH);
 }
 
-// Root ignores permission bits, so a read-only directory is made with a
-// read-only bind mount where that is allowed, else (not root) with chmod.
-bool make_read_only(const std::filesystem::path& dir, std::string& how) {
-  if (geteuid() != 0) {
-    std::filesystem::permissions(dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
-    how = "chmod 0500";
-    return true;
-  }
-  if (mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0) return false;
-  if (mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0) {
-    umount2(dir.c_str(), MNT_DETACH);
-    return false;
-  }
-  how = "read-only bind mount";
-  return true;
-}
-
 TEST(AotDegraded, AReadOnlyDirectoryStillServesHitsAndLowersTheRest) {
   TempDir tmp;
   auto dir = tmp / "cache";
   ASSERT_EQ(vyre::test::run_worker(dir, {"--programs", "5"}).exit_code, 0);
   std::string how;
-  if (!make_read_only(dir, how)) GTEST_SKIP() << "cannot make a read-only directory here";
+  if (!vyre::test::make_read_only(dir, how)) GTEST_SKIP() << "cannot make a read-only directory here";
   auto run = vyre::test::run_worker(dir, {"--programs", "10", "--rounds", "2"});
   EXPECT_EQ(run.exit_code, 0) << how << ": " << run.err;
   // p0..p4 hit twice; p5..p9 miss twice (nothing can be written).
   EXPECT_EQ(run.out, "hits=10 misses=10 wrong=0\n") << how;
   EXPECT_EQ(occurrences(run.err, "AOT cache"), 1u) << how << ": " << run.err;
-  if (geteuid() == 0) umount2(dir.c_str(), MNT_DETACH);
+  vyre::test::release_read_only(dir);
 }
 
 TEST(AotDegraded, ADirectoryThatCannotBeCreatedMeansNoDiskCache) {

@@ -98,3 +98,11 @@ TEST(Cli, LowerPrintsTheWgslAndHonoursTheOverride) {
   EXPECT_EQ(bad.exit_code, 3);
   EXPECT_NE(bad.err.find("--workgroup"), std::string::npos) << bad.err;
 }
+
+TEST(Cli, WithoutXdgRuntimeDirTheCommandStaysQuietAndLeavesNothingBehind) {
+  vyre::test::TempDir tmp;
+  auto r = vyre::test::run_vyre({"devices"}, {{"XDG_RUNTIME_DIR", ""}, {"TMPDIR", tmp.path().string()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");  // no "XDG_RUNTIME_DIR is invalid or not set" from libwayland
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path()));  // its private runtime directory is gone
+}

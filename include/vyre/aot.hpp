@@ -111,6 +111,10 @@ struct VYRE_API CacheStats {
   double time_saved_ms = 0;   // lowering time the hits did not spend
   uint64_t entries = 0;       // complete entries now in the writable directory
   uint64_t bytes = 0;         // their size (WGSL plus metadata)
+  // The counters miss some counts: a process could not write them (a full
+  // disk, a read-only directory) or a shard could not be read. Why, in words.
+  bool incomplete = false;
+  std::string incomplete_reason;
 };
 
 enum class EntryState {
@@ -146,11 +150,19 @@ struct VYRE_API EntryInfo : EntryRecord {
   int64_t last_used_unix_ms = 0;   // recency (metadata modification time)
 };
 
+// What a removal left in place: how many entries (or files) are still
+// there and the first reason the system gave (read-only, immutable...).
+struct VYRE_API NotRemoved {
+  uint64_t count = 0;
+  std::string problem;
+};
+
 struct VYRE_API VerifyReport {
   uint64_t checked = 0;
   uint64_t good = 0;
   std::vector<EntryInfo> bad;       // state bad, with the problem
   uint64_t removed = 0;             // bad entries removed from the writable directory
+  NotRemoved not_removed;           // bad entries of the writable directory that could not be removed
   uint64_t other_format = 0;        // left alone
   uint64_t incomplete = 0;          // unpaired files (swept when older than the grace period)
 };
@@ -167,6 +179,7 @@ struct VYRE_API PruneReport {
   uint64_t swept = 0;               // orphaned temporary and unpaired files removed
   uint64_t entries = 0;             // left
   uint64_t bytes = 0;
+  NotRemoved not_removed;           // entries and files to evict or sweep that could not be removed
 };
 
 struct VYRE_API TransferReport {
@@ -242,7 +255,9 @@ class VYRE_API Cache {
   std::optional<EntryInfo> show(std::string_view key, std::string* wgsl = nullptr) const;  // verified
   VerifyReport verify(bool remove_bad = true);
   PruneReport prune(const PruneOptions& options);
-  uint64_t clear();                       // removes every entry; returns how many
+  // Removes every entry; returns how many were removed, and says in
+  // `not_removed` (when given) what is still there and why.
+  uint64_t clear(NotRemoved* not_removed = nullptr);
   TransferReport export_to(const std::filesystem::path& destination) const;
   TransferReport import_from(const std::filesystem::path& source);
   Explanation explain(const KeyParts& parts) const;

@@ -168,9 +168,15 @@ class VYRE_API Outputs {
   bool has(const std::string& name) const { return buffers_.count(name) != 0; }
   // Throws Error(invalid_input) for an unknown name.
   const std::vector<uint8_t>& bytes(const std::string& name) const;
+  // The output as elements of T: uint32_t, int32_t or float (any other T
+  // does not compile). Throws Error(invalid_input) for an unknown name or
+  // bytes that are not a whole number of T.
   template <class T>
   std::vector<T> get(const std::string& name) const {
+    static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float>,
+                  "Outputs::get<T>: vyre buffers hold uint32_t, int32_t or float elements; use bytes() for raw data");
     const auto& b = bytes(name);
+    if (b.size() % sizeof(T) != 0) throw_not_whole(name, b.size(), sizeof(T));
     std::vector<T> out(b.size() / sizeof(T));
     if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(T));
     return out;
@@ -179,6 +185,7 @@ class VYRE_API Outputs {
   friend bool operator==(const Outputs&, const Outputs&) = default;
 
  private:
+  [[noreturn]] static void throw_not_whole(const std::string& name, size_t bytes, size_t element_bytes);
   std::map<std::string, std::vector<uint8_t>> buffers_;
 };
 

@@ -12,12 +12,14 @@
 namespace vyre {
 
 struct VYRE_API JsonLimits {
-  size_t max_bytes = 64u << 20;  // larger documents are refused before parsing
+  size_t max_bytes = 64u << 20;  // larger documents are refused before parsing (files: while reading)
   size_t max_depth = 256;        // nesting of JSON arrays and objects
 };
 
 // Parses and checks; throws ProgramError with every problem found (each
-// with its JSON path), or Error(io) when the file cannot be read.
+// with its JSON path), Error(io) when the file cannot be read (or is a
+// directory), or Error(invalid_input) when it holds more than max_bytes
+// (checked while reading: a FIFO or /dev/zero stops at the limit).
 VYRE_API CheckedProgram program_from_json(std::string_view text, const JsonLimits& limits = {});
 VYRE_API CheckedProgram program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits = {});
 

@@ -3,6 +3,7 @@
 // checked against.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "vyre/checked.hpp"
@@ -16,6 +17,11 @@ namespace vyre::reference {
 // never ends (or would run for hours) stops with Error(limit_exceeded)
 // instead of hanging its caller. About a minute of interpretation.
 inline constexpr uint64_t kDefaultStepBudget = uint64_t{1} << 32;
+
+// The most memory a run may hold in its buffers (the plan's buffers and the
+// workgroup buffers, together): a larger plan is refused with
+// Error(limit_exceeded) before anything is allocated.
+inline constexpr uint64_t kMaxMemoryBytes = 2ull << 30;
 
 // Throws Error(invalid_input) for options or inputs that do not fit the
 // program, exactly as the GPU backend does, and Error(limit_exceeded) past

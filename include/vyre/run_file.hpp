@@ -29,12 +29,19 @@ struct VYRE_API RunInputs {
   std::map<std::string, Tolerance> tolerance;
 };
 
-// Reads a run file against the program's buffers.
+// The most an @FILE input may hold (a buffer of fixed count: exactly its
+// size), refused while reading: /dev/zero or a FIFO stops there.
+inline constexpr uint64_t kMaxInputFileBytes = 1ull << 30;
+
+// Reads a run file (at most JsonLimits::max_bytes, 64 MiB) against the
+// program's buffers. A buffer in both "inputs" and "sizes" is refused.
 VYRE_API RunInputs read_run_file(const Program& program, const std::string& path);
 
-// Applies "NAME=V1,V2,..." or "NAME=@FILE" (raw little-endian bytes).
+// Applies "NAME=V1,V2,..." or "NAME=@FILE" (raw little-endian bytes; a
+// directory is refused). Throws Error(invalid_input) when `inputs` already
+// has an entry for NAME: each buffer is given once.
 VYRE_API void apply_input_option(const Program& program, const std::string& option, Inputs& inputs);
-// Applies "NAME=N".
+// Applies "NAME=N", refused the same way.
 VYRE_API void apply_size_option(const Program& program, const std::string& option, Inputs& inputs);
 
 }  // namespace vyre

@@ -4,7 +4,9 @@
 // and "-inf" as strings).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,5 +27,11 @@ VYRE_API std::string format_values(ScalarType type, const std::vector<uint8_t>& 
 // tolerance) |a - b| <= abs + rel * |b|.
 VYRE_API bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, double abs = 0,
                   double rel = 0);
+
+// The index of the first element where `a` and `b` differ by the rule of
+// values_equal (the shorter length when only the lengths differ); nullopt
+// when they are equal.
+VYRE_API std::optional<size_t> first_difference(ScalarType type, const std::vector<uint8_t>& a,
+                                                const std::vector<uint8_t>& b, double abs = 0, double rel = 0);
 
 }  // namespace vyre

@@ -9,15 +9,27 @@
 #include "aot/publish.hpp"
 #include "aot/scan.hpp"
 #include "aot/stats_store.hpp"
+#include "sys/remove_at.hpp"
 
 namespace vyre::aot {
 namespace {
 
-uint64_t sweep_temporaries(int dirfd, const std::vector<ScannedTemporary>& temporaries, int64_t cutoff_ms) {
-  uint64_t swept = 0;
-  for (const auto& t : temporaries)
-    if (t.mtime_ms < cutoff_ms && ::unlinkat(dirfd, t.name.c_str(), 0) == 0) ++swept;
-  return swept;
+void sweep_temporaries(int dirfd, const std::vector<ScannedTemporary>& temporaries, int64_t cutoff_ms,
+                       CleanupResult& result) {
+  for (const auto& t : temporaries) {
+    if (t.mtime_ms >= cutoff_ms) continue;
+    if (auto removed = sys::remove_at(dirfd, t.name, sys::OwnerRule::self); removed)
+      result.swept += *removed ? 1 : 0;
+    else
+      result.note_not_removed(removed.failure().message);
+  }
+}
+
+// A key whose stripe could not be taken is left: busy, it is being written
+// (the next cleanup sees it); any other failure (a read-only directory) is
+// something this cleanup could not remove.
+void note_unlocked(const sys::Failure& failure, const std::string& key, CleanupResult& result) {
+  if (failure.kind != sys::Fault::busy) result.note_not_removed("cannot lock " + key + ": " + failure.message);
 }
 
 uint64_t bound_target(uint64_t bound, double low_water) {
@@ -42,9 +54,9 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   if (!scanned) return result;
   const DirectoryScan& scan = *scanned;
 
-  result.swept += sweep_temporaries(dirfd, scan.temporaries, orphan_cutoff);
+  sweep_temporaries(dirfd, scan.temporaries, orphan_cutoff, result);
   if (auto stats_scan = stats ? scan_directory(*stats, sys::OwnerRule::self) : sys::Result<DirectoryScan>(stats.failure()))
-    result.swept += sweep_temporaries(*stats, stats_scan->temporaries, orphan_cutoff);
+    sweep_temporaries(*stats, stats_scan->temporaries, orphan_cutoff, result);
 
   std::vector<const ScannedEntry*> complete;
   for (const auto& entry : scan.entries) {
@@ -56,9 +68,14 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
     // orphans once older than the grace period (a writer is done by then).
     if (entry.unsafe() || entry.newest_ms() < orphan_cutoff) {
       auto stripe = directory.stripe_lock(entry.key, sys::FileLock::Mode::try_only);
-      if (!stripe) continue;
-      remove_entry_files(dirfd, entry.key);
-      ++result.swept;
+      if (!stripe) {
+        note_unlocked(stripe.failure(), entry.key, result);
+        continue;
+      }
+      if (auto removed = remove_entry_files(dirfd, entry.key); removed)
+        ++result.swept;
+      else
+        result.note_not_removed(removed.failure().message);
     }
   }
 
@@ -81,11 +98,17 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
     // Sorted oldest first: once one entry may stay, so may all that follow.
     if (!too_old && bytes <= target_bytes && entries <= target_entries) break;
     auto stripe = directory.stripe_lock(e->key, sys::FileLock::Mode::try_only);
-    if (!stripe) continue;  // being written: leave it
+    if (!stripe) {
+      note_unlocked(stripe.failure(), e->key, result);
+      continue;
+    }
     sys::FileFacts meta_now = sys::file_facts_at(dirfd, metadata_name(e->key), sys::OwnerRule::self);
     if (meta_now.exists && meta_now.mtime_ms != e->metadata.mtime_ms) continue;  // used or rewritten since the scan
     if (meta_now.exists) {
-      remove_entry_files(dirfd, e->key);
+      if (auto removed = remove_entry_files(dirfd, e->key); !removed) {
+        result.note_not_removed(removed.failure().message);
+        continue;  // still there: still counted
+      }
       ++result.evicted;
       result.bytes_freed += e->bytes();
     }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "aot/directory.hpp"
 
@@ -27,6 +28,11 @@ struct CleanupResult {
   uint64_t swept = 0;
   uint64_t entries = 0;  // complete entries left
   uint64_t bytes = 0;
+  uint64_t not_removed = 0;     // entries and files it meant to remove that are still there
+  std::string first_problem;    // why the first of them could not go
+  void note_not_removed(const std::string& problem) {
+    if (not_removed++ == 0) first_problem = problem;
+  }
 };
 
 // Fails with busy when another cleanup holds the lock (try_only), io when the

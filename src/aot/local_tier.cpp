@@ -28,7 +28,7 @@ sys::Result<bool> LocalDirectoryTier::remove(const std::string& key, bool only_i
     auto now = list(ListQuery{true, key});
     if (!now || now->empty() || now->front().state != EntryState::bad) return false;
   }
-  remove_entry_files(dir.fd(), key);
+  if (auto removed = remove_entry_files(dir.fd(), key); !removed) return removed.failure();
   return true;
 }
 

@@ -15,6 +15,7 @@
 #include "aot/publish.hpp"
 #include "aot/scan.hpp"
 #include "aot/tier_lookup.hpp"
+#include "sys/remove_at.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::aot {
@@ -34,7 +35,12 @@ CacheStats Cache::stats() {
   CacheStats s;
   if (!impl_->writable) return s;
   auto stats_dir = impl_->writable->stats_fd();
-  Counters c = stats_dir ? read_all_shards(*stats_dir) : Counters{};
+  StatsGaps gaps;
+  Counters c = stats_dir ? read_all_shards(*stats_dir, &gaps) : Counters{};
+  if (!stats_dir) gaps.unreadable_shard = "cannot open " + impl_->writable->path().string() + "/.stats: " +
+                                          stats_dir.failure().message;
+  s.incomplete = !gaps.empty();
+  s.incomplete_reason = gaps.describe();
   s.hits = c.hits;
   s.misses = c.misses;
   s.writes = c.writes;
@@ -108,7 +114,12 @@ VerifyReport Cache::verify(bool remove_bad) {
       ++delta.bad_entries;
       if (remove_bad && tier->writable()) {
         auto removed = tier->remove(info.key, /*only_if_bad=*/true);
-        if (removed && *removed) ++report.removed;
+        if (removed && *removed) {
+          ++report.removed;
+        } else if (!removed) {
+          if (report.not_removed.count++ == 0) report.not_removed.problem = removed.failure().message;
+          info.problem += " (not removed: " + removed.failure().message + ")";
+        }
       }
       report.bad.push_back(std::move(info));
     }
@@ -129,28 +140,43 @@ PruneReport Cache::prune(const PruneOptions& options) {
   if (options.older_than)
     policy.older_than_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*options.older_than).count();
   auto ran = run_cleanup(dir, policy, sys::FileLock::Mode::wait);
-  if (!ran) throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks");
+  if (!ran)
+    throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks: " +
+                                   ran.failure().message + "; nothing was pruned");
   const CleanupResult& result = *ran;
   Counters delta;
   delta.evictions = result.evicted;
   impl_->count(delta);
   impl_->flush_pending();
-  return PruneReport{result.evicted, result.bytes_freed, result.swept, result.entries, result.bytes};
+  return PruneReport{result.evicted,
+                     result.bytes_freed,
+                     result.swept,
+                     result.entries,
+                     result.bytes,
+                     NotRemoved{result.not_removed, result.first_problem}};
 }
 
-uint64_t Cache::clear() {
+uint64_t Cache::clear(NotRemoved* not_removed) {
   CacheDirectory& dir = impl_->require_writable();
   auto cleanup = dir.cleanup_lock(sys::FileLock::Mode::wait);  // best effort, as before: clear goes on without it
   auto scanned = scan_directory(dir.fd(), sys::OwnerRule::self);
   if (!scanned) throw Error(ErrorKind::io, "cannot read " + dir.path().string() + ": " + scanned.failure().message);
   const DirectoryScan& scan = *scanned;
   uint64_t removed = 0;
+  NotRemoved left;
+  auto note = [&](const std::string& problem) {
+    if (left.count++ == 0) left.problem = problem;
+  };
   for (const auto& e : scan.entries) {
-    auto stripe = dir.stripe_lock(e.key, sys::FileLock::Mode::wait);
-    remove_entry_files(dir.fd(), e.key);
-    if (e.complete()) ++removed;
+    auto stripe = dir.stripe_lock(e.key, sys::FileLock::Mode::wait);  // best effort, as above
+    if (auto gone = remove_entry_files(dir.fd(), e.key); !gone)
+      note(gone.failure().message);
+    else if (e.complete())
+      ++removed;
   }
-  for (const auto& t : scan.temporaries) ::unlinkat(dir.fd(), t.name.c_str(), 0);
+  for (const auto& t : scan.temporaries)
+    if (auto gone = sys::remove_at(dir.fd(), t.name, sys::OwnerRule::self); !gone) note(gone.failure().message);
+  if (not_removed != nullptr) *not_removed = left;
   if (auto stats_dir = dir.stats_fd()) (void)set_usage(*stats_dir, Usage{0, 0, sys::now_unix_ms()});
   return removed;
 }

@@ -5,11 +5,14 @@
 
 #include <cstring>
 
+#include "sys/remove_at.hpp"
+
 namespace vyre::aot {
 
-void remove_entry_files(int dirfd, const std::string& key) {
-  ::unlinkat(dirfd, metadata_name(key).c_str(), 0);
-  ::unlinkat(dirfd, wgsl_name(key).c_str(), 0);
+sys::Result<void> remove_entry_files(int dirfd, const std::string& key) {
+  for (const std::string& name : {metadata_name(key), wgsl_name(key)})
+    if (auto removed = sys::remove_at(dirfd, name, sys::OwnerRule::self); !removed) return removed.failure();
+  return {};
 }
 
 sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
@@ -31,10 +34,12 @@ sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& met
   // Another process may have published while this one lowered.
   auto existing = read_entry(directory.fd(), meta.key, sys::OwnerRule::self);
   if (existing) return Stored{false, 0};
-  // Uncommit a bad or foreign entry first, so that a crash below cannot
-  // leave its metadata beside the new WGSL.
-  if (existing.failure().kind != sys::Fault::missing)
-    ::unlinkat(directory.fd(), metadata_name(meta.key).c_str(), 0);
+  // Remove what is there first, metadata first, so that a crash below
+  // cannot leave a bad entry's metadata beside the new WGSL; a directory
+  // planted at either name goes too (even with no metadata beside it), or
+  // the rename below could never land and the key never be cached again.
+  if (auto removed = remove_entry_files(directory.fd(), meta.key); !removed)
+    return fail(removed.failure(), "cannot replace what is at " + meta.key + " in " + directory.path().string());
 
   auto step = [&](const char* name) {
     if (on_step) on_step(name);

@@ -23,7 +23,10 @@ sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& met
                                      const PublishStep& on_step = {}, mode_t mode = 0600);
 
 // Removes an entry (metadata first, so that it is uncommitted before its
-// WGSL goes). The caller holds the key's stripe.
-void remove_entry_files(int dirfd, const std::string& key);
+// WGSL goes; a WGSL left when the metadata cannot go). A directory planted
+// at either name is removed with its contents when it is the user's own
+// (sys::remove_at). Fails with what the system refused, so that nothing is
+// counted as removed that is still there. The caller holds the key's stripe.
+sys::Result<void> remove_entry_files(int dirfd, const std::string& key);
 
 }  // namespace vyre::aot

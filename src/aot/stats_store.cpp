@@ -1,11 +1,13 @@
 #include "aot/stats_store.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <sstream>
@@ -52,19 +54,25 @@ void for_each_field(Counters& c, Fn&& fn) {
   fn("time_saved_us", c.time_saved_us);
 }
 
-std::optional<toml::table> read_table(int dirfd, const std::string& name) {
+// The table in a file; nullopt when it is absent or (with `problem` set)
+// unreadable or malformed.
+std::optional<toml::table> read_table(int dirfd, const std::string& name, std::string* problem = nullptr) {
   auto file = sys::read_file_at(dirfd, name, kMaxStatsFileBytes, sys::OwnerRule::self);
-  if (!file) return std::nullopt;
+  if (!file) {
+    if (problem != nullptr && !file.failed_with(sys::Fault::missing)) *problem = name + ": " + file.failure().message;
+    return std::nullopt;
+  }
   try {
     return toml::parse(file->data);
-  } catch (const toml::parse_error&) {
+  } catch (const toml::parse_error& e) {
+    if (problem != nullptr) *problem = name + ": malformed (" + std::string(e.description()) + ")";
     return std::nullopt;
   }
 }
 
-Counters read_shard(int dirfd, unsigned shard) {
+Counters read_shard(int dirfd, unsigned shard, std::string* problem = nullptr) {
   Counters c;
-  auto table = read_table(dirfd, "shard-" + std::to_string(shard) + ".toml");
+  auto table = read_table(dirfd, "shard-" + std::to_string(shard) + ".toml", problem);
   if (!table) return c;
   for_each_field(c, [&](const char* name, uint64_t& field) {
     if (auto v = (*table)[name].value<int64_t>(); v && *v > 0) field = static_cast<uint64_t>(*v);
@@ -82,25 +90,140 @@ sys::Result<void> write_shard(int dirfd, unsigned shard, Counters c) {
   return sys::write_atomic_at(dirfd, "shard-" + std::to_string(shard) + ".toml", out.str());
 }
 
+// A small file rewritten in place, one fixed-size record, never renamed or
+// truncated: no new disk block once it exists (a full disk can still take
+// it) and no flush to disk on rename (ext4's auto_da_alloc). A record torn
+// by a crash reads as unknown.
+sys::Result<sys::Fd> open_record(int dirfd, const char* name, int flags) {
+  sys::Fd fd(::openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd) return sys::errno_failure(errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return sys::errno_failure(errno);
+  if (!S_ISREG(st.st_mode) || !sys::owner_accepted(st.st_uid, sys::OwnerRule::self))
+    return sys::failure(sys::Fault::unsafe, std::string(name) + " is not a regular file of your own");
+  return fd;
+}
+
+sys::Result<void> write_record(int fd, std::string record, size_t record_bytes) {
+  record.resize(record_bytes - 1, ' ');
+  record += '\n';
+  const ssize_t written = ::pwrite(fd, record.data(), record.size(), 0);
+  if (written < 0) return sys::errno_failure(errno);
+  if (written != static_cast<ssize_t>(record.size())) return sys::errno_failure(ENOSPC);
+  return {};
+}
+
+// .stats/lost.toml: how many flushes of counters were lost, and the last
+// reason, so that `vyre cache stats` can say its counts are incomplete.
+constexpr const char* kLossRecord = "lost.toml";
+constexpr size_t kLossRecordBytes = 512;
+
+struct LossRecord {
+  uint64_t lost_flushes = 0;
+  std::string reason;
+};
+
+std::string encode_loss(const LossRecord& loss) {
+  std::ostringstream out;
+  out << toml::table{{"lost_flushes", static_cast<int64_t>(std::min<uint64_t>(loss.lost_flushes, INT64_MAX))},
+                     {"reason", loss.reason.substr(0, kLossRecordBytes / 2)}};
+  return out.str();
+}
+
+LossRecord parse_loss(std::string_view text) {
+  LossRecord loss;
+  try {
+    toml::table t = toml::parse(text);
+    if (auto n = t["lost_flushes"].value<int64_t>(); n && *n > 0) loss.lost_flushes = static_cast<uint64_t>(*n);
+    loss.reason = t["reason"].value_or<std::string>("");
+  } catch (const toml::parse_error&) {
+    loss.lost_flushes = 1;  // torn by a crash in the middle of noting a loss
+    loss.reason = "the record of lost flushes is damaged";
+  }
+  return loss;
+}
+
+LossRecord read_loss_record(int dirfd) {
+  auto file = sys::read_file_at(dirfd, kLossRecord, kLossRecordBytes, sys::OwnerRule::self);
+  if (!file) return {};
+  return parse_loss(file->data);
+}
+
+void make_loss_record(int dirfd) {
+  auto fd = open_record(dirfd, kLossRecord, O_WRONLY | O_CREAT | O_EXCL);
+  if (fd) (void)write_record(fd->get(), encode_loss({}), kLossRecordBytes);
+}
+
+// Best effort: when not even this record can be written (a directory made
+// on a disk already full), nothing can tell the loss.
+void note_lost_flush(int dirfd, const std::string& reason) {
+  auto fd = open_record(dirfd, kLossRecord, O_RDWR | O_CREAT);
+  if (!fd) return;
+  while (::flock(fd->get(), LOCK_EX) != 0)
+    if (errno != EINTR) return;
+  std::string text(kLossRecordBytes, '\0');
+  const ssize_t n = ::pread(fd->get(), text.data(), text.size(), 0);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  LossRecord loss = text.empty() ? LossRecord{} : parse_loss(text);
+  ++loss.lost_flushes;
+  loss.reason = reason;
+  (void)write_record(fd->get(), encode_loss(loss), kLossRecordBytes);
+}
+
+sys::Result<void> reset_loss_record(int dirfd) {
+  auto fd = open_record(dirfd, kLossRecord, O_RDWR);
+  if (!fd) return fd.failed_with(sys::Fault::io) && fd.failure().error == ENOENT ? sys::Result<void>() : fd.failure();
+  while (::flock(fd->get(), LOCK_EX) != 0)
+    if (errno != EINTR) return sys::errno_failure(errno);
+  return write_record(fd->get(), encode_loss({}), kLossRecordBytes);
+}
+
 }  // namespace
 
 sys::Result<void> add_to_shard(int stats_dirfd, const Counters& delta) {
-  unsigned shard = static_cast<unsigned>(::getpid()) % kStatsShards;
+  const unsigned shard = static_cast<unsigned>(::getpid()) % kStatsShards;
+  const std::string name = "shard-" + std::to_string(shard) + ".toml";
   auto lock = sys::FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", sys::FileLock::Mode::wait);
-  if (!lock) return lock.failure();
-  Counters c = read_shard(stats_dirfd, shard);
-  c += delta;
-  return write_shard(stats_dirfd, shard, c);
+  sys::Result<void> added = lock ? sys::Result<void>() : sys::Result<void>(lock.failure());
+  if (added) {
+    Counters c = read_shard(stats_dirfd, shard);
+    c += delta;
+    added = write_shard(stats_dirfd, shard, c);
+  }
+  if (!added) {
+    note_lost_flush(stats_dirfd, "cannot write " + name + ": " + added.failure().message);
+    return added;
+  }
+  make_loss_record(stats_dirfd);  // while there is room for it
+  return added;
 }
 
-Counters read_all_shards(int stats_dirfd) {
+Counters read_all_shards(int stats_dirfd, StatsGaps* gaps) {
   Counters total;
-  for (unsigned shard = 0; shard < kStatsShards; ++shard) total += read_shard(stats_dirfd, shard);
+  std::string problem;
+  for (unsigned shard = 0; shard < kStatsShards; ++shard) {
+    total += read_shard(stats_dirfd, shard, &problem);
+    if (gaps != nullptr && gaps->unreadable_shard.empty()) gaps->unreadable_shard = problem;
+  }
+  if (gaps != nullptr) {
+    const LossRecord loss = read_loss_record(stats_dirfd);
+    gaps->lost_flushes = loss.lost_flushes;
+    gaps->last_loss = loss.reason;
+  }
   return total;
 }
 
+std::string StatsGaps::describe() const {
+  std::string out;
+  if (lost_flushes > 0)
+    out = std::to_string(lost_flushes) + (lost_flushes == 1 ? " flush" : " flushes") +
+          " of counters could not be written (the last: " + last_loss + ")";
+  if (!unreadable_shard.empty()) out += (out.empty() ? "" : "; ") + unreadable_shard;
+  return out;
+}
+
 sys::Result<void> zero_all_shards(int stats_dirfd) {
-  sys::Result<void> outcome;
+  sys::Result<void> outcome = reset_loss_record(stats_dirfd);
   for (unsigned shard = 0; shard < kStatsShards; ++shard) {
     auto lock = sys::FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", sys::FileLock::Mode::wait);
     sys::Result<void> zeroed = lock ? write_shard(stats_dirfd, shard, Counters{}) : sys::Result<void>(lock.failure());
@@ -123,28 +246,15 @@ Usage read_usage_unlocked(int dirfd) {
   return u;
 }
 
-// The estimate is rewritten in place, one fixed-size record, never renamed
-// or truncated: replacing a file by rename (or truncating it to zero) makes
-// ext4 flush it to disk at once (auto_da_alloc), which would put a disk
-// write on every miss. A record torn by a crash reads as unknown, and the
-// next cleanup's scan replaces it.
+// The estimate is a record rewritten in place (open_record): a write per
+// miss must not flush the disk.
 sys::Result<void> write_usage_unlocked(int dirfd, const Usage& u) {
   constexpr size_t kRecordBytes = 128;
   std::ostringstream out;
   out << "bytes = " << u.bytes << "\nentries = " << u.entries << "\nscanned_unix_ms = " << u.scanned_unix_ms;
-  std::string record = out.str();
-  record.resize(kRecordBytes - 1, ' ');
-  record += '\n';
-  sys::Fd fd(::openat(dirfd, "usage.toml", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return sys::errno_failure(errno);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return sys::errno_failure(errno);
-  if (!S_ISREG(st.st_mode) || !sys::owner_accepted(st.st_uid, sys::OwnerRule::self))
-    return sys::failure(sys::Fault::unsafe, "usage.toml is not a regular file of your own");
-  const ssize_t written = ::pwrite(fd.get(), record.data(), record.size(), 0);
-  if (written < 0) return sys::errno_failure(errno);
-  if (written != static_cast<ssize_t>(record.size())) return sys::errno_failure(ENOSPC);
-  return {};
+  auto fd = open_record(dirfd, "usage.toml", O_RDWR | O_CREAT);
+  if (!fd) return fd.failure();
+  return write_record(fd->get(), out.str(), kRecordBytes);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sys/result.hpp"
 
@@ -31,11 +32,26 @@ inline constexpr unsigned kStatsShards = 8;
 
 // Each takes the descriptor of an open .stats directory.
 
-// Adds `delta` to this process's shard.
+// Adds `delta` to this process's shard. When that fails (a full disk, a
+// read-only directory) the loss is noted in .stats/lost.toml, a record
+// rewritten in place, which needs no new disk block once it exists (it is
+// made at the first successful flush).
 sys::Result<void> add_to_shard(int stats_dirfd, const Counters& delta);
-// The sum of every shard (unreadable or malformed shards count as zero).
-Counters read_all_shards(int stats_dirfd);
-// Sets every shard to zero.
+
+// Why the counters read back are not the whole count: flushes that were
+// lost and shards that could not be read. Empty when they are complete.
+struct StatsGaps {
+  uint64_t lost_flushes = 0;
+  std::string last_loss;         // the reason the last lost flush gave
+  std::string unreadable_shard;  // the first shard that exists but could not be read
+  bool empty() const { return lost_flushes == 0 && unreadable_shard.empty(); }
+  std::string describe() const;
+};
+
+// The sum of every shard (unreadable or malformed shards count as zero and
+// are named in `gaps`, with the lost flushes, when given).
+Counters read_all_shards(int stats_dirfd, StatsGaps* gaps = nullptr);
+// Sets every shard to zero and forgets lost flushes.
 sys::Result<void> zero_all_shards(int stats_dirfd);
 
 // The size of the writable directory as last scanned, plus what writers

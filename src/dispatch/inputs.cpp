@@ -80,4 +80,10 @@ const std::vector<uint8_t>& Outputs::bytes(const std::string& name) const {
   return it->second;
 }
 
+void Outputs::throw_not_whole(const std::string& name, size_t bytes, size_t element_bytes) {
+  throw Error(ErrorKind::invalid_input, "output '" + name + "' has " + std::to_string(bytes) +
+                                            " bytes, not a whole number of " + std::to_string(element_bytes) +
+                                            "-byte elements: read it with bytes()");
+}
+
 }  // namespace vyre

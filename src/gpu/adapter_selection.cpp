@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "gpu/fingerprint.hpp"
-#include "gpu/headless_stderr_guard.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::gpu {
@@ -93,12 +92,11 @@ std::optional<uint32_t> parse_index(const std::string& s) {
 
 std::vector<FoundAdapter> find_adapters(const BackendChoice& backends) {
   WGPUInstance instance = shared_instance(backends.mask);
+  // Without XDG_RUNTIME_DIR, libwayland prints a harmless error line here
+  // (docs/gpu.md); stderr is the process's, never redirected by the library.
   std::vector<WGPUAdapter> raw;
-  {
-    HeadlessStderrGuard quiet;
-    raw.resize(wgpuInstanceEnumerateAdapters(instance, nullptr, nullptr));
-    raw.resize(wgpuInstanceEnumerateAdapters(instance, nullptr, raw.data()));
-  }
+  raw.resize(wgpuInstanceEnumerateAdapters(instance, nullptr, nullptr));
+  raw.resize(wgpuInstanceEnumerateAdapters(instance, nullptr, raw.data()));
   std::vector<FoundAdapter> found;
   found.reserve(raw.size());
   for (WGPUAdapter a : raw) {

@@ -135,6 +135,7 @@ void PipelineState::ensure_live_device() {
 DispatchJob& PipelineState::prepare(const Inputs& inputs, const std::optional<Dim3>& grid) {
   ensure_live_device();
   planner.plan(inputs, grid, job.plan);
+  dispatcher.check_limits(job.plan);  // before any buffer is made for it
   job.frame = 0;
   job.reset_destinations();
   return job;

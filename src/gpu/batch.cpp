@@ -37,6 +37,7 @@ struct detail::BatchState {
     if (count == recorded.size()) recorded.emplace_back();
     Recorded& r = recorded[count];
     impl->planner.plan(inputs, grid, r.job.plan);
+    impl->dispatcher.check_limits(r.job.plan);  // before any buffer is made for it
     r.job.frame = 0;
     for (size_t i = 0; i < count; ++i)
       if (recorded[i].pipeline == impl) ++r.job.frame;

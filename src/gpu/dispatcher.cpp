@@ -77,7 +77,7 @@ void Dispatcher::match(const DispatchPlan& plan, Frame& f) {
   }
 }
 
-void Dispatcher::check_limits(const DispatchPlan& plan, const Frame& f) const {
+void Dispatcher::check_limits(const DispatchPlan& plan) const {
   const DeviceContext& device = pipeline_->device();
   const WGPULimits& limits = device.limits();
   const Dim3& grid = plan.grid;
@@ -88,16 +88,20 @@ void Dispatcher::check_limits(const DispatchPlan& plan, const Frame& f) const {
                    "maxComputeWorkgroupsPerDimension", limits.maxComputeWorkgroupsPerDimension, "", device,
                    "Give a smaller grid (--grid X,Y,Z) and have the program cover the elements in a grid-stride "
                    "loop, spread the grid over y and z, or use a larger workgroup size.");
-  for (const Bound& b : f.bound) {
-    const bool uniform = b.shader->kind == BindingKind::Uniform;
+  const auto& bindings = pipeline_->interface().bindings;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    // Binding i is plan buffer i (see match()); sized as match() binds it.
+    const ShaderBinding& shader = bindings[i];
+    const BufferPlan& p = plan.buffers[i];
+    const uint64_t bytes = std::max<uint64_t>(shader.binding_bytes(p.elements), kElementBytes);
+    const bool uniform = shader.kind == BindingKind::Uniform;
     const uint64_t binding_limit = uniform ? limits.maxUniformBufferBindingSize : limits.maxStorageBufferBindingSize;
-    if (b.bytes <= binding_limit && b.bytes <= limits.maxBufferSize) continue;
-    const BufferPlan& p = plan.buffers[b.plan_index];
+    if (bytes <= binding_limit && bytes <= limits.maxBufferSize) continue;
     const std::string what = "buffer '" + p.buffer->name + "' (" + std::to_string(p.elements) + " " +
-                             std::string(to_string(p.buffer->type)) + " elements) needs " + std::to_string(b.bytes) +
+                             std::string(to_string(p.buffer->type)) + " elements) needs " + std::to_string(bytes) +
                              " bytes";
     const char* split = "Split the data over several dispatches.";
-    if (b.bytes > binding_limit)
+    if (bytes > binding_limit)
       beyond_limit(what, uniform ? "maxUniformBufferBindingSize" : "maxStorageBufferBindingSize", binding_limit,
                    " bytes", device, uniform ? "Declare it a read buffer instead of a uniform one." : split);
     beyond_limit(what, "maxBufferSize", limits.maxBufferSize, " bytes", device, split);
@@ -106,8 +110,8 @@ void Dispatcher::check_limits(const DispatchPlan& plan, const Frame& f) const {
 
 void Dispatcher::check(const DispatchJob& job, bool allow_pending) {
   Frame& f = frame(job.frame);
+  check_limits(job.plan);
   match(job.plan, f);
-  check_limits(job.plan, f);
   const DeviceContext& device = pipeline_->device();
   for (const auto& p : job.plan.buffers)
     if (p.device != nullptr) bindable_device_buffer(*p.device, device, p.buffer->name, allow_pending);

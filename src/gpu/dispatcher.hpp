@@ -60,6 +60,11 @@ class Dispatcher {
   // After a lost device: the same program on the new device; every frame is forgotten.
   void replace_pipeline(std::shared_ptr<const ComputePipeline> pipeline);
 
+  // No GPU call and no allocation: the grid and every buffer's bound size
+  // against the device's limits. Run right after planning, before any
+  // buffer (host or GPU) is made for the dispatch, and again by check().
+  void check_limits(const DispatchPlan& plan) const;
+
   // The stages a submission runs, in this order, under mutex().
   // No GPU call: matches bindings, checks limits and that device buffers
   // may be bound here.
@@ -123,7 +128,6 @@ class Dispatcher {
 
   Frame& frame(size_t index);
   void match(const DispatchPlan& plan, Frame& frame);
-  void check_limits(const DispatchPlan& plan, const Frame& frame) const;
   // Creates `slot` unless it already holds `bytes`.
   void ensure(GpuBuffer& slot, uint64_t bytes, WGPUBufferUsage usage);
   void bind_group(Frame& frame);

@@ -3,10 +3,9 @@
 // and reports the rest.
 #include <bit>
 #include <charconv>
-#include <fstream>
-#include <sstream>
 
 #include "ir/json_document.hpp"
+#include "util/bounded_read.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
 #include "vyre/json.hpp"
@@ -397,17 +396,10 @@ CheckedProgram program_from_json(std::string_view text, const JsonLimits& limits
 }
 
 CheckedProgram program_from_json_file(const std::filesystem::path& path, const JsonLimits& limits) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(ErrorKind::io, "cannot read " + path.string() + ": " + ec.message());
-  if (size > limits.max_bytes)
-    throw Error(ErrorKind::io, path.string() + " is " + std::to_string(size) + " bytes; the limit is " +
-                                   std::to_string(limits.max_bytes));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::io, "cannot open " + path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return program_from_json(ss.str(), limits);
+  // Bounded as it reads: a FIFO or /dev/zero stops at the limit.
+  const std::vector<uint8_t> text = read_file_bounded(
+      path, ReadBound{limits.max_bytes, path.string(), "the limit of a program (vyre::JsonLimits::max_bytes)"});
+  return program_from_json(as_text(text), limits);
 }
 
 }  // namespace vyre

@@ -244,12 +244,26 @@ class Machine {
   uint64_t budget_;
 };
 
+// The plan's memory before any of it is allocated: a --size of 2^32 - 1
+// must be refused at once, not after zeroing 16 GiB.
+void refuse_beyond_memory_bound(const Program& program, const DispatchPlan& plan) {
+  uint64_t bytes = 0;
+  for (const auto& bp : plan.buffers) bytes += uint64_t{bp.elements} * kElementBytes;
+  for (const auto& b : program.buffers)
+    if (b.access == Access::Workgroup) bytes += uint64_t{b.count} * kElementBytes;
+  if (bytes <= kMaxMemoryBytes) return;
+  throw Error(ErrorKind::limit_exceeded,
+              "the dispatch needs " + std::to_string(bytes) + " bytes of buffers; the reference interpreter holds at "
+              "most " + std::to_string(kMaxMemoryBytes) + " (vyre::reference::kMaxMemoryBytes): give smaller sizes");
+}
+
 }  // namespace
 
 Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOptions& options,
             const std::optional<Dim3>& grid_launch, uint64_t step_budget) {
   const Program& program = checked.program();
   const DispatchPlan plan = plan_dispatch(checked, options, inputs, grid_launch);
+  refuse_beyond_memory_bound(program, plan);
 
   // Memory, indexed like program.buffers.
   std::vector<Memory> memory(program.buffers.size());

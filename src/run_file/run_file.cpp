@@ -1,11 +1,11 @@
 #include "vyre/run_file.hpp"
 
 #include <charconv>
-#include <fstream>
-#include <sstream>
+#include <variant>
 
 #include "ir/json_document.hpp"
 #include "run_file/values_json.hpp"
+#include "util/bounded_read.hpp"
 #include "vyre/error.hpp"
 #include "vyre/values.hpp"
 
@@ -28,12 +28,25 @@ std::pair<std::string, std::string> split_assignment(const std::string& option, 
   return {option.substr(0, eq), option.substr(eq + 1)};
 }
 
-std::string read_bytes(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorKind::io, what + ": cannot read " + path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// The bytes of --input NAME=@FILE: at most the buffer's fixed size, else
+// kMaxInputFileBytes, refused as soon as the file holds more.
+std::vector<uint8_t> read_input_file(const Buffer& b, const std::string& path) {
+  ReadBound bound{kMaxInputFileBytes, "--input " + b.name + " (@" + path + ")",
+                  "the limit of an @FILE input (vyre::kMaxInputFileBytes)"};
+  if (b.count != 0) {
+    bound.max_bytes = uint64_t{b.count} * kElementBytes;
+    bound.limit = "the size of '" + b.name + "' (the program fixes it at " + std::to_string(b.count) + " elements)";
+  }
+  return read_file_bounded(path, bound);
+}
+
+// Each buffer is given once: a second --input or --size (or one that repeats
+// the run file) would silently replace the first.
+void refuse_given_twice(const Inputs& inputs, const std::string& name, const std::string& what) {
+  for (const auto& e : inputs.entries())
+    if (const auto* given = std::get_if<std::string>(&e.buffer); given != nullptr && *given == name)
+      throw Error(ErrorKind::invalid_input, what + ": '" + name + "' is already given (by an earlier --input or --size, "
+                                                  "or the run file's inputs or sizes): give each buffer once");
 }
 
 uint32_t parse_count(const std::string& text, const std::string& what) {
@@ -49,9 +62,9 @@ uint32_t parse_count(const std::string& text, const std::string& what) {
 void apply_input_option(const Program& program, const std::string& option, Inputs& inputs) {
   auto [name, value] = split_assignment(option, "--input");
   const Buffer& b = buffer_named(program, name, "--input " + name);
+  refuse_given_twice(inputs, name, "--input " + name);
   if (!value.empty() && value[0] == '@') {
-    const std::string bytes = read_bytes(value.substr(1), "--input " + name);
-    inputs.bytes(name, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    inputs.bytes(name, read_input_file(b, value.substr(1)));
   } else {
     inputs.bytes(name, parse_values(b.type, value, "--input " + name));
   }
@@ -60,6 +73,7 @@ void apply_input_option(const Program& program, const std::string& option, Input
 void apply_size_option(const Program& program, const std::string& option, Inputs& inputs) {
   auto [name, value] = split_assignment(option, "--size");
   buffer_named(program, name, "--size " + name);
+  refuse_given_twice(inputs, name, "--size " + name);
   inputs.size(name, parse_count(value, "--size " + name));
 }
 
@@ -67,7 +81,10 @@ RunInputs read_run_file(const Program& program, const std::string& path) {
   RunInputs run;
   Value doc;
   try {
-    doc = json_detail::parse_document(read_bytes(path, "--inputs"), JsonLimits{});
+    const JsonLimits limits;
+    const std::vector<uint8_t> text = read_file_bounded(
+        path, ReadBound{limits.max_bytes, "--inputs " + path, "the limit of a run file (vyre::JsonLimits::max_bytes)"});
+    doc = json_detail::parse_document(as_text(text), limits);
   } catch (const ProgramError& e) {
     throw Error(ErrorKind::invalid_input, path + ": " + e.what());
   }
@@ -79,15 +96,18 @@ RunInputs read_run_file(const Program& program, const std::string& path) {
       for (const auto& [name, values] : value.members) {
         const Buffer& b = buffer_named(program, name, at);
         auto bytes = values_from_json(b.type, values, at + "." + name);
-        if (key == "inputs")
+        if (key == "inputs") {
+          refuse_given_twice(run.inputs, name, at);
           run.inputs.bytes(name, std::move(bytes));
-        else
+        } else {
           run.expect[name] = std::move(bytes);
+        }
       }
     } else if (key == "sizes") {
       if (value.kind != Value::Kind::Object) throw Error(ErrorKind::invalid_input, at + " must be an object");
       for (const auto& [name, n] : value.members) {
         buffer_named(program, name, at);
+        refuse_given_twice(run.inputs, name, at);
         run.inputs.size(name, parse_count(n.text, at + "." + name));
       }
     } else if (key == "grid") {

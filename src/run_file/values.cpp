@@ -1,5 +1,6 @@
 #include "vyre/values.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -99,18 +100,24 @@ std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
   return out + "]";
 }
 
-bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, double abs,
-                  double rel) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size() / 4; ++i) {
+std::optional<size_t> first_difference(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                                       double abs, double rel) {
+  const size_t n = std::min(a.size(), b.size()) / 4;
+  for (size_t i = 0; i < n; ++i) {
     const uint32_t x = read_u32(a, i), y = read_u32(b, i);
     if (x == y) continue;
-    if (type != ScalarType::F32) return false;
+    if (type != ScalarType::F32) return i;
     const double fx = std::bit_cast<float>(x), fy = std::bit_cast<float>(y);
     if (std::isnan(fx) && std::isnan(fy)) continue;
-    if (!(std::fabs(fx - fy) <= abs + rel * std::fabs(fy))) return false;
+    if (!(std::fabs(fx - fy) <= abs + rel * std::fabs(fy))) return i;
   }
-  return true;
+  if (a.size() != b.size()) return n;
+  return std::nullopt;
+}
+
+bool values_equal(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, double abs,
+                  double rel) {
+  return !first_difference(type, a, b, abs, rel);
 }
 
 }  // namespace vyre

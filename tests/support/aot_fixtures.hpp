@@ -4,8 +4,10 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
@@ -64,6 +66,31 @@ inline size_t file_count(const std::filesystem::path& dir) {
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (!e.path().filename().string().starts_with(".")) ++n;
   return n;
+}
+
+// Root ignores permission bits, so a read-only directory is made with a
+// read-only bind mount where that is allowed, else (not root) with chmod.
+// Undo with release_read_only.
+inline bool make_read_only(const std::filesystem::path& dir, std::string& how) {
+  if (geteuid() != 0) {
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    how = "chmod 0500";
+    return true;
+  }
+  if (mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND, nullptr) != 0) return false;
+  if (mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0) {
+    umount2(dir.c_str(), MNT_DETACH);
+    return false;
+  }
+  how = "read-only bind mount";
+  return true;
+}
+
+inline void release_read_only(const std::filesystem::path& dir) {
+  if (geteuid() == 0)
+    umount2(dir.c_str(), MNT_DETACH);
+  else
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
 }
 
 }  // namespace vyre::test

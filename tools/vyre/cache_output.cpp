@@ -1,12 +1,15 @@
 #include "cache_output.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 
-
 namespace vyre::cli {
 namespace {
+
+// `cache ls` fits a terminal of this width.
+constexpr size_t kTableColumns = 100;
 
 std::string fixed(double value, int decimals = 1) {
   char buf[64];
@@ -27,12 +30,31 @@ nlohmann::json parts_json(const aot::KeyParts& parts) {
           {"fingerprint", parts.fingerprint}};
 }
 
+// Columns a text takes on a terminal, counting UTF-8 code points.
+size_t columns(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+// At most `width` columns, "..." marking a cut (never inside a UTF-8 sequence).
+std::string fit(const std::string& s, size_t width) {
+  if (columns(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  size_t kept = 0, end = 0;
+  while (end < s.size() && kept < width - 3) {
+    ++end;
+    while (end < s.size() && (s[end] & 0xC0) == 0x80) ++end;
+    ++kept;
+  }
+  return s.substr(0, end) + "...";
+}
+
 // A row of left-aligned columns.
 std::string row(const std::vector<std::string>& cells, const std::vector<size_t>& widths) {
   std::string line;
   for (size_t i = 0; i < cells.size(); ++i) {
     line += cells[i];
-    if (i + 1 < cells.size()) line.append(widths[i] > cells[i].size() ? widths[i] - cells[i].size() + 2 : 2, ' ');
+    const size_t used = columns(cells[i]);
+    if (i + 1 < cells.size()) line.append(widths[i] > used ? widths[i] - used + 2 : 2, ' ');
   }
   return line + "\n";
 }
@@ -50,7 +72,9 @@ nlohmann::json to_json(const aot::CacheStats& s) {
           {"bytes", s.bytes},
           {"bytes_written", s.bytes_written},
           {"lowering_ms", s.lowering_ms},
-          {"time_saved_ms", s.time_saved_ms}};
+          {"time_saved_ms", s.time_saved_ms},
+          {"incomplete", s.incomplete},
+          {"incomplete_reason", s.incomplete_reason}};
 }
 
 nlohmann::json to_json(const aot::EntryInfo& e) {
@@ -78,13 +102,20 @@ nlohmann::json to_json(const aot::EntryInfo& e) {
 nlohmann::json to_json(const aot::VerifyReport& r) {
   nlohmann::json bad = nlohmann::json::array();
   for (const auto& e : r.bad) bad.push_back(to_json(e));
-  return {{"checked", r.checked}, {"good", r.good},         {"bad", bad},
-          {"removed", r.removed}, {"other_format", r.other_format}, {"incomplete", r.incomplete}};
+  return {{"checked", r.checked},
+          {"good", r.good},
+          {"bad", bad},
+          {"removed", r.removed},
+          {"not_removed", r.not_removed.count},
+          {"not_removed_problem", r.not_removed.problem},
+          {"other_format", r.other_format},
+          {"incomplete", r.incomplete}};
 }
 
 nlohmann::json to_json(const aot::PruneReport& r) {
-  return {{"evicted", r.evicted}, {"bytes_freed", r.bytes_freed}, {"swept", r.swept},
-          {"entries", r.entries}, {"bytes", r.bytes}};
+  return {{"evicted", r.evicted}, {"bytes_freed", r.bytes_freed},           {"swept", r.swept},
+          {"entries", r.entries}, {"bytes", r.bytes}, {"not_removed", r.not_removed.count},
+          {"not_removed_problem", r.not_removed.problem}};
 }
 
 nlohmann::json to_json(const aot::TransferReport& r) {
@@ -125,25 +156,52 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
       << "errors            " << s.errors << "\n"
       << "time lowering     " << fixed(s.lowering_ms) << " ms\n"
       << "time saved        " << fixed(s.time_saved_ms) << " ms\n";
+  if (s.incomplete) out << "incomplete        the counters miss some counts: " << printable(s.incomplete_reason) << "\n";
   return out.str();
 }
 
+std::string printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string format_entry_table(const std::vector<aot::EntryInfo>& entries) {
+  // Most columns have a cap; the fingerprint takes what is left of
+  // kTableColumns and is cut with "..." (`ls --json` and `show` give it whole).
+  const std::vector<size_t> caps{16, 24, 10, 6, 22, SIZE_MAX};
   const int64_t now = aot::units::now_unix_ms();
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"KEY", "PROGRAM", "SIZE", "AGE", "STATE", "FINGERPRINT"});
   for (const auto& e : entries) {
     std::string state(aot::to_string(e.state));
     if (e.readonly_layer) state += " (read-only)";
-    rows.push_back({e.key.substr(0, 16), e.program.empty() ? "-" : e.program,
+    rows.push_back({e.key.substr(0, 16), e.program.empty() ? "-" : printable(e.program),
                     aot::units::format_size(e.wgsl_bytes + e.metadata_bytes), aot::units::format_age(now - e.last_used_unix_ms),
-                    state, e.parts.fingerprint.empty() ? "-" : e.parts.fingerprint});
+                    state, e.parts.fingerprint.empty() ? "-" : printable(e.parts.fingerprint)});
   }
-  std::vector<size_t> widths(rows[0].size(), 0);
+  std::vector<size_t> widths(caps.size(), 0);
   for (const auto& r : rows)
-    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
+    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::min(caps[i], std::max(widths[i], columns(r[i])));
+  size_t used = 0;
+  for (size_t i = 0; i + 1 < widths.size(); ++i) used += widths[i] + 2;
+  widths.back() = kTableColumns > used + 12 ? kTableColumns - used : 12;
   std::string out;
-  for (const auto& r : rows) out += row(r, widths);
+  for (auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) r[i] = fit(r[i], widths[i]);
+    out += row(r, widths);
+  }
   return out;
 }
 
@@ -155,7 +213,7 @@ std::string format_entry(const aot::EntryInfo& e) {
       << "directory         " << e.directory.string() << (e.readonly_layer ? " (read-only layer)" : "") << "\n";
   if (e.format != 0) out << "format            " << e.format << "\n";
   if (!e.parts.program_digest.empty()) {
-    out << "program           " << (e.program.empty() ? "-" : e.program) << "\n"
+    out << "program           " << (e.program.empty() ? "-" : printable(e.program)) << "\n"
         << "program digest    " << e.parts.program_digest << "\n"
         << "shaping           " << (e.parts.shaping.empty() ? "(none)" : e.parts.shaping) << "\n"
         << "lowering version  " << e.parts.lowering_version << "\n"

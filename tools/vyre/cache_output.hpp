@@ -17,6 +17,10 @@ nlohmann::json to_json(const aot::PruneReport& report);
 nlohmann::json to_json(const aot::TransferReport& report);
 nlohmann::json to_json(const aot::Explanation& explanation);
 
+// Control characters escaped (\n, \t, \xNN): names from a cache are text
+// someone else wrote, never terminal commands.
+std::string printable(const std::string& text);
+
 std::string format_stats(const aot::CacheStats& stats, const aot::Cache& cache);
 std::string format_entry_table(const std::vector<aot::EntryInfo>& entries);
 std::string format_entry(const aot::EntryInfo& entry);

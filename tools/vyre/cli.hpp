@@ -7,7 +7,9 @@
 
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
@@ -23,6 +25,7 @@ enum Exit : int {
   kInvalidInput = 3,  // inputs that do not fit the program, unreadable files
   kNoGpu = 4,         // no usable GPU adapter
   kGpuError = 5,      // the GPU reported an error (shader, pipeline, device lost, a limit)
+  kWriteError = 6,    // a write the system refused: stdout, an output file, the cache directory (full or read-only disk)
   kInternal = 70,     // a bug: please report it
 };
 
@@ -37,6 +40,20 @@ void add_run(CLI::App& app, Action& action);
 void add_devices(CLI::App& app, Action& action);
 void add_demo(CLI::App& app, Action& action);
 void add_cache(CLI::App& app, Action& action);
+
+// A write of the command's output that the system refused (exit kWriteError).
+class WriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes a whole file (created or truncated), checked through its close;
+// throws WriteError naming the file and the system's reason.
+void write_output_file(const std::string& path, std::string_view bytes);
+
+// Flushes stdout and checks that everything printed reached it; a failure
+// prints why and turns a success into kWriteError.
+int finish_stdout(int code);
 
 // Runs an action, printing any error on stderr ("vyre: error: ...", or one
 // line per problem for an invalid program) and mapping it to an exit code.

@@ -1,8 +1,12 @@
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 #include <charconv>
 #include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
@@ -37,6 +41,22 @@ int exit_code_for(ErrorKind kind) {
   return kInternal;
 }
 
+// Standard input to its end, refused as soon as it passes the program
+// limit: `yes | vyre validate -` stops there instead of filling memory.
+std::string read_stdin_program() {
+  const size_t limit = JsonLimits{}.max_bytes;
+  std::string text;
+  char chunk[1 << 16];
+  while (std::cin.read(chunk, sizeof chunk) || std::cin.gcount() > 0) {
+    text.append(chunk, static_cast<size_t>(std::cin.gcount()));
+    if (text.size() > limit)
+      throw Error(ErrorKind::invalid_input, "<stdin> is larger than " + std::to_string(limit >> 20) +
+                                                " MiB, the limit of a program (vyre::JsonLimits::max_bytes)");
+  }
+  if (std::cin.bad()) throw Error(ErrorKind::io, "cannot read the program from stdin");
+  return text;
+}
+
 }  // namespace
 
 int run_guarded(const Action& action) {
@@ -52,18 +72,47 @@ int run_guarded(const Action& action) {
   } catch (const Error& e) {
     std::cerr << "vyre: error: " << e.what() << "\n";
     return exit_code_for(e.kind());
+  } catch (const WriteError& e) {
+    std::cerr << "vyre: error: " << e.what() << "\n";
+    return kWriteError;
   } catch (const std::exception& e) {
     std::cerr << "vyre: internal error: " << e.what() << " (please report this)\n";
     return kInternal;
   }
 }
 
+void write_output_file(const std::string& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw WriteError("cannot write " + path + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      throw WriteError("cannot write " + path + ": " + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  // Some file systems (NFS, quotas) report a failed write only at close.
+  if (::close(fd) != 0) throw WriteError("cannot write " + path + ": " + std::strerror(errno));
+}
+
+int finish_stdout(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && !std::cout.fail() && !std::ferror(stdout)) return code;
+  std::cerr << "vyre: error: cannot write the output to stdout" << (err != 0 ? std::string(": ") + std::strerror(err) : "")
+            << "\n";
+  return code == kOk ? kWriteError : code;
+}
+
 CheckedProgram load_program(const std::string& path) {
   try {
-    if (path == "-") {
-      std::string text(std::istreambuf_iterator<char>(std::cin), {});
-      return program_from_json(text);
-    }
+    if (path == "-") return program_from_json(read_stdin_program());
     return program_from_json_file(path);
   } catch (const ProgramError& e) {
     throw FileProgramError(path == "-" ? "<stdin>" : path, e);

@@ -6,6 +6,18 @@
 #include "cache_output.hpp"
 
 namespace vyre::cli {
+namespace {
+
+// What a removal left in place, on stderr; exit kWriteError when anything
+// that was to go is still there (a read-only or immutable directory).
+Exit report_not_removed(const aot::NotRemoved& left) {
+  if (left.count == 0) return kOk;
+  std::cerr << "vyre: error: " << left.count << " entries or files could not be removed: " << printable(left.problem)
+            << "\n";
+  return kWriteError;
+}
+
+}  // namespace
 
 // vyre cache verify [--json] [--keep]
 void add_cache_verify(CLI::App* cache_cmd, Action& action) {
@@ -25,12 +37,17 @@ void add_cache_verify(CLI::App* cache_cmd, Action& action) {
             std::cout << "bad  " << e.key << "  " << e.problem << (e.readonly_layer ? " (read-only layer: kept)" : "")
                       << "\n";
           std::cout << r.checked << " checked, " << r.good << " good, " << r.bad.size() << " bad (" << r.removed
-                    << " removed)";
+                    << " removed";
+          if (r.not_removed.count > 0) std::cout << ", " << r.not_removed.count << " could not be removed";
+          std::cout << ")";
           if (r.other_format > 0) std::cout << ", " << r.other_format << " of another format (left alone)";
           if (r.incomplete > 0)
             std::cout << ", " << r.incomplete << " incomplete (swept by prune after the grace period)";
           std::cout << "\n";
         }
+        if (r.not_removed.count > 0)
+          std::cerr << "vyre: error: " << r.not_removed.count << " bad entries are still there: "
+                    << printable(r.not_removed.problem) << "\n";
         return r.bad.empty() ? kOk : kFailure;
       });
   verify->add_flag("--json", verify_o->json, "Print one JSON object");
@@ -68,7 +85,7 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
           std::cout << r.evicted << " evicted (" << aot::units::format_size(r.bytes_freed) << "), " << r.swept
                     << " orphaned files swept; " << r.entries << " entries (" << aot::units::format_size(r.bytes)
                     << ") left\n";
-        return kOk;
+        return report_not_removed(r.not_removed);
       });
   prune->add_option("--max-bytes", prune_o->max_bytes, "Evict down to this size (e.g. 500M, 2G; 0 empties)");
   prune->add_option("--max-entries", prune_o->max_entries, "Evict down to this many entries");
@@ -79,8 +96,12 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
 // vyre cache clear
 void add_cache_clear(CLI::App* cache_cmd, Action& action) {
   cache_subcommand(cache_cmd, action, "clear", "Remove every entry of the writable directory", [](aot::Cache& cache) {
-    std::cout << cache.clear() << " entries removed\n";
-    return kOk;
+    aot::NotRemoved left;
+    const uint64_t removed = cache.clear(&left);
+    std::cout << removed << " entries removed";
+    if (left.count > 0) std::cout << ", " << left.count << " could not be removed";
+    std::cout << "\n";
+    return report_not_removed(left);
   });
 }
 

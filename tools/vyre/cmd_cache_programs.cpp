@@ -10,6 +10,20 @@
 #include "vyre/error.hpp"
 
 namespace vyre::cli {
+namespace {
+
+// "NAME.run.json": what `vyre run --inputs` reads, beside each example.
+bool is_run_file_name(const std::string& file) {
+  constexpr std::string_view suffix = ".run.json";
+  return file.size() >= suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool stored_ok(const aot::Cache& cache, const std::string& key) {
+  auto entry = cache.show(key);
+  return entry && entry->state == aot::EntryState::ok;
+}
+
+}  // namespace
 
 // vyre cache explain PROGRAM [--fingerprint FP] [--json]
 void add_cache_explain(CLI::App* cache_cmd, Action& action) {
@@ -55,18 +69,29 @@ void add_cache_warm(CLI::App* cache_cmd, Action& action) {
         if (!cache.directory())
           throw Error(ErrorKind::io, "no writable AOT cache directory to warm: set VYRE_AOT_CACHE_DIR");
         ProgressBar progress(warm_o->files.size());
-        size_t hits = 0, lowered = 0, failed = 0;
+        size_t hits = 0, lowered = 0, not_stored = 0, failed = 0, run_files = 0;
         double lower_ms = 0;
         for (size_t i = 0; i < warm_o->files.size(); ++i) {
           const std::string& file = warm_o->files[i];
           progress.update(i, file);
+          if (is_run_file_name(file)) {
+            // `vyre cache warm examples/*.json` takes the run files too.
+            ++run_files;
+            progress.clear();
+            std::cerr << "vyre: " << file << ": skipped: a run file (inputs for `vyre run --inputs`), not a program\n";
+            continue;
+          }
           try {
             const CheckedProgram program = load_program(file);
             aot::Artifact a = cache.load_or_compile(program, fingerprint, config);
-            (a.cache_hit ? hits : lowered) += 1;
             lower_ms += a.lower_ms;
+            // The cache never fails a lowering; whether it kept the WGSL
+            // (a full or read-only disk) is seen by looking for the entry.
+            const bool stored = a.cache_hit || stored_ok(cache, a.key);
+            (a.cache_hit ? hits : stored ? lowered : not_stored) += 1;
             progress.clear();
-            std::cout << (a.cache_hit ? "cached   " : "lowered  ") << a.key.substr(0, 16) << "  " << file << "\n";
+            std::cout << (a.cache_hit ? "cached      " : stored ? "lowered     " : "not stored  ") << a.key.substr(0, 16)
+                      << "  " << file << "\n";
           } catch (const Error& e) {
             // Report and go on with the other programs.
             ++failed;
@@ -78,11 +103,17 @@ void add_cache_warm(CLI::App* cache_cmd, Action& action) {
         progress.update(warm_o->files.size(), "done");
         progress.clear();
         cache.flush();
-        std::cout << warm_o->files.size() << " programs: " << lowered << " lowered, " << hits << " already cached, "
-                  << failed << " failed; lowering took " << std::fixed << std::setprecision(1) << lower_ms << " ms\n";
-        return failed == 0 ? kOk : kFailure;
+        std::cout << warm_o->files.size() - run_files << " programs: " << lowered << " lowered, " << hits
+                  << " already cached, " << not_stored << " lowered but not stored, " << failed << " failed";
+        if (run_files > 0) std::cout << " (" << run_files << " run files skipped)";
+        std::cout << "; lowering took " << std::fixed << std::setprecision(1) << lower_ms << " ms\n";
+        if (not_stored > 0)
+          std::cerr << "vyre: error: " << not_stored << " lowered programs could not be stored in "
+                    << cache.directory()->string() << " (the warning above says why)\n";
+        if (failed > 0) return kFailure;
+        return not_stored == 0 ? kOk : kWriteError;
       });
-  warm->add_option("programs", warm_o->files, "Program files (JSON)")->required();
+  warm->add_option("programs", warm_o->files, "Program files (JSON); run files (*.run.json) are skipped")->required();
   warm->add_option("--fingerprint", warm_o->fingerprint, "Backend fingerprint (default: the local adapter's)");
   add_config_options(warm, warm_o->config);
 }

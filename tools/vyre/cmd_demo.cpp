@@ -119,8 +119,8 @@ int demo(const std::string& cache_dir_option, bool keep) {
   const fs::path work = work_template;
   const fs::path cache_dir = cache_dir_option.empty() ? work / "cache" : fs::path(cache_dir_option);
   for (const auto& ex : examples) {
-    std::ofstream(work / (ex.name + ".json")) << ex.program_json;
-    std::ofstream(work / (ex.name + ".run.json")) << ex.run_json;
+    write_output_file(work / (ex.name + ".json"), ex.program_json);
+    write_output_file(work / (ex.name + ".run.json"), ex.run_json);
   }
 
   std::cout << "vyre demo: each bundled example runs in a fresh process, twice, on one AOT cache.\n"

@@ -1,5 +1,4 @@
 // vyre hash PROG.json: the program's canonical digest (SHA-256 of its wire bytes).
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -25,11 +24,8 @@ void add_hash(CLI::App& app, Action& action) {
       const CheckedProgram p = load_program(o->file);
       const auto wire = to_wire(p);
       const std::string hex = sha256(wire).hex();
-      if (!o->wire_out.empty()) {
-        std::ofstream out(o->wire_out, std::ios::binary | std::ios::trunc);
-        out.write(reinterpret_cast<const char*>(wire.data()), static_cast<std::streamsize>(wire.size()));
-        if (!out) throw Error(ErrorKind::io, "cannot write " + o->wire_out);
-      }
+      if (!o->wire_out.empty())
+        write_output_file(o->wire_out, std::string_view(reinterpret_cast<const char*>(wire.data()), wire.size()));
       if (o->json)
         std::cout << nlohmann::json{{"digest", hex}, {"wire_bytes", wire.size()}}.dump() << "\n";
       else

@@ -3,7 +3,6 @@
 // object on stdout.
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -52,6 +51,14 @@ void print_outputs(const Program& program, const Outputs& outputs) {
   std::cout << out << "}\n";
 }
 
+// One element of a buffer as JSON text ("5", "\"nan\"").
+std::string element_text(ScalarType type, const std::vector<uint8_t>& bytes, size_t index) {
+  const std::string one = format_values(type, std::vector<uint8_t>(bytes.begin() + 4 * index, bytes.begin() + 4 * index + 4));
+  return one.substr(1, one.size() - 2);
+}
+
+// Compares the outputs with the run file's "expect": a one-line verdict on
+// stderr, and for each output that differs, its first differing element.
 int check_outputs(const Program& program, const RunInputs& run, const Outputs& outputs) {
   if (run.expect.empty()) throw Error(ErrorKind::invalid_input, "--check needs expected outputs (\"expect\" in --inputs FILE)");
   int code = kOk;
@@ -59,11 +66,20 @@ int check_outputs(const Program& program, const RunInputs& run, const Outputs& o
     const Buffer* b = program.find_buffer(name);
     if (!outputs.has(name)) throw Error(ErrorKind::invalid_input, "--check: '" + name + "' is not an output buffer");
     const Tolerance tol = run.tolerance.count(name) ? run.tolerance.at(name) : Tolerance{};
-    if (!values_equal(b->type, outputs.bytes(name), want, tol.abs, tol.rel)) {
-      std::cerr << "vyre: check failed for '" << name << "': expected " << format_values(b->type, want) << "\n";
-      code = kFailure;
-    }
+    const std::vector<uint8_t>& got = outputs.bytes(name);
+    const auto at = first_difference(b->type, got, want, tol.abs, tol.rel);
+    if (!at) continue;
+    code = kFailure;
+    std::cerr << "vyre: check failed for '" << name << "': ";
+    if (got.size() != want.size() && *at == std::min(got.size(), want.size()) / 4)
+      std::cerr << "expected " << want.size() / 4 << " values, got " << got.size() / 4 << "\n";
+    else
+      std::cerr << "first difference at index " << *at << ": expected " << element_text(b->type, want, *at) << ", got "
+                << element_text(b->type, got, *at) << "\n";
   }
+  if (code == kOk)
+    std::cerr << "vyre: check passed: " << run.expect.size() << (run.expect.size() == 1 ? " output" : " outputs")
+              << "\n";
   return code;
 }
 
@@ -132,9 +148,7 @@ int run(const RunOptions& o) {
           {"dispatch", dispatch_report.dispatch_ms},
           {"readback", dispatch_report.readback_ms},
           {"total", total_ms}}}};
-    std::ofstream f(o.report_json, std::ios::trunc);
-    f << report.dump() << "\n";
-    if (!f) throw Error(ErrorKind::io, "cannot write " + o.report_json);
+    write_output_file(o.report_json, report.dump() + "\n");
   }
   if (o.check) return check_outputs(program, run, outputs);
   return kOk;

@@ -2,10 +2,12 @@
 #include <cstdio>
 
 #include "cli.hpp"
+#include "runtime_dir.hpp"
 #include "vyre/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace vyre::cli;
+  const HeadlessRuntimeDir runtime_dir;  // single-threaded here: setenv is safe
   CLI::App app{"vyre: portable GPU compute programs, lowered to WGSL, cached ahead of time, run through WebGPU"};
   app.name("vyre");
   app.set_version_flag("--version", std::string("vyre ") + vyre::kVersion);
@@ -27,5 +29,5 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? kOk : kUsage;
   }
-  return run_guarded(action);
+  return finish_stdout(run_guarded(action));
 }
