@@ -12,6 +12,7 @@
 #include "aot/remote_tier.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/redis_servers.hpp"
+#include "support/remote_fixtures.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -24,32 +25,12 @@ using vyre::test::RedisClusterProcesses;
 using vyre::test::synthetic_parts;
 using vyre::test::synthetic_wgsl;
 using vyre::test::TempDir;
+using vyre::test::remote_machine;
+using vyre::test::checked_lookup;
+using vyre::test::remote_entry_key;
 
-CacheOptions machine(const std::filesystem::path& dir, const std::string& url) {
-  CacheOptions options;
-  options.directory = dir;
-  options.remote.emplace();
-  options.remote->url = url;
-  options.remote->connect_timeout = 200ms;
-  options.remote->operation_timeout = 200ms;
-  options.remote->breaker_cooldown = 200ms;
-  return options;
-}
 
-vyre::aot::Artifact lookup(Cache& cache, const std::string& name, int* lowered = nullptr) {
-  const std::string expected = synthetic_wgsl(name);
-  auto artifact = cache.load_or_compile(
-      synthetic_parts(name),
-      [&] {
-        if (lowered) ++*lowered;
-        return expected;
-      },
-      name);
-  EXPECT_EQ(artifact.wgsl, expected) << name;
-  return artifact;
-}
 
-std::string remote_key(const std::string& name) { return "vyre:aot:wgsl:" + synthetic_parts(name).key(); }
 
 std::string node_id(const vyre::test::RedisProcess& node) {
   return vyre::test::redis_command(node.endpoint(), {"CLUSTER", "MYID"})->text;
@@ -62,7 +43,7 @@ TEST(AotCluster, TwoMachinesShareAThreeMasterCluster) {
   constexpr int kPrograms = 30;
   std::set<int> masters;
   for (int p = 0; p < kPrograms; ++p) {
-    const std::string key = remote_key("p" + std::to_string(p));
+    const std::string key = remote_entry_key("p" + std::to_string(p));
     // The client's slot is the server's.
     auto server_slot = vyre::test::redis_command(cluster.nodes()[0]->endpoint(), {"CLUSTER", "KEYSLOT", key});
     ASSERT_EQ(server_slot->integer, vyre::aot::cluster_key_slot(key));
@@ -70,15 +51,15 @@ TEST(AotCluster, TwoMachinesShareAThreeMasterCluster) {
   }
   EXPECT_EQ(masters.size(), 3u) << "30 programs spread over the three masters' slots";
   {
-    Cache first(machine(tmp / "a", cluster.url()));
+    Cache first(remote_machine(tmp / "a", cluster.url()));
     int lowered = 0;
-    for (int p = 0; p < kPrograms; ++p) lookup(first, "p" + std::to_string(p), &lowered);
+    for (int p = 0; p < kPrograms; ++p) checked_lookup(first, "p" + std::to_string(p), &lowered);
     EXPECT_EQ(lowered, kPrograms);
     EXPECT_EQ(first.stats().remote.writes, static_cast<uint64_t>(kPrograms));
   }
-  Cache second(machine(tmp / "b", cluster.url()));
+  Cache second(remote_machine(tmp / "b", cluster.url()));
   int lowered = 0;
-  for (int p = 0; p < kPrograms; ++p) EXPECT_TRUE(lookup(second, "p" + std::to_string(p), &lowered).cache_hit);
+  for (int p = 0; p < kPrograms; ++p) EXPECT_TRUE(checked_lookup(second, "p" + std::to_string(p), &lowered).cache_hit);
   EXPECT_EQ(lowered, 0);
   auto stats = second.stats();
   EXPECT_EQ(stats.remote.hits, static_cast<uint64_t>(kPrograms));
@@ -92,11 +73,11 @@ TEST(AotCluster, FollowsAskAndMovedWhenASlotMigrates) {
   VYRE_REQUIRE_REDIS();
   TempDir tmp;
   RedisClusterProcesses cluster(tmp / "cluster", 3, 0);
-  { Cache writer(machine(tmp / "w", cluster.url())); lookup(writer, "moving"); }
-  Cache reader(machine(tmp / "r", cluster.url()));
-  lookup(reader, "unrelated");  // the reader has its slot map now
+  { Cache writer(remote_machine(tmp / "w", cluster.url())); checked_lookup(writer, "moving"); }
+  Cache reader(remote_machine(tmp / "r", cluster.url()));
+  checked_lookup(reader, "unrelated");  // the reader has its slot map now
 
-  const std::string key = remote_key("moving");
+  const std::string key = remote_entry_key("moving");
   const int slot = vyre::aot::cluster_key_slot(key);
   vyre::test::RedisProcess* source = cluster.master_of(slot);
   vyre::test::RedisProcess* target = nullptr;
@@ -117,8 +98,8 @@ TEST(AotCluster, FollowsAskAndMovedWhenASlotMigrates) {
   ASSERT_TRUE(asked->is_error());
   ASSERT_TRUE(asked->text.starts_with("ASK ")) << asked->text;
   {
-    Cache fresh(machine(tmp / "r2", cluster.url()));
-    EXPECT_TRUE(lookup(fresh, "moving").cache_hit) << "followed ASK";
+    Cache fresh(remote_machine(tmp / "r2", cluster.url()));
+    EXPECT_TRUE(checked_lookup(fresh, "moving").cache_hit) << "followed ASK";
   }
   // Done: every node says the target owns the slot; the reader's map is stale and gets MOVED.
   for (auto& n : cluster.nodes()) cmd(n.get(), {"CLUSTER", "SETSLOT", std::to_string(slot), "NODE", target_id});
@@ -126,7 +107,7 @@ TEST(AotCluster, FollowsAskAndMovedWhenASlotMigrates) {
   ASSERT_TRUE(moved->is_error());
   ASSERT_TRUE(moved->text.starts_with("MOVED ")) << moved->text;
   int lowered = 0;
-  EXPECT_TRUE(lookup(reader, "moving", &lowered).cache_hit) << "followed MOVED";
+  EXPECT_TRUE(checked_lookup(reader, "moving", &lowered).cache_hit) << "followed MOVED";
   EXPECT_EQ(lowered, 0);
   EXPECT_EQ(reader.stats().remote.errors, 0u);
 }
@@ -137,10 +118,10 @@ TEST(AotCluster, AMasterKilledAndItsReplicaPromotedFailsNoDispatch) {
   RedisClusterProcesses cluster(tmp / "cluster", 3, 1);
   constexpr int kPrograms = 30;
   {
-    Cache writer(machine(tmp / "w", cluster.url()));
-    for (int p = 0; p < kPrograms; ++p) lookup(writer, "p" + std::to_string(p));
+    Cache writer(remote_machine(tmp / "w", cluster.url()));
+    for (int p = 0; p < kPrograms; ++p) checked_lookup(writer, "p" + std::to_string(p));
   }
-  const int slot = vyre::aot::cluster_key_slot(remote_key("p0"));
+  const int slot = vyre::aot::cluster_key_slot(remote_entry_key("p0"));
   vyre::test::RedisProcess* master = cluster.master_of(slot);
   ASSERT_NE(master, nullptr);
   // Every write reached the replica before the master goes (3 s at most).
@@ -154,8 +135,8 @@ TEST(AotCluster, AMasterKilledAndItsReplicaPromotedFailsNoDispatch) {
     std::this_thread::sleep_for(20ms);
   }
 
-  Cache reader(machine(tmp / "r", cluster.url()));
-  lookup(reader, "warm-up");
+  Cache reader(remote_machine(tmp / "r", cluster.url()));
+  checked_lookup(reader, "warm-up");
   master->kill();
   // Lookups go on during the failover (node timeout 1 s): never a failure, never a long stall.
   double worst = 0;
@@ -164,8 +145,8 @@ TEST(AotCluster, AMasterKilledAndItsReplicaPromotedFailsNoDispatch) {
   for (int round = 0; round < 400 && !served_again; ++round) {
     const auto t = std::chrono::steady_clock::now();
     {
-      Cache fresh(machine(tmp / "fresh", cluster.url()));
-      served_again = lookup(fresh, "p0").cache_hit;
+      Cache fresh(remote_machine(tmp / "fresh", cluster.url()));
+      served_again = checked_lookup(fresh, "p0").cache_hit;
     }
     worst = std::max(worst, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());
     if (!served_again) std::this_thread::sleep_for(25ms);
@@ -175,7 +156,7 @@ TEST(AotCluster, AMasterKilledAndItsReplicaPromotedFailsNoDispatch) {
     vyre::test::RedisProcess* now = cluster.master_of(slot);
     ADD_FAILURE() << "slot " << slot << " master now " << (now ? now->port() : -1) << " was " << master->port()
                   << "; key there: "
-                  << (now ? vyre::test::redis_command(now->endpoint(), {"EXISTS", remote_key("p0")})->integer : -1);
+                  << (now ? vyre::test::redis_command(now->endpoint(), {"EXISTS", remote_entry_key("p0")})->integer : -1);
   }
   const double recovery_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -185,10 +166,10 @@ TEST(AotCluster, AMasterKilledAndItsReplicaPromotedFailsNoDispatch) {
   // The reader that knew the dead master finds the new one too.
   int lowered = 0;
   for (int round = 0; round < 100; ++round) {
-    if (lookup(reader, "p" + std::to_string(round % kPrograms), &lowered).cache_hit && round >= kPrograms) break;
+    if (checked_lookup(reader, "p" + std::to_string(round % kPrograms), &lowered).cache_hit && round >= kPrograms) break;
     std::this_thread::sleep_for(10ms);
   }
-  EXPECT_TRUE(lookup(reader, "p0").cache_hit);
+  EXPECT_TRUE(checked_lookup(reader, "p0").cache_hit);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "aot/entry_signature.hpp"
 #include "support/aot_fixtures.hpp"
+#include "support/remote_fixtures.hpp"
 #include "support/signing_keys.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
@@ -20,19 +21,8 @@ using vyre::aot::CacheOptions;
 using vyre::test::synthetic_parts;
 using vyre::test::synthetic_wgsl;
 using vyre::test::TempDir;
+using vyre::test::checked_lookup;
 
-vyre::aot::Artifact lookup(Cache& cache, const std::string& name, int* lowered = nullptr) {
-  const std::string expected = synthetic_wgsl(name);
-  auto artifact = cache.load_or_compile(
-      synthetic_parts(name),
-      [&] {
-        if (lowered) ++*lowered;
-        return expected;
-      },
-      name);
-  EXPECT_EQ(artifact.wgsl, expected) << name;
-  return artifact;
-}
 
 void fill(const std::filesystem::path& dir, const std::vector<std::string>& names,
           const std::optional<std::filesystem::path>& signing_key = std::nullopt) {
@@ -40,7 +30,7 @@ void fill(const std::filesystem::path& dir, const std::vector<std::string>& name
   options.directory = dir;
   options.signing_key = signing_key;
   Cache cache(options);
-  for (const auto& n : names) lookup(cache, n);
+  for (const auto& n : names) checked_lookup(cache, n);
 }
 
 TEST(EntrySignature, CoversTheKeyAndTheContent) {
@@ -119,8 +109,8 @@ TEST(DirectoryPermissions, AGroupWritableCacheDirectoryIsRefusedUnlessEntriesMus
     Cache cache(options);
     EXPECT_FALSE(cache.directory()) << "group-writable: others could plant entries";
     int lowered = 0;
-    lookup(cache, "a", &lowered);
-    lookup(cache, "a", &lowered);
+    checked_lookup(cache, "a", &lowered);
+    checked_lookup(cache, "a", &lowered);
     EXPECT_EQ(lowered, 2);
   }
   // With trusted keys it is used, and serves only signed entries.
@@ -129,8 +119,8 @@ TEST(DirectoryPermissions, AGroupWritableCacheDirectoryIsRefusedUnlessEntriesMus
   Cache cache(options);
   ASSERT_TRUE(cache.directory());
   int lowered = 0;
-  lookup(cache, "a", &lowered);
-  EXPECT_TRUE(lookup(cache, "a", &lowered).cache_hit);
+  checked_lookup(cache, "a", &lowered);
+  EXPECT_TRUE(checked_lookup(cache, "a", &lowered).cache_hit);
   EXPECT_EQ(lowered, 1);
   // An unsigned entry planted there (by a process without the key) is refused.
   fill(tmp / "plain", {"b"});
@@ -138,7 +128,7 @@ TEST(DirectoryPermissions, AGroupWritableCacheDirectoryIsRefusedUnlessEntriesMus
   std::filesystem::copy_file(vyre::test::wgsl_path(tmp / "plain", key), vyre::test::wgsl_path(tmp / "shared", key));
   std::filesystem::copy_file(vyre::test::metadata_path(tmp / "plain", key),
                              vyre::test::metadata_path(tmp / "shared", key));
-  EXPECT_FALSE(lookup(cache, "b", &lowered).cache_hit);
+  EXPECT_FALSE(checked_lookup(cache, "b", &lowered).cache_hit);
   EXPECT_GE(cache.stats().rejected, 1u);
 }
 
@@ -154,13 +144,13 @@ TEST(DirectoryPermissions, AWorldWritableLayerServesOnlySignedEntriesWithTrusted
   {
     Cache cache(options);
     int lowered = 0;
-    EXPECT_FALSE(lookup(cache, "signed", &lowered).cache_hit) << "a world-writable layer is refused";
+    EXPECT_FALSE(checked_lookup(cache, "signed", &lowered).cache_hit) << "a world-writable layer is refused";
   }
   std::filesystem::remove_all(tmp / "mine");
   options.trusted_keys = {ci.public_pem};
   Cache cache(options);
-  EXPECT_TRUE(lookup(cache, "signed").cache_hit);
-  EXPECT_FALSE(lookup(cache, "unsigned").cache_hit);
+  EXPECT_TRUE(checked_lookup(cache, "signed").cache_hit);
+  EXPECT_FALSE(checked_lookup(cache, "unsigned").cache_hit);
   EXPECT_EQ(cache.stats().rejected, 1u);
   // verify reports the unsigned one as bad.
   auto report = cache.verify(false);
@@ -183,13 +173,13 @@ TEST(DirectoryPermissions, ALayerOwnedByACiAccountWorksWithTrustedKeys) {
   options.readonly_directories = {tmp / "layer"};
   {
     Cache cache(options);
-    EXPECT_FALSE(lookup(cache, "signed").cache_hit) << "owned by another user, no trusted keys: refused";
+    EXPECT_FALSE(checked_lookup(cache, "signed").cache_hit) << "owned by another user, no trusted keys: refused";
   }
   std::filesystem::remove_all(tmp / "mine");
   options.trusted_keys = {ci.public_pem};
   Cache cache(options);
-  EXPECT_TRUE(lookup(cache, "signed").cache_hit);
-  EXPECT_FALSE(lookup(cache, "unsigned").cache_hit);
+  EXPECT_TRUE(checked_lookup(cache, "signed").cache_hit);
+  EXPECT_FALSE(checked_lookup(cache, "unsigned").cache_hit);
   EXPECT_EQ(cache.stats().rejected, 1u);
 }
 
@@ -203,7 +193,7 @@ TEST(DirectoryPermissions, UnusableTrustedKeysFailClosed) {
   options.readonly_directories = {tmp / "layer"};
   options.trusted_keys = {tmp / "missing.pub"};
   Cache cache(options);
-  EXPECT_FALSE(lookup(cache, "signed").cache_hit);
+  EXPECT_FALSE(checked_lookup(cache, "signed").cache_hit);
 }
 
 }  // namespace

@@ -80,6 +80,25 @@ sys::Failure not_ed25519(const std::filesystem::path& path, const char* what) {
                           "`openssl pkey -in signing.pem -pubout -out signing.pub`");
 }
 
+struct LoadedKey {
+  Pkey pkey;
+  std::string id;
+};
+
+// An Ed25519 key from a PEM file, private (ours alone) or public, with its id.
+sys::Result<LoadedKey> load_key(const std::filesystem::path& path, bool secret) {
+  auto text = read_key_file(path, secret);
+  if (!text) return text.failure();
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())), BIO_free);
+  Pkey key(secret ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr)
+                  : PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
+  if (!key || EVP_PKEY_get_id(key.get()) != EVP_PKEY_ED25519)
+    return not_ed25519(path, secret ? "private key" : "public key");
+  auto raw = raw_public(key.get(), path);
+  if (!raw) return raw.failure();
+  return LoadedKey{std::move(key), ed25519_key_id(*raw)};
+}
+
 }  // namespace
 
 std::string ed25519_key_id(std::string_view raw_public_key) { return sha256_hex(raw_public_key).substr(0, 16); }
@@ -99,16 +118,11 @@ EntrySigner::EntrySigner(std::unique_ptr<Key> key, std::string key_id) : key_(st
 EntrySigner::~EntrySigner() = default;
 
 sys::Result<std::shared_ptr<const EntrySigner>> EntrySigner::load(const std::filesystem::path& pem) {
-  auto text = read_key_file(pem, true);
-  if (!text) return text.failure();
-  std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())), BIO_free);
-  Pkey key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
-  if (!key || EVP_PKEY_get_id(key.get()) != EVP_PKEY_ED25519) return not_ed25519(pem, "private key");
-  auto raw = raw_public(key.get(), pem);
-  if (!raw) return raw.failure();
+  auto loaded = load_key(pem, true);
+  if (!loaded) return loaded.failure();
   auto k = std::make_unique<Key>();
-  k->pkey = std::move(key);
-  return std::shared_ptr<const EntrySigner>(new EntrySigner(std::move(k), ed25519_key_id(*raw)));
+  k->pkey = std::move(loaded->pkey);
+  return std::shared_ptr<const EntrySigner>(new EntrySigner(std::move(k), loaded->id));
 }
 
 std::string EntrySigner::sign(const Metadata& meta, std::string_view kind) const {
@@ -133,17 +147,11 @@ TrustedKeys::~TrustedKeys() = default;
 sys::Result<std::shared_ptr<const TrustedKeys>> TrustedKeys::load(const std::vector<std::filesystem::path>& pems) {
   std::shared_ptr<TrustedKeys> keys(new TrustedKeys());
   for (const auto& path : pems) {
-    auto text = read_key_file(path, false);
-    if (!text) return text.failure();
-    std::unique_ptr<BIO, decltype(&BIO_free)> bio(BIO_new_mem_buf(text->data(), static_cast<int>(text->size())),
-                                                  BIO_free);
-    Pkey key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
-    if (!key || EVP_PKEY_get_id(key.get()) != EVP_PKEY_ED25519) return not_ed25519(path, "public key");
-    auto raw = raw_public(key.get(), path);
-    if (!raw) return raw.failure();
+    auto loaded = load_key(path, false);
+    if (!loaded) return loaded.failure();
     auto k = std::make_unique<Key>();
-    k->pkey = std::move(key);
-    k->id = ed25519_key_id(*raw);
+    k->pkey = std::move(loaded->pkey);
+    k->id = std::move(loaded->id);
     keys->keys_.push_back(std::move(k));
   }
   return std::shared_ptr<const TrustedKeys>(std::move(keys));

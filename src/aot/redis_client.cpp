@@ -138,11 +138,10 @@ sys::Result<RedisReply> RedisServer::run(std::string_view, const std::vector<std
   return connection_.command(args);
 }
 
-std::vector<RedisNodePing> RedisServer::ping() {
-  std::lock_guard lock(mutex_);
-  RedisNodePing result{connection_.endpoint().text(), "server", false, 0, {}};
+RedisNodePing ping_node(RedisConnection& connection, std::string role) {
+  RedisNodePing result{connection.endpoint().text(), std::move(role), false, 0, {}};
   const auto start = std::chrono::steady_clock::now();
-  auto reply = connection_.command({"PING"});
+  auto reply = connection.command({"PING"});
   result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!reply)
     result.problem = reply.failure().message;
@@ -150,7 +149,12 @@ std::vector<RedisNodePing> RedisServer::ping() {
     result.problem = "unexpected answer: " + reply->text;
   else
     result.ok = true;
-  return {result};
+  return result;
+}
+
+std::vector<RedisNodePing> RedisServer::ping() {
+  std::lock_guard lock(mutex_);
+  return {ping_node(connection_, "server")};
 }
 
 namespace {

@@ -81,6 +81,9 @@ struct RedisNodePing {
   std::string problem;
 };
 
+// PING on one connection, timed.
+RedisNodePing ping_node(RedisConnection& connection, std::string role);
+
 // What the remote tier talks to. run() sends one command about one key (the
 // key routes it in a cluster); every call is bounded by the timeouts.
 class RedisTarget {

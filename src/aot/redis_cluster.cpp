@@ -197,19 +197,8 @@ std::vector<RedisNodePing> RedisCluster::ping() {
   std::vector<Node> nodes = nodes_;
   if (nodes.empty())
     for (const auto& s : seeds_) nodes.push_back(Node{s, true});
-  for (const auto& node : nodes) {
-    RedisNodePing result{node.endpoint.text(), node.master ? "master" : "replica", false, 0, {}};
-    const auto start = std::chrono::steady_clock::now();
-    auto reply = connection_locked(node.endpoint).command({"PING"});
-    result.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (!reply)
-      result.problem = reply.failure().message;
-    else if (reply->is_error() || reply->text != "PONG")
-      result.problem = "unexpected answer: " + reply->text;
-    else
-      result.ok = true;
-    out.push_back(std::move(result));
-  }
+  for (const auto& node : nodes)
+    out.push_back(ping_node(connection_locked(node.endpoint), node.master ? "master" : "replica"));
   return out;
 }
 

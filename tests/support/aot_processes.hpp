@@ -46,6 +46,22 @@ inline pid_t spawn_worker(const std::filesystem::path& dir, const std::vector<st
   return pid;
 }
 
+// Starts a program with its stdout and stderr in files; returns its pid.
+inline pid_t spawn_to_files(std::vector<std::string> argv, const std::filesystem::path& out,
+                            const std::filesystem::path& err) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 1);
+    dup2(open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 2);
+    std::vector<char*> raw;
+    for (auto& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    execv(raw[0], raw.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 // Waits for a spawned worker; returns its exit code, or 128 + signal.
 inline int wait_worker(pid_t pid) {
   int status = 0;
