@@ -33,6 +33,29 @@ void fill(const std::filesystem::path& dir, const std::vector<std::string>& name
   for (const auto& n : names) checked_lookup(cache, n);
 }
 
+// A layer is refused without trusted keys; with them, its signed entry is
+// served and its unsigned one rejected.
+void expect_served_only_when_signed(const TempDir& tmp, const vyre::test::KeyPair& ci, const char* why) {
+  CacheOptions options;
+  options.directory = tmp / "mine";
+  options.readonly_directories = {tmp / "layer"};
+  {
+    Cache cache(options);
+    EXPECT_FALSE(checked_lookup(cache, "signed").cache_hit) << why;
+  }
+  std::filesystem::remove_all(tmp / "mine");
+  options.trusted_keys = {ci.public_pem};
+  Cache cache(options);
+  EXPECT_TRUE(checked_lookup(cache, "signed").cache_hit);
+  EXPECT_FALSE(checked_lookup(cache, "unsigned").cache_hit);
+  EXPECT_EQ(cache.stats().rejected, 1u);
+  // verify reports the unsigned one as bad.
+  auto report = cache.verify(false);
+  bool found = false;
+  for (const auto& bad : report.bad) found = found || bad.key == synthetic_parts("unsigned").key();
+  EXPECT_TRUE(found);
+}
+
 TEST(EntrySignature, CoversTheKeyAndTheContent) {
   TempDir tmp;
   auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
@@ -138,25 +161,7 @@ TEST(DirectoryPermissions, AWorldWritableLayerServesOnlySignedEntriesWithTrusted
   fill(tmp / "layer", {"signed"}, ci.private_pem);
   fill(tmp / "layer", {"unsigned"});
   ::chmod((tmp / "layer").c_str(), 0777);
-  CacheOptions options;
-  options.directory = tmp / "mine";
-  options.readonly_directories = {tmp / "layer"};
-  {
-    Cache cache(options);
-    int lowered = 0;
-    EXPECT_FALSE(checked_lookup(cache, "signed", &lowered).cache_hit) << "a world-writable layer is refused";
-  }
-  std::filesystem::remove_all(tmp / "mine");
-  options.trusted_keys = {ci.public_pem};
-  Cache cache(options);
-  EXPECT_TRUE(checked_lookup(cache, "signed").cache_hit);
-  EXPECT_FALSE(checked_lookup(cache, "unsigned").cache_hit);
-  EXPECT_EQ(cache.stats().rejected, 1u);
-  // verify reports the unsigned one as bad.
-  auto report = cache.verify(false);
-  bool found = false;
-  for (const auto& bad : report.bad) found = found || bad.key == synthetic_parts("unsigned").key();
-  EXPECT_TRUE(found);
+  expect_served_only_when_signed(tmp, ci, "a world-writable layer is refused");
 }
 
 TEST(DirectoryPermissions, ALayerOwnedByACiAccountWorksWithTrustedKeys) {
@@ -168,19 +173,7 @@ TEST(DirectoryPermissions, ALayerOwnedByACiAccountWorksWithTrustedKeys) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(tmp / "layer"))
     ASSERT_EQ(::lchown(e.path().c_str(), 4242, 4242), 0);
   ASSERT_EQ(::chown((tmp / "layer").c_str(), 4242, 4242), 0);
-  CacheOptions options;
-  options.directory = tmp / "mine";
-  options.readonly_directories = {tmp / "layer"};
-  {
-    Cache cache(options);
-    EXPECT_FALSE(checked_lookup(cache, "signed").cache_hit) << "owned by another user, no trusted keys: refused";
-  }
-  std::filesystem::remove_all(tmp / "mine");
-  options.trusted_keys = {ci.public_pem};
-  Cache cache(options);
-  EXPECT_TRUE(checked_lookup(cache, "signed").cache_hit);
-  EXPECT_FALSE(checked_lookup(cache, "unsigned").cache_hit);
-  EXPECT_EQ(cache.stats().rejected, 1u);
+  expect_served_only_when_signed(tmp, ci, "owned by another user, no trusted keys: refused");
 }
 
 TEST(DirectoryPermissions, UnusableTrustedKeysFailClosed) {
