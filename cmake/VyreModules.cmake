@@ -5,18 +5,20 @@
 # else. An include across a forbidden edge fails to compile.
 #
 #   vyre_module(NAME [HEADERS public headers of include/vyre it implements]
-#                    [DEPENDS modules it may include] [WEBGPU])
+#                    [DEPENDS modules it may include] [WEBGPU]
+#                    [LIBRARIES third-party libraries only it uses])
 #   vyre_modules_finish()   # after the last vyre_module line
 #
 # A line may name a folder that does not exist yet; it is skipped. A folder
 # of src/ without a line fails the configuration.
 
 function(vyre_module name)
-  cmake_parse_arguments(M "WEBGPU" "" "HEADERS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(M "WEBGPU" "" "HEADERS;DEPENDS;LIBRARIES" ${ARGN})
   set_property(GLOBAL APPEND PROPERTY VYRE_MODULE_NAMES ${name})
   set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_HEADERS ${M_HEADERS})
   set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_DEPENDS ${M_DEPENDS})
   set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_WEBGPU ${M_WEBGPU})
+  set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_LIBRARIES ${M_LIBRARIES})
 endfunction()
 
 # The module and everything it may include, in `out`.
@@ -64,6 +66,7 @@ function(vyre_modules_finish)
   endforeach()
 
   set(objects "")
+  set(libraries "")
   foreach(m ${present})
     _vyre_module_closure(${m} closure)
     set(root "${PROJECT_BINARY_DIR}/module_roots/${m}")
@@ -87,6 +90,13 @@ function(vyre_modules_finish)
     # The libraries inside libvyre; only a module marked WEBGPU sees webgpu.h.
     target_link_libraries(vyre_${m} PRIVATE
       spdlog::spdlog OpenSSL::Crypto tomlplusplus::tomlplusplus nlohmann_json::nlohmann_json Threads::Threads)
+    # A module's own libraries (hiredis for aot): its objects see their
+    # headers, and libvyre links them.
+    get_property(own_libraries GLOBAL PROPERTY VYRE_MODULE_${m}_LIBRARIES)
+    if(own_libraries)
+      target_link_libraries(vyre_${m} PRIVATE ${own_libraries})
+      list(APPEND libraries ${own_libraries})
+    endif()
     get_property(own_webgpu GLOBAL PROPERTY VYRE_MODULE_${m}_WEBGPU)
     if(own_webgpu)
       target_include_directories(vyre_${m} PRIVATE "${VYRE_WGPU_DIR}/include")
@@ -98,4 +108,5 @@ function(vyre_modules_finish)
     list(APPEND objects $<TARGET_OBJECTS:vyre_${m}>)
   endforeach()
   set(VYRE_MODULE_OBJECTS ${objects} PARENT_SCOPE)
+  set(VYRE_MODULE_LIBRARIES ${libraries} PARENT_SCOPE)
 endfunction()

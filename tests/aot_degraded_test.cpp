@@ -54,7 +54,8 @@ TEST(AotDegraded, ATinyFileSystemFillsUpWithoutFailingALookup) {
   TempDir tmp;
   auto mount_point = tmp / "tiny";
   std::filesystem::create_directory(mount_point);
-  if (mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=64k") != 0)
+  // mode=0700: a tmpfs is 1777 by default, and the cache refuses a world-writable directory.
+  if (mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=64k,mode=0700") != 0)
     GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
   auto run = vyre::test::run_worker(mount_point, {"--programs", "60", "--rounds", "2", "--bytes", "4096"});
   EXPECT_EQ(run.exit_code, 0) << run.err;

@@ -164,7 +164,7 @@ TEST_F(AotUnremovable, StatsSayTheyAreIncompleteWhenCountsCouldNotBeWritten) {
   if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs privileges";
   const fs::path mount_point = tmp / "cache";
   fs::create_directories(mount_point);
-  if (mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=256k") != 0)
+  if (mount("tmpfs", mount_point.c_str(), "tmpfs", 0, "size=256k,mode=0700") != 0)
     GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
   warm({"xor"});
   EXPECT_EQ(vyre_json({"cache", "stats", "--json"})["incomplete"], false);

@@ -70,6 +70,36 @@ struct VYRE_API Artifact {
   double lower_ms = 0;  // time spent lowering (0 on a hit)
 };
 
+// The remote tier: a Redis server or Redis Cluster that a fleet of workers
+// shares, searched after the local directory and the read-only layers
+// (docs/cache.md, "The remote tier"; settings: docs/configuration.md).
+struct VYRE_API RemoteOptions {
+  // redis://HOST:PORT[/DB], redis+unix:///PATH[?db=N], or
+  // redis-cluster://HOST:PORT[,HOST:PORT...] (seed nodes).
+  std::string url;
+  bool read_only = false;             // look up, never publish
+  std::string prefix = "vyre:aot:";   // namespace of every Redis key
+  std::chrono::seconds ttl{0};        // expiry of published entries; 0: none
+  std::chrono::milliseconds connect_timeout{100};
+  std::chrono::milliseconds operation_timeout{250};  // each send and receive
+  // After this many failures in a row the remote is not asked for
+  // `breaker_cooldown`.
+  unsigned breaker_threshold = 3;
+  std::chrono::milliseconds breaker_cooldown{10'000};
+  // A miss whose program another worker is lowering waits this long for
+  // its entry before lowering it too; 0: no leases.
+  std::chrono::milliseconds lease_wait{2'000};
+};
+
+// One server's or cluster node's answer to `vyre cache remote ping`.
+struct VYRE_API RemotePing {
+  std::string node;   // host:port or socket path
+  std::string role;   // "server", "master" or "replica"
+  bool ok = false;
+  double ms = 0;
+  std::string problem;
+};
+
 struct VYRE_API CacheOptions {
   // Writable directory; nullopt: no disk cache (lower every time).
   std::optional<std::filesystem::path> directory;
@@ -90,11 +120,31 @@ struct VYRE_API CacheOptions {
   // "metadata-temp", "metadata-renamed"): a seam for crash-injection tests
   // and tracing. Empty by default.
   std::function<void(std::string_view step)> on_publish_step;
+  // The remote tier; nullopt: none.
+  std::optional<RemoteOptions> remote;
+  // An Ed25519 private key (PEM) that signs every entry this process
+  // publishes; trusted public keys (PEM): with any, entries from the remote
+  // tier, from layers of other users and from group- or world-writable
+  // directories are served only when one of them signed them
+  // (docs/cache.md, "Signatures").
+  std::optional<std::filesystem::path> signing_key;
+  std::vector<std::filesystem::path> trusted_keys;
 
-  // Directory from Cache::default_directory(); read-only layers and bounds
-  // from VYRE_AOT_CACHE_READONLY_DIRS, VYRE_AOT_CACHE_MAX_BYTES and
-  // VYRE_AOT_CACHE_MAX_ENTRIES.
+  // Directory from Cache::default_directory(); read-only layers, bounds,
+  // the remote tier and the keys from the VYRE_AOT_* variables
+  // (docs/configuration.md).
   static CacheOptions from_environment();
+};
+
+// What one tier did: lookups it answered and missed, entries written to it,
+// requests that failed or timed out, entries it refused.
+struct VYRE_API TierCounters {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t writes = 0;
+  uint64_t errors = 0;
+  uint64_t timeouts = 0;
+  uint64_t rejected = 0;   // malformed, for another key, or not signed by a trusted key
 };
 
 // Counters summed over every process that used the directory, plus its
@@ -115,6 +165,11 @@ struct VYRE_API CacheStats {
   // disk, a read-only directory) or a shard could not be read. Why, in words.
   bool incomplete = false;
   std::string incomplete_reason;
+  uint64_t rejected = 0;      // entries refused for want of a trusted signature (any tier)
+  // Per tier. local: the writable directory and the read-only layers.
+  TierCounters local;
+  TierCounters remote;        // zero without a remote tier
+  std::string remote_location;  // the remote's URL; empty without one
 };
 
 enum class EntryState {
@@ -137,6 +192,9 @@ struct VYRE_API EntryRecord {
   uint64_t wgsl_bytes = 0;
   int64_t created_unix_ms = 0;
   double lower_ms = 0;
+  // "ed25519:<key id>:<signature>" by the writer's VYRE_AOT_SIGNING_KEY;
+  // empty when unsigned (docs/cache.md, "Signatures").
+  std::string signature;
 };
 
 // An entry as the maintenance tools see it: its record (as far as it could
@@ -261,6 +319,14 @@ class VYRE_API Cache {
   TransferReport export_to(const std::filesystem::path& destination) const;
   TransferReport import_from(const std::filesystem::path& source);
   Explanation explain(const KeyParts& parts) const;
+  // PING to the remote server or every cluster node; empty without a
+  // remote tier.
+  std::vector<RemotePing> remote_ping();
+
+  // Lowers afresh and replaces the entry at `parts`' key in every writable
+  // tier: for an entry the device refused to compile (a valid-looking entry
+  // with invalid WGSL would otherwise fail every run).
+  Artifact replace(const KeyParts& parts, const std::function<std::string()>& lower, std::string_view program_label);
 
   // Writes this process's counters to disk now and waits for a cleanup that
   // is running in the background.

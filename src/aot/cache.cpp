@@ -23,13 +23,34 @@ std::string short_key(const std::string& key) { return key.substr(0, 16); }
 
 Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
   last_flush_ms = sys::now_unix_ms();
+  // Keys first: they decide which directories and remote entries are trusted.
+  bool trust_unusable = false;
+  if (!options.trusted_keys.empty()) {
+    if (auto loaded = TrustedKeys::load(options.trusted_keys)) {
+      trusted = *loaded;
+    } else {
+      // Fail closed: without the keys nothing that needs a signature is served.
+      trust_unusable = true;
+      log::warn_once("aot-trusted-keys", "AOT cache: VYRE_AOT_TRUSTED_KEYS unusable (" + loaded.failure().message +
+                                             "); the remote tier and layers of other users are not used");
+    }
+  }
+  if (options.signing_key) {
+    if (auto loaded = EntrySigner::load(*options.signing_key))
+      signer = *loaded;
+    else
+      log::warn_once("aot-signing-key", "AOT cache: VYRE_AOT_SIGNING_KEY unusable (" + loaded.failure().message +
+                                            "); entries are published unsigned");
+  }
+  const bool signatures_trusted = trusted != nullptr;
   if (options.directory) {
-    if (auto opened = CacheDirectory::open_writable(*options.directory)) {
+    if (auto opened = CacheDirectory::open_writable(*options.directory, signatures_trusted)) {
       writable = opened->get();
       directory = writable->path();
       LocalTierOptions local_options{
           std::chrono::duration_cast<std::chrono::milliseconds>(options.recency_granularity), options.on_publish_step};
       auto tier = std::make_unique<LocalDirectoryTier>(std::move(*opened), std::move(local_options));
+      if (writable->signed_only()) tier->set_trusted_keys(trusted);
       local = tier.get();
       tiers.push_back(std::move(tier));
     } else {
@@ -39,10 +60,46 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
     }
   }
   for (const auto& path : options.readonly_directories) {
-    if (auto layer = CacheDirectory::open_readonly(path))
-      tiers.push_back(std::make_unique<ReadOnlyDirectoryTier>(std::move(*layer)));
-    else
+    if (auto layer = CacheDirectory::open_readonly(path, signatures_trusted)) {
+      auto tier = std::make_unique<ReadOnlyDirectoryTier>(std::move(*layer));
+      if (tier->directory().signed_only()) tier->set_trusted_keys(trusted);
+      tiers.push_back(std::move(tier));
+    } else {
       log::warn_once("aot-readonly:" + path.string(), "AOT cache: read-only layer skipped: " + layer.failure().message);
+    }
+  }
+  if (options.remote && !trust_unusable) {
+    if (auto opened = RemoteTier::open(*options.remote, trusted)) {
+      remote = opened->get();
+      tiers.push_back(std::move(*opened));
+    } else {
+      log::warn_once("aot-remote-url", "AOT cache: remote tier not used: " + opened.failure().message);
+    }
+  }
+}
+
+Metadata Cache::Impl::metadata_for(const KeyParts& parts, std::string_view label, std::string_view wgsl,
+                                   double lower_ms) const {
+  Metadata meta = make_metadata(parts, label, wgsl, lower_ms);
+  if (signer) meta.signature = signer->sign(meta);
+  return meta;
+}
+
+void Cache::Impl::backfill(const Entry& entry, Counters& delta) {
+  if (!local) return;
+  try {
+    auto stored = local->put(entry.meta, entry.wgsl);
+    if (stored && stored->written) {
+      ++delta.writes;
+      delta.bytes_written += stored->bytes;
+      record_growth(static_cast<int64_t>(stored->bytes), 1);
+    } else if (!stored && !stored.failed_with(sys::Fault::too_large)) {
+      ++delta.errors;
+      warn_unwritable(local->location(), stored.failure().message);
+    }
+  } catch (const std::exception& e) {
+    ++delta.errors;
+    log::warn_once("aot-write-exception", std::string("AOT cache: backfill failed: ") + e.what());
   }
 }
 
@@ -74,6 +131,15 @@ Cache::Impl::~Impl() {
 void Cache::Impl::count(const Counters& delta) {
   std::lock_guard lock(pending_mutex);
   pending += delta;
+  if (remote) {
+    const TierCounters r = remote->drain();
+    pending.remote_hits += r.hits;
+    pending.remote_misses += r.misses;
+    pending.remote_writes += r.writes;
+    pending.remote_errors += r.errors;
+    pending.remote_timeouts += r.timeouts;
+    pending.remote_rejected += r.rejected;
+  }
 }
 
 CleanupPolicy Cache::Impl::cleanup_policy() const {
@@ -241,22 +307,69 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
                                                                " (" + failure.message + "); lowering instead");
   };
 
+  // The remote tier answers for itself (RemoteTier counts its hits, misses,
+  // errors and rejections); a remote that failed in this lookup is not asked
+  // again in it, so a dispatch waits on the network at most once.
+  bool remote_failed = false;
   const std::vector<StorageTier*> tiers = impl.tier_order();
   auto found = find_in_tiers(tiers, artifact.key, Use::serve, [&](StorageTier& tier, const sys::Failure& failure) {
+    if (&tier == impl.remote) {
+      if (!is_bad_entry(failure)) {
+        remote_failed = true;
+        return;
+      }
+      if (failure.kind == sys::Fault::untrusted) ++delta.rejected;
+      log::warn_once("aot-remote-rejected:" + tier.location().string(),
+                     "AOT cache: rejected entry " + short_key(artifact.key) + "... from " + tier.location().string() +
+                         " (" + failure.message + "); lowering instead");
+      return;
+    }
+    if (failure.kind == sys::Fault::untrusted) ++delta.rejected;
     if (is_bad_entry(failure))
       note_bad(tier, failure);
     else
       note_error(tier, failure);
   });
-  if (found) {
+
+  auto serve = [&](Entry&& entry, bool from_remote) {
+    if (from_remote) impl.backfill(entry, delta);
     ++delta.hits;
-    delta.time_saved_us += static_cast<uint64_t>(std::max(0.0, found->entry.meta.lower_ms) * 1000.0);
-    artifact.wgsl = std::move(found->entry.wgsl);
+    delta.time_saved_us += static_cast<uint64_t>(std::max(0.0, entry.meta.lower_ms) * 1000.0);
+    artifact.wgsl = std::move(entry.wgsl);
     artifact.cache_hit = true;
     impl.count(delta);
     impl.maybe_flush_in_background();
     return artifact;
+  };
+  if (found) return serve(std::move(found->entry), found->tier == impl.remote && impl.remote != nullptr);
+
+  // A fleet lowers each program once: claim the lowering, or wait a bounded
+  // time for the worker that has.
+  RemoteTier* remote = impl.remote != nullptr && impl.remote->writable() && !remote_failed ? impl.remote : nullptr;
+  bool leased = false;
+  if (remote != nullptr && remote->options().lease_wait.count() > 0) {
+    switch (remote->claim(artifact.key)) {
+      case RemoteTier::Claim::taken:
+        if (auto entry = remote->wait_for(artifact.key, remote->options().lease_wait)) return serve(std::move(*entry), true);
+        break;
+      case RemoteTier::Claim::owned:
+        leased = true;
+        // Published between the lookup and the claim?
+        if (auto entry = remote->recheck(artifact.key)) {
+          remote->release(artifact.key);
+          return serve(std::move(*entry), true);
+        }
+        break;
+      case RemoteTier::Claim::unavailable: remote = nullptr; break;
+    }
   }
+  struct LeaseGuard {
+    RemoteTier* remote;
+    std::string key;  // a copy: `artifact` may be moved out by the return
+    ~LeaseGuard() {
+      if (remote != nullptr) remote->release(key);
+    }
+  } lease_guard{leased ? remote : nullptr, artifact.key};
 
   ++delta.misses;
   const auto start = std::chrono::steady_clock::now();
@@ -267,18 +380,20 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
   std::optional<Metadata> meta;
   for (StorageTier* tier : tiers) {
     if (!tier->writable()) continue;
+    const bool is_remote = tier == impl.remote;
+    if (is_remote && remote == nullptr) continue;  // it failed in this lookup
     try {
-      if (!meta) meta = make_metadata(parts, program_label, artifact.wgsl, artifact.lower_ms);
+      if (!meta) meta = impl.metadata_for(parts, program_label, artifact.wgsl, artifact.lower_ms);
       auto stored = tier->put(*meta, artifact.wgsl);
       if (stored) {
-        if (!stored->written) continue;  // another process published it meanwhile
+        if (!stored->written || is_remote) continue;  // the remote counts its own writes
         ++delta.writes;
         delta.bytes_written += stored->bytes;
         if (tier == impl.local) impl.record_growth(static_cast<int64_t>(stored->bytes), 1);
       } else if (stored.failed_with(sys::Fault::too_large)) {
         log::warn_once("aot-skipped",
                        "AOT cache: not caching " + short_key(artifact.key) + "...: " + stored.failure().message);
-      } else {
+      } else if (!is_remote) {
         ++delta.errors;
         impl.warn_unwritable(tier->location(), stored.failure().message);
       }
@@ -290,6 +405,41 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
   impl.count(delta);
   impl.maybe_flush_in_background();
   return artifact;
+}
+
+Artifact Cache::replace(const KeyParts& parts, const std::function<std::string()>& lower, std::string_view program_label) {
+  Impl& impl = *impl_;
+  Artifact artifact;
+  artifact.key = parts.key();
+  Counters delta;
+  ++delta.misses;
+  const auto start = std::chrono::steady_clock::now();
+  artifact.wgsl = lower();
+  artifact.lower_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  delta.lowering_us += static_cast<uint64_t>(artifact.lower_ms * 1000.0);
+  const Metadata meta = impl.metadata_for(parts, program_label, artifact.wgsl, artifact.lower_ms);
+  for (StorageTier* tier : impl.tier_order()) {
+    if (!tier->writable()) continue;
+    try {
+      (void)tier->remove(artifact.key, /*only_if_bad=*/false);
+      auto stored = tier->put(meta, artifact.wgsl);
+      if (stored && stored->written && tier != impl.remote) {
+        ++delta.writes;
+        delta.bytes_written += stored->bytes;
+      }
+    } catch (const std::exception& e) {
+      ++delta.errors;
+      log::warn_once("aot-write-exception", std::string("AOT cache: replacing an entry failed: ") + e.what());
+    }
+  }
+  log::warn("AOT cache: entry {}... was refused by the device; lowered afresh and replaced", short_key(artifact.key));
+  impl.count(delta);
+  return artifact;
+}
+
+std::vector<RemotePing> Cache::remote_ping() {
+  if (impl_->remote == nullptr) return {};
+  return impl_->remote->ping();
 }
 
 void Cache::flush() {

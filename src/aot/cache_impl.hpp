@@ -13,7 +13,9 @@
 
 #include "aot/cleanup.hpp"
 #include "aot/directory.hpp"
+#include "aot/entry_signature.hpp"
 #include "aot/local_tier.hpp"
+#include "aot/remote_tier.hpp"
 #include "aot/storage_tier.hpp"
 #include "aot/stats_store.hpp"
 #include "vyre/aot.hpp"
@@ -27,10 +29,21 @@ struct Cache::Impl {
   CacheOptions options;
   std::optional<std::filesystem::path> directory;  // the writable directory in use
   // The storage tiers in lookup order: the local directory (when usable),
-  // then the read-only layers.
+  // then the read-only layers, then the remote tier.
   std::vector<std::unique_ptr<StorageTier>> tiers;
   LocalDirectoryTier* local = nullptr;  // among `tiers`; null without a writable directory
   CacheDirectory* writable = nullptr;   // local's directory: stats, cleanup and the tools
+  RemoteTier* remote = nullptr;         // among `tiers`, last; null without one
+  // Signs what this process publishes (VYRE_AOT_SIGNING_KEY); null: unsigned.
+  std::shared_ptr<const EntrySigner> signer;
+  // Keys an entry from a place others can write must be signed by; null: none set.
+  std::shared_ptr<const TrustedKeys> trusted;
+
+  // Metadata for a lowered text, signed when there is a signing key.
+  Metadata metadata_for(const KeyParts& parts, std::string_view label, std::string_view wgsl, double lower_ms) const;
+  // Copies a remote hit into the local directory, so that the next run
+  // finds it on disk.
+  void backfill(const Entry& entry, Counters& delta);
 
   // Counters not yet on disk.
   void count(const Counters& delta);

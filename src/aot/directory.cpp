@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace vyre::aot {
@@ -38,11 +39,22 @@ sys::Result<void> final_link_acceptable(const std::filesystem::path& path, sys::
   return {};
 }
 
+bool writable_by_others(const struct stat& st) { return (st.st_mode & (S_IWGRP | S_IWOTH)) != 0; }
+
+sys::Failure writable_by_others_failure(const std::filesystem::path& path, const struct stat& st) {
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return sys::failure(sys::Fault::unsafe, path.string() + " is group- or world-writable (mode " + mode +
+                                              "): other users could plant entries; `chmod go-w " + path.string() +
+                                              "`, or set VYRE_AOT_TRUSTED_KEYS to serve only signed entries from it");
+}
+
 sys::Failure io_failure(int err, std::string what) { return sys::failure(sys::Fault::io, what + ": " + describe_errno(err), err); }
 
 }  // namespace
 
-sys::Result<std::unique_ptr<CacheDirectory>> CacheDirectory::open_writable(const std::filesystem::path& path) {
+sys::Result<std::unique_ptr<CacheDirectory>> CacheDirectory::open_writable(const std::filesystem::path& path,
+                                                                           bool signatures_trusted) {
   if (int err = make_private_directories(path); err != 0) return io_failure(err, "cannot create " + path.string());
   if (auto link = final_link_acceptable(path, sys::OwnerRule::self); !link) return link.failure();
   sys::Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -52,19 +64,31 @@ sys::Result<std::unique_ptr<CacheDirectory>> CacheDirectory::open_writable(const
   if (st.st_uid != ::geteuid())
     return sys::failure(sys::Fault::unsafe, path.string() + " is owned by another user (uid " + std::to_string(st.st_uid) +
                                                 "); use a directory of your own (VYRE_AOT_CACHE_DIR)");
-  return std::unique_ptr<CacheDirectory>(new CacheDirectory(path, std::move(fd), true));
+  if (writable_by_others(st) && !signatures_trusted) return writable_by_others_failure(path, st);
+  std::unique_ptr<CacheDirectory> dir(new CacheDirectory(path, std::move(fd), true));
+  dir->signed_only_ = writable_by_others(st);
+  return dir;
 }
 
-sys::Result<std::unique_ptr<CacheDirectory>> CacheDirectory::open_readonly(const std::filesystem::path& path) {
-  if (auto link = final_link_acceptable(path, sys::OwnerRule::self_or_root); !link) return link.failure();
+sys::Result<std::unique_ptr<CacheDirectory>> CacheDirectory::open_readonly(const std::filesystem::path& path,
+                                                                           bool signatures_trusted) {
+  if (auto link = final_link_acceptable(path, signatures_trusted ? sys::OwnerRule::any : sys::OwnerRule::self_or_root);
+      !link)
+    return link.failure();
   sys::Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!fd) return io_failure(errno, "cannot open " + path.string());
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return io_failure(errno, "cannot stat " + path.string());
-  if (!sys::owner_accepted(st.st_uid, sys::OwnerRule::self_or_root))
-    return sys::failure(sys::Fault::unsafe,
-                        path.string() + " is owned by another user (uid " + std::to_string(st.st_uid) + ")");
-  return std::unique_ptr<CacheDirectory>(new CacheDirectory(path, std::move(fd), false));
+  const bool foreign = !sys::owner_accepted(st.st_uid, sys::OwnerRule::self_or_root);
+  if (foreign && !signatures_trusted)
+    return sys::failure(sys::Fault::unsafe, path.string() + " is owned by another user (uid " +
+                                                std::to_string(st.st_uid) +
+                                                "); set VYRE_AOT_TRUSTED_KEYS to the public key that signs its entries "
+                                                "to use it");
+  if (writable_by_others(st) && !signatures_trusted) return writable_by_others_failure(path, st);
+  std::unique_ptr<CacheDirectory> dir(new CacheDirectory(path, std::move(fd), false));
+  dir->signed_only_ = foreign || writable_by_others(st);
+  return dir;
 }
 
 sys::Result<int> CacheDirectory::subdirectory(const char* name, sys::Fd& slot) {

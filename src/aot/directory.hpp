@@ -19,15 +19,27 @@ class CacheDirectory {
   // Creates the directory (and missing parents) with mode 0700 when absent.
   // Refuses (unsafe) a directory owned by another user or reached through a
   // symbolic link owned by another user; io when it cannot be made or opened.
-  static sys::Result<std::unique_ptr<CacheDirectory>> open_writable(const std::filesystem::path& path);
+  // A group- or world-writable directory (others could plant entries) is
+  // refused too, as ssh refuses such key files, unless `signatures_trusted`
+  // (trusted keys are set): then it is signed_only().
+  static sys::Result<std::unique_ptr<CacheDirectory>> open_writable(const std::filesystem::path& path,
+                                                                   bool signatures_trusted = false);
   // Never creates anything; accepts directories and files owned by the user
-  // or by root.
-  static sys::Result<std::unique_ptr<CacheDirectory>> open_readonly(const std::filesystem::path& path);
+  // or by root. A layer owned by another user (a CI account) or writable by
+  // others is accepted only with `signatures_trusted`, and is then
+  // signed_only(), its files of any owner.
+  static sys::Result<std::unique_ptr<CacheDirectory>> open_readonly(const std::filesystem::path& path,
+                                                                   bool signatures_trusted = false);
 
   const std::filesystem::path& path() const { return path_; }
   int fd() const { return fd_.get(); }
   bool writable() const { return writable_; }
-  sys::OwnerRule owner_rule() const { return writable_ ? sys::OwnerRule::self : sys::OwnerRule::self_or_root; }
+  sys::OwnerRule owner_rule() const {
+    if (writable_) return sys::OwnerRule::self;
+    return signed_only_ ? sys::OwnerRule::any : sys::OwnerRule::self_or_root;
+  }
+  // Entries here are served only when a trusted key signed them.
+  bool signed_only() const { return signed_only_; }
 
   // Private subdirectories' descriptors, created on first use (read_only in
   // a read-only layer).
@@ -49,6 +61,7 @@ class CacheDirectory {
   std::filesystem::path path_;
   sys::Fd fd_;
   bool writable_;
+  bool signed_only_ = false;
   std::mutex subdir_mutex_;
   sys::Fd locks_;
   sys::Fd stats_;

@@ -58,8 +58,17 @@ ScannedEntry scan_one(const CacheDirectory& layer, const std::string& key) {
 
 }  // namespace
 
+sys::Result<void> DirectoryTier::check_signature(const Metadata& meta) const {
+  if (!directory_->signed_only()) return {};
+  if (!trusted_) return sys::failure(sys::Fault::untrusted, "signed-only directory and no trusted keys");
+  return trusted_->verify(meta);
+}
+
 sys::Result<Entry> DirectoryTier::get(const std::string& key, Use) {
-  return read_entry(directory_->fd(), key, directory_->owner_rule());
+  auto entry = read_entry(directory_->fd(), key, directory_->owner_rule());
+  if (entry)
+    if (auto signed_ok = check_signature(entry->meta); !signed_ok) return signed_ok.failure();
+  return entry;
 }
 
 sys::Result<std::vector<EntryInfo>> DirectoryTier::list(const ListQuery& query) const {
@@ -67,11 +76,18 @@ sys::Result<std::vector<EntryInfo>> DirectoryTier::list(const ListQuery& query) 
   if (query.key) {
     ScannedEntry scanned = scan_one(*directory_, *query.key);
     if (scanned.wgsl.exists || scanned.metadata.exists) out.push_back(inspect(*directory_, scanned, query.verify_content));
-    return out;
+  } else {
+    auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
+    if (!scan) return cannot_read(directory_->path(), scan.failure());
+    for (const auto& e : scan->entries) out.push_back(inspect(*directory_, e, query.verify_content));
   }
-  auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
-  if (!scan) return cannot_read(directory_->path(), scan.failure());
-  for (const auto& e : scan->entries) out.push_back(inspect(*directory_, e, query.verify_content));
+  // A signed-only directory's unsigned entries are bad for every tool too.
+  for (auto& info : out)
+    if (info.state == EntryState::ok)
+      if (auto signed_ok = check_signature(info); !signed_ok) {
+        info.state = EntryState::bad;
+        info.problem = signed_ok.failure().message;
+      }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "aot/directory.hpp"
+#include "aot/entry_signature.hpp"
 #include "aot/storage_tier.hpp"
 
 namespace vyre::aot {
@@ -20,9 +21,15 @@ class DirectoryTier : public StorageTier {
   sys::Result<TierStats> stats() const override;
 
   CacheDirectory& directory() const { return *directory_; }
+  // The keys that must have signed an entry of a signed-only directory
+  // (CacheDirectory::signed_only()); without them such a directory serves
+  // nothing.
+  void set_trusted_keys(std::shared_ptr<const TrustedKeys> keys) { trusted_ = std::move(keys); }
 
  private:
+  sys::Result<void> check_signature(const Metadata& meta) const;
   std::unique_ptr<CacheDirectory> directory_;
+  std::shared_ptr<const TrustedKeys> trusted_;
 };
 
 }  // namespace vyre::aot

@@ -40,6 +40,8 @@ std::string encode_metadata(const Metadata& meta) {
       {"created_unix_ms", meta.created_unix_ms},
       {"lower_ms", meta.lower_ms},
   };
+  // Optional (format 1 readers ignore it): present only when signed.
+  if (!meta.signature.empty()) table.insert("signature", meta.signature);
   std::ostringstream out;
   // The format first, where a reader of any version looks before anything else.
   out << "# vyre AOT cache entry (docs/cache.md)\nformat = " << meta.format << '\n' << table << '\n';
@@ -109,6 +111,10 @@ sys::Result<void> parse_metadata(std::string_view text, Metadata& m) {
                          m.created_unix_ms) &&
             read.number("lower_ms", m.lower_ms);
   if (!ok) return sys::failure(sys::Fault::malformed, read.problem);
+  if (const toml::node* signature = table.get("signature")) {
+    if (!signature->is_string()) return sys::failure(sys::Fault::malformed, "metadata field `signature` is not a string");
+    m.signature = signature->as_string()->get();
+  }
   m.parts.lowering_version = static_cast<uint32_t>(lowering_version);
   m.wgsl_bytes = static_cast<uint64_t>(wgsl_bytes);
   return {};
@@ -137,7 +143,8 @@ bool is_bad_entry(const sys::Failure& failure) {
     case sys::Fault::too_large:
     case sys::Fault::malformed:
     case sys::Fault::mismatch:
-    case sys::Fault::unsupported: return true;
+    case sys::Fault::unsupported:
+    case sys::Fault::untrusted: return true;
     default: return false;
   }
 }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <set>
@@ -33,6 +34,7 @@ std::string_view to_string(EntryState state) {
 CacheStats Cache::stats() {
   flush();
   CacheStats s;
+  if (impl_->remote) s.remote_location = impl_->remote->location().string();
   if (!impl_->writable) return s;
   auto stats_dir = impl_->writable->stats_fd();
   StatsGaps gaps;
@@ -50,6 +52,12 @@ CacheStats Cache::stats() {
   s.bytes_written = c.bytes_written;
   s.lowering_ms = static_cast<double>(c.lowering_us) / 1000.0;
   s.time_saved_ms = static_cast<double>(c.time_saved_us) / 1000.0;
+  s.rejected = c.rejected;
+  // Per tier: a remote hit is a lookup the local tiers missed.
+  s.local = TierCounters{c.hits - std::min(c.hits, c.remote_hits), c.misses + c.remote_hits, c.writes, c.errors, 0,
+                         c.bad_entries};
+  s.remote = TierCounters{c.remote_hits,   c.remote_misses,   c.remote_writes,
+                          c.remote_errors, c.remote_timeouts, c.remote_rejected};
   if (auto stored = impl_->local->stats()) {
     s.entries = stored->entries;
     s.bytes = stored->bytes;

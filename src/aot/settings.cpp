@@ -1,5 +1,6 @@
 // Where the cache lives and how large it may grow, from the environment
 // (docs/configuration.md).
+#include <chrono>
 #include <string>
 
 #include "sys/environment.hpp"
@@ -33,6 +34,57 @@ uint64_t bound_from_env(const char* name, uint64_t fallback, Parse parse) {
   log::warn_once(std::string("aot-setting:") + name, std::string("AOT cache: ignoring ") + name + "=" + *value +
                                                          ": not a valid number; using " + std::to_string(fallback));
   return fallback;
+}
+
+// Milliseconds: digits with `ms` or `s` (a bare number is milliseconds).
+std::optional<std::chrono::milliseconds> parse_millis(std::string_view text) {
+  uint64_t scale = 1;
+  if (text.ends_with("ms")) {
+    text.remove_suffix(2);
+  } else if (text.ends_with("s")) {
+    text.remove_suffix(1);
+    scale = 1000;
+  }
+  auto n = sys::parse_count(text);
+  if (!n || *n > 86'400'000) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<int64_t>(*n * scale));
+}
+
+std::chrono::milliseconds millis_from_env(const char* name, std::chrono::milliseconds fallback) {
+  auto value = env(name);
+  if (!value) return fallback;
+  if (auto parsed = parse_millis(*value)) return *parsed;
+  log::warn_once(std::string("aot-setting:") + name,
+                 std::string("AOT cache: ignoring ") + name + "=" + *value + ": not a duration like 250ms or 2s; using " +
+                     std::to_string(fallback.count()) + "ms");
+  return fallback;
+}
+
+std::optional<RemoteOptions> remote_from_env() {
+  auto url = env("VYRE_AOT_REMOTE");
+  if (!url) return std::nullopt;
+  RemoteOptions remote;
+  remote.url = *url;
+  if (auto mode = env("VYRE_AOT_REMOTE_MODE")) {
+    if (*mode == "read-only")
+      remote.read_only = true;
+    else if (*mode != "read-write")
+      log::warn_once("aot-setting:VYRE_AOT_REMOTE_MODE", "AOT cache: ignoring VYRE_AOT_REMOTE_MODE=" + *mode +
+                                                             ": use read-write or read-only; using read-write");
+  }
+  if (auto prefix = env("VYRE_AOT_REMOTE_PREFIX")) remote.prefix = *prefix;
+  if (auto ttl = env("VYRE_AOT_REMOTE_TTL")) {
+    if (auto parsed = sys::parse_duration(*ttl))
+      remote.ttl = *parsed;
+    else
+      log::warn_once("aot-setting:VYRE_AOT_REMOTE_TTL",
+                     "AOT cache: ignoring VYRE_AOT_REMOTE_TTL=" + *ttl + ": " + parsed.failure().message);
+  }
+  remote.connect_timeout = millis_from_env("VYRE_AOT_REMOTE_CONNECT_TIMEOUT", remote.connect_timeout);
+  remote.operation_timeout = millis_from_env("VYRE_AOT_REMOTE_TIMEOUT", remote.operation_timeout);
+  remote.lease_wait = millis_from_env("VYRE_AOT_REMOTE_LEASE_WAIT", remote.lease_wait);
+  remote.breaker_cooldown = millis_from_env("VYRE_AOT_REMOTE_RETRY_AFTER", remote.breaker_cooldown);
+  return remote;
 }
 
 }  // namespace
@@ -69,6 +121,17 @@ CacheOptions CacheOptions::from_environment() {
   }
   options.max_bytes = bound_from_env("VYRE_AOT_CACHE_MAX_BYTES", kDefaultMaxBytes, sys::parse_size);
   options.max_entries = bound_from_env("VYRE_AOT_CACHE_MAX_ENTRIES", kDefaultMaxEntries, sys::parse_count);
+  options.remote = remote_from_env();
+  if (auto key = env("VYRE_AOT_SIGNING_KEY")) options.signing_key = std::filesystem::path(*key);
+  if (auto keys = env("VYRE_AOT_TRUSTED_KEYS")) {
+    std::string_view rest = *keys;
+    while (!rest.empty()) {
+      size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      if (!item.empty()) options.trusted_keys.emplace_back(item);
+    }
+  }
   return options;
 }
 

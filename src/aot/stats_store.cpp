@@ -28,12 +28,21 @@ Counters& Counters::operator+=(const Counters& o) {
   bytes_written += o.bytes_written;
   lowering_us += o.lowering_us;
   time_saved_us += o.time_saved_us;
+  rejected += o.rejected;
+  remote_hits += o.remote_hits;
+  remote_misses += o.remote_misses;
+  remote_writes += o.remote_writes;
+  remote_errors += o.remote_errors;
+  remote_timeouts += o.remote_timeouts;
+  remote_rejected += o.remote_rejected;
   return *this;
 }
 
 bool Counters::empty() const {
   return hits == 0 && misses == 0 && writes == 0 && evictions == 0 && bad_entries == 0 && errors == 0 &&
-         bytes_written == 0 && lowering_us == 0 && time_saved_us == 0;
+         bytes_written == 0 && lowering_us == 0 && time_saved_us == 0 && rejected == 0 && remote_hits == 0 &&
+         remote_misses == 0 && remote_writes == 0 && remote_errors == 0 && remote_timeouts == 0 &&
+         remote_rejected == 0;
 }
 
 namespace {
@@ -52,6 +61,13 @@ void for_each_field(Counters& c, Fn&& fn) {
   fn("bytes_written", c.bytes_written);
   fn("lowering_us", c.lowering_us);
   fn("time_saved_us", c.time_saved_us);
+  fn("rejected", c.rejected);
+  fn("remote_hits", c.remote_hits);
+  fn("remote_misses", c.remote_misses);
+  fn("remote_writes", c.remote_writes);
+  fn("remote_errors", c.remote_errors);
+  fn("remote_timeouts", c.remote_timeouts);
+  fn("remote_rejected", c.remote_rejected);
 }
 
 // The table in a file; nullopt when it is absent or (with `problem` set)

@@ -23,6 +23,14 @@ struct Counters {
   uint64_t bytes_written = 0;
   uint64_t lowering_us = 0;
   uint64_t time_saved_us = 0;
+  uint64_t rejected = 0;  // refused for want of a trusted signature
+  // The remote tier's part (RemoteTier::drain).
+  uint64_t remote_hits = 0;
+  uint64_t remote_misses = 0;
+  uint64_t remote_writes = 0;
+  uint64_t remote_errors = 0;
+  uint64_t remote_timeouts = 0;
+  uint64_t remote_rejected = 0;
 
   Counters& operator+=(const Counters& other);
   bool empty() const;

@@ -99,8 +99,25 @@ std::shared_ptr<const Compiled> BackendState::compiled(const aot::KeyParts& part
   }
   report.cache_ms = ms_since(start);
   PipelineTimings timings;
-  compiled->pipeline =
-      std::make_shared<ComputePipeline>(now.device, compiled->spec.wgsl, compiled->spec.interface, &timings);
+  try {
+    compiled->pipeline =
+        std::make_shared<ComputePipeline>(now.device, compiled->spec.wgsl, compiled->spec.interface, &timings);
+  } catch (const Error& e) {
+    // A cached text the device refuses (an entry that verifies but holds
+    // invalid WGSL) would fail every run: lower afresh, replace the entry,
+    // and compile what was lowered. Freshly lowered text that fails is the
+    // lowering's bug and propagates.
+    if (e.kind() != ErrorKind::gpu || !report.cache_hit) throw;
+    log::warn("the device refused the cached WGSL of '{}' ({}); lowering it again", program.name(), e.what());
+    std::optional<ShaderSpec> lowered;
+    const aot::Artifact fresh = cache->replace(
+        parts, [&] { return lowered.emplace(lower(program, options)).wgsl; }, program.name());
+    report.cache_hit = false;
+    report.lower_ms = fresh.lower_ms;
+    compiled->spec = std::move(*lowered);
+    compiled->pipeline =
+        std::make_shared<ComputePipeline>(now.device, compiled->spec.wgsl, compiled->spec.interface, &timings);
+  }
   report.shader_ms = timings.shader_ms;
   report.pipeline_ms = timings.pipeline_ms;
   slot->compiled = compiled;

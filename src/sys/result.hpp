@@ -19,6 +19,7 @@ enum class Fault {
   malformed,    // present, but not in the expected form
   mismatch,     // well formed, but not what it claims to be (a digest or key differs)
   unsupported,  // written in a format version this build does not read
+  untrusted,    // must be signed, and no trusted key signed it
   read_only,    // a place that is never written
   busy,         // a lock that another holder has
   io,           // the system refused; Failure::error is the errno

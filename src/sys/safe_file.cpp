@@ -27,7 +27,7 @@ Fd& Fd::operator=(Fd&& other) noexcept {
 }
 
 bool owner_accepted(uid_t uid, OwnerRule rule) {
-  return uid == ::geteuid() || (rule == OwnerRule::self_or_root && uid == 0);
+  return rule == OwnerRule::any || uid == ::geteuid() || (rule == OwnerRule::self_or_root && uid == 0);
 }
 
 namespace {

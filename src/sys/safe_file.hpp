@@ -40,8 +40,9 @@ class Fd {
 
 // Whose files may be read: the writable directory accepts only the effective
 // user's; read-only layers (shipped with an application, often installed by
-// root) also accept root's.
-enum class OwnerRule { self, self_or_root };
+// root) also accept root's; `any` only where every entry must carry a
+// trusted signature instead (a layer published by a CI account).
+enum class OwnerRule { self, self_or_root, any };
 bool owner_accepted(uid_t uid, OwnerRule rule);
 
 // What lstat says about a name, without following it.

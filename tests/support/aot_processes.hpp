@@ -29,14 +29,13 @@ inline ProcessResult run_worker(const std::filesystem::path& dir, const std::vec
   return run_process(worker_argv(dir, args), env);
 }
 
-// Starts the worker with output discarded; returns its pid.
-inline pid_t spawn_worker(const std::filesystem::path& dir, const std::vector<std::string>& args) {
-  std::vector<std::string> argv = worker_argv(dir, args);
+// Starts a program with its stdout and stderr in files; returns its pid.
+inline pid_t spawn_to_files(std::vector<std::string> argv, const std::filesystem::path& out,
+                            const std::filesystem::path& err) {
   pid_t pid = fork();
   if (pid == 0) {
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
+    dup2(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 1);
+    dup2(open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600), 2);
     std::vector<char*> raw;
     for (auto& a : argv) raw.push_back(a.data());
     raw.push_back(nullptr);
@@ -44,6 +43,11 @@ inline pid_t spawn_worker(const std::filesystem::path& dir, const std::vector<st
     _exit(127);
   }
   return pid;
+}
+
+// Starts the worker with output discarded; returns its pid.
+inline pid_t spawn_worker(const std::filesystem::path& dir, const std::vector<std::string>& args) {
+  return spawn_to_files(worker_argv(dir, args), "/dev/null", "/dev/null");
 }
 
 // Waits for a spawned worker; returns its exit code, or 128 + signal.

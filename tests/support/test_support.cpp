@@ -24,6 +24,8 @@ TempDir::TempDir() {
     auto candidate = base / ("vyre-test-" + std::to_string(rd()));
     std::error_code ec;
     if (std::filesystem::create_directory(candidate, ec)) {
+      // 0755 whatever the umask: the cache refuses group-writable directories.
+      std::filesystem::permissions(candidate, std::filesystem::perms(0755), ec);
       path_ = candidate;
       return;
     }

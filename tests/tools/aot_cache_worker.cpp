@@ -14,13 +14,22 @@
 //     --lower-ms N        lowering takes N milliseconds
 //     --start-at MS       wait until this Unix time in milliseconds (a start line
 //                         for many workers)
+//     --remote URL        the remote tier (redis://..., redis-cluster://...)
+//     --remote-read-only  look it up, never publish
+//     --timeout-ms N      its connect and operation timeouts (default 250)
+//     --retry-after-ms N  its circuit breaker's cooldown (default 10000)
+//     --lease-wait-ms N   how long a miss waits for another worker's lowering
+//     --signing-key PEM / --trusted-key PEM (repeatable)
+//     --interval-ms N     pause between lookups (for the fault tests)
 //
 // Exits 0 when every artifact had the right WGSL, 3 when one did not; prints
-// "hits=H misses=M".
+// "hits=H misses=M wrong=W", and "max_ms=T" on stderr (T: the slowest
+// lookup, lowering included).
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -38,7 +47,7 @@ int main(int argc, char** argv) {
   }
   vyre::aot::CacheOptions options;
   options.directory = argv[1];
-  long programs = 10, bytes = 256, rounds = 1, lower_ms = 0;
+  long programs = 10, bytes = 256, rounds = 1, lower_ms = 0, interval_ms = 0;
   long long start_at = 0;
   bool forever = false;
   std::string prefix = "p", crash_at;
@@ -62,6 +71,24 @@ int main(int argc, char** argv) {
     else if (arg == "--max-entries") options.max_entries = std::stoull(next());
     else if (arg == "--max-bytes") options.max_bytes = std::stoull(next());
     else if (arg == "--readonly") options.readonly_directories.push_back(next());
+    else if (arg == "--remote") {
+      if (!options.remote) options.remote.emplace();
+      options.remote->url = next();
+    } else if (arg == "--remote-read-only") {
+      if (!options.remote) options.remote.emplace();
+      options.remote->read_only = true;
+    } else if (arg == "--timeout-ms") {
+      if (!options.remote) options.remote.emplace();
+      options.remote->connect_timeout = options.remote->operation_timeout = std::chrono::milliseconds(std::stol(next()));
+    } else if (arg == "--retry-after-ms") {
+      if (!options.remote) options.remote.emplace();
+      options.remote->breaker_cooldown = std::chrono::milliseconds(std::stol(next()));
+    } else if (arg == "--lease-wait-ms") {
+      if (!options.remote) options.remote.emplace();
+      options.remote->lease_wait = std::chrono::milliseconds(std::stol(next()));
+    } else if (arg == "--signing-key") options.signing_key = next();
+    else if (arg == "--trusted-key") options.trusted_keys.push_back(next());
+    else if (arg == "--interval-ms") interval_ms = std::stol(next());
     else if (arg == "--fsize-limit") {
       rlim_t bytes_allowed = std::stoul(next());
       rlimit limit{bytes_allowed, bytes_allowed};
@@ -82,10 +109,12 @@ int main(int argc, char** argv) {
   if (start > system_clock::now()) std::this_thread::sleep_until(start);
 
   long hits = 0, misses = 0, wrong = 0;
+  double max_ms = 0;
   {
     vyre::aot::Cache cache(options);
     auto lookup = [&](const std::string& name) {
       std::string expected = vyre::test::synthetic_wgsl(name, static_cast<size_t>(bytes));
+      const auto began = steady_clock::now();
       auto artifact = cache.load_or_compile(
           vyre::test::synthetic_parts(name),
           [&] {
@@ -93,8 +122,10 @@ int main(int argc, char** argv) {
             return expected;
           },
           name);
+      max_ms = std::max(max_ms, duration<double, std::milli>(steady_clock::now() - began).count());
       if (artifact.wgsl != expected) ++wrong;
       (artifact.cache_hit ? hits : misses) += 1;
+      if (interval_ms > 0) usleep(static_cast<useconds_t>(interval_ms * 1000));
     };
     if (forever) {
       for (long n = 0;; ++n) lookup(prefix + std::to_string(getpid()) + "-" + std::to_string(n));
@@ -103,5 +134,6 @@ int main(int argc, char** argv) {
       for (long p = 0; p < programs; ++p) lookup(prefix + std::to_string(p));
   }
   std::printf("hits=%ld misses=%ld wrong=%ld\n", hits, misses, wrong);
+  std::fprintf(stderr, "max_ms=%.1f\n", max_ms);
   return wrong == 0 ? 0 : 3;
 }

@@ -23,6 +23,7 @@ void add_cache_export(CLI::App* cache_cmd, Action& action);
 void add_cache_import(CLI::App* cache_cmd, Action& action);
 void add_cache_explain(CLI::App* cache_cmd, Action& action);
 void add_cache_warm(CLI::App* cache_cmd, Action& action);
+void add_cache_remote(CLI::App* cache_cmd, Action& action);
 
 // The fingerprint lookups are keyed by: --fingerprint, else the override
 // setting, else the local adapter's (opening the GPU backend).

@@ -61,8 +61,17 @@ std::string row(const std::vector<std::string>& cells, const std::vector<size_t>
 
 }  // namespace
 
+namespace {
+
+nlohmann::json tier_json(const aot::TierCounters& t) {
+  return {{"hits", t.hits},     {"misses", t.misses},     {"writes", t.writes},
+          {"errors", t.errors}, {"timeouts", t.timeouts}, {"rejected", t.rejected}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const aot::CacheStats& s) {
-  return {{"hits", s.hits},
+  nlohmann::json j = {{"hits", s.hits},
           {"misses", s.misses},
           {"writes", s.writes},
           {"evictions", s.evictions},
@@ -74,7 +83,15 @@ nlohmann::json to_json(const aot::CacheStats& s) {
           {"lowering_ms", s.lowering_ms},
           {"time_saved_ms", s.time_saved_ms},
           {"incomplete", s.incomplete},
-          {"incomplete_reason", s.incomplete_reason}};
+          {"incomplete_reason", s.incomplete_reason},
+          {"rejected", s.rejected},
+          {"local", tier_json(s.local)}};
+  // Only with a remote tier: remote.hits, remote.misses, remote.rejected, ...
+  if (!s.remote_location.empty()) {
+    j["remote"] = tier_json(s.remote);
+    j["remote"]["location"] = s.remote_location;
+  }
+  return j;
 }
 
 nlohmann::json to_json(const aot::EntryInfo& e) {
@@ -157,6 +174,21 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
       << "time lowering     " << fixed(s.lowering_ms) << " ms\n"
       << "time saved        " << fixed(s.time_saved_ms) << " ms\n";
   if (s.incomplete) out << "incomplete        the counters miss some counts: " << printable(s.incomplete_reason) << "\n";
+  if (s.rejected > 0) out << "rejected          " << s.rejected << " (not signed by a trusted key)\n";
+  // Per tier: what each answered (a remote hit is a miss of the local tiers).
+  std::vector<std::vector<std::string>> rows{{"tier", "hits", "misses", "writes", "errors", "timeouts", "rejected"}};
+  auto add = [&](const std::string& name, const aot::TierCounters& t) {
+    rows.push_back({name, std::to_string(t.hits), std::to_string(t.misses), std::to_string(t.writes),
+                    std::to_string(t.errors), std::to_string(t.timeouts), std::to_string(t.rejected)});
+  };
+  add("local", s.local);
+  if (!s.remote_location.empty()) add("remote", s.remote);
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
+  out << "\n";
+  for (const auto& r : rows) out << row(r, widths);
+  if (!s.remote_location.empty()) out << "remote            " << s.remote_location << "\n";
   return out.str();
 }
 

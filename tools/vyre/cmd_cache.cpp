@@ -56,6 +56,7 @@ void add_cache(CLI::App& app, Action& action) {
   add_cache_import(cache_cmd, action);
   add_cache_explain(cache_cmd, action);
   add_cache_warm(cache_cmd, action);
+  add_cache_remote(cache_cmd, action);
 }
 
 }  // namespace vyre::cli
