@@ -5,6 +5,7 @@
 // next dispatch, one dispatch at a time or many per wait (Batch).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -48,10 +49,15 @@ struct VYRE_API BackendOptions {
   // across machines that produce the same WGSL); default:
   // $VYRE_BACKEND_FINGERPRINT_OVERRIDE, else the adapter's own.
   std::optional<std::string> fingerprint_override;
+  // How long a dispatch (or any wait for the GPU) may take; past it the call
+  // fails with Error(device_lost), the device is given up (its work cannot be
+  // stopped) and the next call opens a new one. Default:
+  // $VYRE_DISPATCH_TIMEOUT (a duration such as 90s or 5m), else unbounded.
+  std::optional<std::chrono::milliseconds> dispatch_timeout;
 
   // The settings the environment gives, read in this one place:
-  // WGPU_BACKEND, VYRE_WGPU_ADAPTER and VYRE_BACKEND_FINGERPRINT_OVERRIDE
-  // (unset or empty: nullopt). A Backend fills the options it is not given
+  // WGPU_BACKEND, VYRE_WGPU_ADAPTER, VYRE_BACKEND_FINGERPRINT_OVERRIDE and
+  // VYRE_DISPATCH_TIMEOUT (unset or empty: nullopt). A Backend fills the options it is not given
   // from these; the cache has its own (aot::CacheOptions::from_environment).
   static BackendOptions from_environment();
 };

@@ -251,7 +251,9 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   impl_->report.adapter_ms = ms_since(start);
 
   start = Clock::now();
-  impl_->open(DeviceContext::open(std::move(adapters[chosen]), impl_->counters));
+  auto device = DeviceContext::open(std::move(adapters[chosen]), impl_->counters);
+  device->set_wait_limit(options.dispatch_timeout ? options.dispatch_timeout : environment.dispatch_timeout);
+  impl_->open(std::move(device));
   impl_->report.device_ms = ms_since(start);
   const BackendState::Live live = impl_->live();
   impl_->adapter = live.device->adapter();

@@ -1,6 +1,8 @@
 // BackendOptions::from_environment: the one place the GPU layer reads its
 // settings from the environment (docs/configuration.md).
 #include "sys/environment.hpp"
+#include "sys/units.hpp"
+#include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
 
 namespace vyre::gpu {
@@ -10,6 +12,13 @@ BackendOptions BackendOptions::from_environment() {
   options.backend = sys::environment_value("WGPU_BACKEND");
   options.adapter = sys::environment_value("VYRE_WGPU_ADAPTER");
   options.fingerprint_override = sys::environment_value("VYRE_BACKEND_FINGERPRINT_OVERRIDE");
+  // "0" (like unset) means no timeout.
+  if (const auto timeout = sys::environment_value("VYRE_DISPATCH_TIMEOUT"); timeout && *timeout != "0") {
+    const sys::Result<std::chrono::seconds> parsed = sys::parse_duration(*timeout);
+    if (!parsed.ok())
+      throw Error(ErrorKind::invalid_input, "VYRE_DISPATCH_TIMEOUT='" + *timeout + "': " + parsed.failure().message);
+    if (parsed->count() > 0) options.dispatch_timeout = *parsed;
+  }
   return options;
 }
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <utility>
+#include <algorithm>
 #include <thread>
 
 #include "util/log.hpp"
@@ -109,11 +110,20 @@ std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shar
   return ctx;
 }
 
-DeviceContext::~DeviceContext() = default;
+DeviceContext::~DeviceContext() {
+  if (!abandoned_) return;
+  // Releasing a device waits for its work, which a timed-out dispatch may
+  // not finish for hours: keep it (and its queue) rather than hang here.
+  queue_.abandon();
+  device_.abandon();
+  (void)callbacks_.release();  // its callbacks may still come
+}
 
 std::shared_ptr<DeviceContext> DeviceContext::reopen() const {
   wgpuAdapterAddRef(adapter_.get());
-  return open(FoundAdapter{wgpu::Adapter(adapter_.get()), adapter_info_}, counters_);
+  auto device = open(FoundAdapter{wgpu::Adapter(adapter_.get()), adapter_info_}, counters_);
+  device->set_wait_limit(wait_limit_);
+  return device;
 }
 
 bool DeviceContext::lost() const { return callbacks_->lost.load(); }
@@ -154,7 +164,28 @@ std::string DeviceContext::last_uncaptured_error() const {
   return callbacks_->last_uncaptured;
 }
 
+void DeviceContext::wait_bounded(const std::function<bool(bool idle)>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + *wait_limit_;
+  std::chrono::microseconds pause{0};
+  for (;;) {
+    check_alive();
+    const bool idle = wgpuDevicePoll(device_.get(), WGPU_FALSE, nullptr);
+    if (done(idle)) return;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      abandoned_ = true;
+      mark_lost("a dispatch ran longer than the wait limit of " + std::to_string(wait_limit_->count()) +
+                " ms (BackendOptions::dispatch_timeout, VYRE_DISPATCH_TIMEOUT, vyre run --timeout); its work "
+                "cannot be stopped, so the device was given up");
+      check_alive();
+    }
+    if (pause.count() == 0) std::this_thread::yield();
+    else std::this_thread::sleep_for(pause);
+    pause = std::min(std::max(pause * 2, std::chrono::microseconds(10)), std::chrono::microseconds(1000));
+  }
+}
+
 void DeviceContext::poll_until(const std::function<bool()>& done) {
+  if (wait_limit_) return wait_bounded([&](bool) { return done(); });
   // The device may report "idle" a few times before the callback of work it
   // just finished runs; a long run of idle polls means it never will.
   int idle_polls = 0;
@@ -168,6 +199,7 @@ void DeviceContext::poll_until(const std::function<bool()>& done) {
 }
 
 void DeviceContext::wait_for(WGPUSubmissionIndex submission) {
+  if (wait_limit_) return wait_bounded([](bool idle) { return idle; });
   check_alive();
   wgpuDevicePoll(device_.get(), WGPU_TRUE, &submission);
   check_alive();
@@ -182,7 +214,10 @@ void DeviceContext::throttle(WGPUSubmissionIndex submission) {
   }
   check_alive();
   // Long done, as a rule; polling also runs the callbacks of finished work.
-  if (oldest != 0) wgpuDevicePoll(device_.get(), WGPU_TRUE, &oldest);
+  // With a wait limit, a full window waits for the whole queue (a
+  // non-blocking poll tells only whether the queue is empty).
+  if (oldest != 0 && wait_limit_) wait_bounded([](bool idle) { return idle; });
+  else if (oldest != 0) wgpuDevicePoll(device_.get(), WGPU_TRUE, &oldest);
   else wgpuDevicePoll(device_.get(), WGPU_FALSE, nullptr);
 }
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,12 @@ class DeviceContext {
   uint64_t uncaptured_errors() const;
   std::string last_uncaptured_error() const;
 
+  // Waits longer than `limit` fail: the device is marked lost, since its
+  // work cannot be cancelled, and Error(device_lost) is thrown; the Backend
+  // opens a new device on its next call. None: waits are unbounded.
+  void set_wait_limit(std::optional<std::chrono::milliseconds> limit) { wait_limit_ = limit; }
+  std::optional<std::chrono::milliseconds> wait_limit() const { return wait_limit_; }
+
   // Blocks until `done()` holds, polling the device so that callbacks run.
   // Throws Error(gpu) when the device goes idle and `done()` still fails.
   void poll_until(const std::function<bool()>& done);
@@ -83,6 +90,13 @@ class DeviceContext {
  private:
   DeviceContext() = default;
 
+  // With a wait limit: polls without blocking until `done(idle)` holds
+  // (`idle`: the queue has nothing left to run), sleeping a little longer
+  // each round, and gives the device up as lost at the deadline.
+  void wait_bounded(const std::function<bool(bool idle)>& done);
+
+  std::optional<std::chrono::milliseconds> wait_limit_;
+  bool abandoned_ = false;  // lost to a wait limit with work still running: never released
   std::unique_ptr<CallbackState> callbacks_;  // outlives device_: its callbacks point here
   std::shared_ptr<DeviceCounters> counters_;
   wgpu::Adapter adapter_;

@@ -33,6 +33,9 @@ class Handle {
   void reset() {
     if (raw_ != nullptr) Release(std::exchange(raw_, nullptr));
   }
+  // Gives the handle up without releasing it (a device whose work cannot be
+  // waited for: releasing it would wait).
+  void abandon() { raw_ = nullptr; }
 
  private:
   T raw_ = nullptr;

@@ -27,7 +27,11 @@ struct RunOptions {
   bool check = false;
   bool verbose = false;
   std::string report_json;
+  std::optional<double> timeout;  // seconds; 0: none
 };
+
+// Unless told otherwise, `vyre run` gives up on a dispatch after ten minutes.
+constexpr double kDefaultTimeoutSeconds = 600;
 
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -103,7 +107,12 @@ int run(const RunOptions& o) {
   }
 
   auto t = std::chrono::steady_clock::now();
-  gpu::Backend backend;
+  gpu::BackendOptions backend_options;
+  const std::optional<std::chrono::milliseconds> from_environment = gpu::BackendOptions::from_environment().dispatch_timeout;
+  const double seconds = o.timeout ? *o.timeout : from_environment ? from_environment->count() / 1000.0 : kDefaultTimeoutSeconds;
+  if (seconds < 0) throw Error(ErrorKind::invalid_input, "--timeout must be 0 (none) or a positive number of seconds");
+  if (seconds > 0) backend_options.dispatch_timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  gpu::Backend backend(backend_options);
   const double backend_ms = ms_since(t);
   t = std::chrono::steady_clock::now();
   gpu::Pipeline pipeline = backend.compile(program, config);
@@ -166,6 +175,8 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--backend", o->backend, "gpu (default) or reference (the CPU interpreter)")
       ->check(CLI::IsMember({"gpu", "reference"}));
   cmd->add_option("--grid", o->grid, "Number of workgroups X[,Y,Z] (default: from the first output's length)");
+  cmd->add_option("--timeout", o->timeout,
+                  "Seconds a dispatch may run before the device is given up (default: VYRE_DISPATCH_TIMEOUT, else 600; 0: none)");
   add_config_options(cmd, o->config);
   cmd->add_flag("--check", o->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");
   cmd->add_flag("-v,--verbose", o->verbose, "Tell on stderr whether the cache hit and how long each stage took");
