@@ -34,6 +34,34 @@ uint64_t env_number(const char* name, uint64_t fallback) {
   return std::strtoull(v, nullptr, 10);
 }
 
+// The largest iteration count of the loops in `body`, nested counts
+// multiplied (constant bounds only), and whether a load uses an index at the
+// ends of u32 or i32.
+uint64_t longest_loop(const std::vector<Stmt>& body) {
+  uint64_t most = 0;
+  for (const auto& s : body) {
+    uint64_t here = std::max(longest_loop(s.body), longest_loop(s.else_body));
+    if (s.op == StmtOp::Loop && s.exprs[1].op == Op::LitU32) here = std::max<uint64_t>(1, here) * s.exprs[1].imm;
+    most = std::max(most, here);
+  }
+  return most;
+}
+bool extreme_index(const Expr& e) {
+  if (e.op == Op::Load && !e.args.empty()) {
+    const Expr& i = e.args[0];
+    if ((i.op == Op::LitU32 && i.imm >= 0x80000000u) || (i.op == Op::LitI32 && (static_cast<int32_t>(i.imm) < 0 || i.imm == 0x7fffffffu)))
+      return true;
+  }
+  return std::any_of(e.args.begin(), e.args.end(), extreme_index);
+}
+bool extreme_index(const std::vector<Stmt>& body) {
+  for (const auto& s : body)
+    if (std::any_of(s.exprs.begin(), s.exprs.end(), [](const Expr& e) { return extreme_index(e); }) ||
+        extreme_index(s.body) || extreme_index(s.else_body))
+      return true;
+  return false;
+}
+
 bool stress() {
   const char* v = std::getenv("VYRE_STRESS");
   return v && std::string(v) == "1";
@@ -57,8 +85,9 @@ TEST(Differential, RandomProgramsAgreeWithTheReference) {
                   << " to " << f.shrunk_nodes << " nodes and saved as " << f.saved_as.string()
                   << " (replay: build/tests/differential_fuzz --replay " << f.saved_as.string() << ")\n"
                   << f.detail;
-  std::printf("%llu seeds from %llu in %.1f s\n", static_cast<unsigned long long>(report.ran),
-              static_cast<unsigned long long>(options.first_seed), report.seconds);
+  std::printf("%llu seeds from %llu in %.1f s; %llu refused by the loop guard\n", static_cast<unsigned long long>(report.ran),
+              static_cast<unsigned long long>(options.first_seed), report.seconds,
+              static_cast<unsigned long long>(report.refused_by_loop_guard));
 }
 
 TEST(Differential, RandomProgramsAgreeOnDawn) {
@@ -186,6 +215,12 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
     // The lengths uniform packs four to a row: a fifth length is in row 1.
     if (shader_interface(c.program, c.options).length_slots.size() >= 5) shapes.insert("five lengths");
     if (!c.grid) shapes.insert("default grid");
+    // The classes a driver's limits break (lavapipe ends loops after 65,535
+    // iterations in all): long loops, nested loops past that, extreme indices.
+    const uint64_t longest = longest_loop(c.program.body);
+    if (longest >= 30'000) shapes.insert("long loop");
+    if (longest > 65'535) shapes.insert("loops past 65,535 iterations");
+    if (extreme_index(c.program.body)) shapes.insert("extreme constant index");
     for (const auto& [name, rule] : c.compare) shapes.insert("rule " + std::to_string(static_cast<int>(rule.kind)));
   }
   for (Op op : all_ops()) EXPECT_TRUE(ops.count(op)) << "never generated: " << op_info(op).json;
@@ -198,7 +233,8 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
     for (ScalarType t : {ScalarType::U32, ScalarType::I32, ScalarType::F32})
       EXPECT_TRUE(buffers.count({a, t})) << "never generated: " << to_string(a) << " " << to_string(t) << " buffer";
   for (const char* shape : {"runtime-sized", "fixed count", "output with initial contents", "empty input",
-                            "workgroup override", "default grid", "five lengths", "rule 0", "rule 1", "rule 2"})
+                            "workgroup override", "default grid", "five lengths", "rule 0", "rule 1", "rule 2",
+                            "long loop", "loops past 65,535 iterations", "extreme constant index"})
     EXPECT_TRUE(shapes.count(shape)) << "never generated: " << shape;
 }
 

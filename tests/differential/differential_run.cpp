@@ -94,8 +94,13 @@ RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c) {
     r.wgsl = pipeline.wgsl();
     r.gpu = pipeline.dispatch(c.inputs(), c.grid);
   } catch (const Error& e) {
-    r.outcome = Outcome::gpu_error;
     r.detail = std::string(vyre::to_string(e.kind())) + ": " + e.what();
+    if (e.kind() == ErrorKind::limit_exceeded &&
+        std::string_view(e.what()).find("ended a loop before its condition or a break did") != std::string_view::npos) {
+      r.refused_by_loop_guard = true;  // loud, not wrong: what the guard promises
+      return r;
+    }
+    r.outcome = Outcome::gpu_error;
     r.device_lost = e.kind() == ErrorKind::device_lost;
     return r;
   }

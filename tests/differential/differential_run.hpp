@@ -33,6 +33,10 @@ struct RunResult {
   std::vector<Difference> differences;
   std::string wgsl;  // the shader, when it was compiled
   bool device_lost = false;
+  // The adapter's loop guard failed the dispatch (a loop the driver cut
+  // short, docs/conformance.md): the right answer there, so the outcome is
+  // agree; counted apart.
+  bool refused_by_loop_guard = false;
 };
 
 RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c);

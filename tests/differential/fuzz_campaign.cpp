@@ -113,6 +113,7 @@ CampaignReport run_campaign(const CampaignOptions& options) {
     RunResult result = options.wgpu_native ? run(c) : run_reference(c);
     ++report.ran;
     ++report.outcomes[result.outcome];
+    report.refused_by_loop_guard += result.refused_by_loop_guard;
     if (options.on_seed) options.on_seed(seed, result);
     if (result.outcome != Outcome::agree) {
       failure(c, choices.decisions(), result);

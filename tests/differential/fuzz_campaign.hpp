@@ -52,6 +52,7 @@ struct CampaignReport {
   std::map<Outcome, uint64_t> dawn_outcomes;  // on Dawn
   std::string dawn_skipped;                   // why Dawn did not run
   std::vector<Finding> findings;
+  uint64_t refused_by_loop_guard = 0;  // agreed by failing loudly (a loop the driver cut short)
   double seconds = 0;
 };
 

@@ -216,7 +216,10 @@ void ProgramGenerator::statement(std::vector<Stmt>& out, const Flow& flow) {
       }
       return;
     }
-    case 6: out.push_back(eval(effect_expr(depth))); return;
+    case 6:
+      if (!buffers_.empty() && choices_.below(10) == 0) out.push_back(extreme_index_load());
+      else out.push_back(eval(effect_expr(depth)));
+      return;
     case 7: {
       Stmt exit = choices_.coin(50) ? break_() : continue_();
       if (choices_.coin(80)) out.push_back(if_(bool_expr(2), {std::move(exit)}));
@@ -340,7 +343,32 @@ void ProgramGenerator::if_statement(std::vector<Stmt>& out, const Flow& flow) {
   out.push_back(if_(std::move(cond), std::move(then_body), std::move(else_body)));
 }
 
+void ProgramGenerator::long_loop_statement(std::vector<Stmt>& out, const Flow& flow) {
+  Flow inner = flow;
+  inner.loops = flow.loops + 1;
+  const bool pair = flow.long_loops_left == 2 && choices_.coin(50);
+  const uint32_t count = flow.long_loops_left == 2 && !pair ? 30'000 + choices_.below(70'000) : 150 + choices_.below(300);
+  inner.long_loops_left = pair ? 1 : 0;
+  const std::string name = fresh_local_name();
+  push_scope();
+  declare({name, ScalarType::U32, {}, false, std::pair<int64_t, int64_t>{0, int64_t{count} - 1}});
+  std::vector<Stmt> body = block(inner, options_.max_block_statements);
+  pop_scope();
+  out.push_back(loop(name, u32(0), u32(count), std::move(body)));
+}
+
+Stmt ProgramGenerator::extreme_index_load() {
+  static const Expr kIndices[] = {u32(0xffffffffu), u32(0x80000000u), i32(INT32_MAX), i32(-1), i32(INT32_MIN)};
+  const BufferInfo& b = buffers_[choices_.below(static_cast<uint32_t>(buffers_.size()))];
+  return eval(load(b.decl.name, kIndices[choices_.below(5)]));
+}
+
 void ProgramGenerator::loop_statement(std::vector<Stmt>& out, const Flow& flow) {
+  // Rarely, and only in small dispatches (the reference runs every iteration).
+  if (flow.long_loops_left > 0 && invocations_ <= 16 && (flow.long_loops_left == 1 || choices_.below(24) == 0)) {
+    long_loop_statement(out, flow);
+    return;
+  }
   Flow inner = flow;
   inner.loops = flow.loops + 1;
   const std::string name = fresh_local_name();

@@ -88,6 +88,11 @@ struct Flow {
   bool top = true;          // at the top level of a phase
   int loops = 0;            // enclosing loops a break or continue may leave
   int depth = 0;            // nesting of if / loop / while
+  // Long loops (tens of thousands of iterations, or a few hundred nested in
+  // a few hundred) may start here: they find the class of a driver's loop
+  // limit (lavapipe's, docs/conformance.md). At most two deep, so that the
+  // reference's cost stays bounded.
+  int long_loops_left = 2;
 };
 
 // A domain in words, for reproducers: "exact: multiples of 0.25 in [-1024, 1024]".
@@ -157,6 +162,12 @@ class ProgramGenerator {
   void uniform_local_statement(std::vector<Stmt>& out);
   void if_statement(std::vector<Stmt>& out, const Flow& flow);
   void loop_statement(std::vector<Stmt>& out, const Flow& flow);
+  // A loop of a constant, large count: alone (30,000 to 100,000), or one of
+  // a nested pair (150 to 449 each).
+  void long_loop_statement(std::vector<Stmt>& out, const Flow& flow);
+  // eval(load(b, index)) with an index at the ends of u32 and i32: its value
+  // is unspecified and unused, but the shader must compile.
+  Stmt extreme_index_load();
   void while_statement(std::vector<Stmt>& out, const Flow& flow);
   void final_stores(std::vector<Stmt>& out);
   Expr value_for_buffer(BufferInfo& b, int depth);
