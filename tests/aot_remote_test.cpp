@@ -61,6 +61,10 @@ TEST(RemoteValue, DecodesOnlyExactFrames) {
   EXPECT_EQ(decode_remote_value("vyre-remote 2 wgsl 1 1\nab").failure().kind, vyre::sys::Fault::unsupported);
   EXPECT_EQ(decode_remote_value("vyre-remote 1 wgsl 99999999 1\n").failure().kind, vyre::sys::Fault::too_large);
   EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl -1 1\nab"));
+  // Only the encoder's spelling of a number (fuzz/corpus/cache_entry_fuzz/leading_zero.remote).
+  EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl 01 1\nab"));
+  EXPECT_FALSE(decode_remote_value("vyre-remote 01 wgsl 1 1\nab"));
+  EXPECT_TRUE(decode_remote_value("vyre-remote 1 wgsl 0 0\n"));
   EXPECT_FALSE(decode_remote_value(std::string(200, 'v')));  // no header line within the bound
 }
 

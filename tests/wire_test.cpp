@@ -1,5 +1,6 @@
 // The canonical wire format and digest: round trips, every invariant of the
 // spec's Identity section, and rejection of malformed or hostile bytes.
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -189,6 +190,16 @@ TEST(Wire, LimitsAreEnforced) {
   WireLimits few;
   few.max_nodes = 10;
   expect_rejected(bytes, "more than 10 nodes", few);
+}
+
+TEST(Wire, DecoderAcceptsNoDeeperThanTheWriter) {
+  // fuzz/corpus/wire_decoder_fuzz/deeper_than_the_format.wire: 256 levels
+  // were accepted, and the program then had no wire bytes and no digest.
+  const std::string path = VYRE_SOURCE_DIR "/fuzz/corpus/wire_decoder_fuzz/deeper_than_the_format.wire";
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(bytes.empty()) << path;
+  expect_rejected(bytes, "nested deeper than 200");
 }
 
 TEST(Wire, HugeCountsDoNotAllocate) {

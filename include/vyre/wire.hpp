@@ -21,7 +21,7 @@ inline constexpr uint32_t kWireVersion = 1;
 
 struct VYRE_API WireLimits {
   size_t max_bytes = 16u << 20;
-  size_t max_depth = 256;        // nesting of statements and expressions
+  size_t max_depth = 256;        // nesting of statements and expressions (never above the format's 200)
   size_t max_nodes = 1u << 20;   // statements plus expressions
   size_t max_string = 256;       // identifier length
   size_t max_buffers = 1024;

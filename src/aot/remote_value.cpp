@@ -17,8 +17,10 @@ std::string_view next_field(std::string_view& rest) {
   return field;
 }
 
+// A decimal as the encoder writes it: no sign, no leading zero (found by
+// cache_entry_fuzz: "0736" was read as 736, so two values framed one entry).
 std::optional<uint64_t> number(std::string_view text) {
-  if (text.empty() || text.size() > 12) return std::nullopt;
+  if (text.empty() || text.size() > 12 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;

@@ -21,11 +21,17 @@ struct Value {
   std::vector<Value> items;
   std::vector<std::pair<std::string, Value>> members;  // in document order
 
-  const Value* find(std::string_view key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  // Declared here, defined where Value is complete: clang before 16 would
+  // otherwise instantiate the members' constexpr destructor inside the
+  // class, on std::pair of an incomplete Value, and refuse it.
+  Value();
+  Value(const Value&);
+  Value(Value&&) noexcept;
+  Value& operator=(const Value&);
+  Value& operator=(Value&&) noexcept;
+  ~Value();
+
+  const Value* find(std::string_view key) const;
 };
 
 std::string_view kind_name(Value::Kind kind);

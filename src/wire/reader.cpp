@@ -2,9 +2,11 @@
 // against the bytes left before anything is allocated for it, nesting and
 // node counts are capped, and only the canonical encoding is accepted (so
 // decode(encode(p)) == p and encode(decode(b)) == b for every accepted b).
+#include <algorithm>
 #include <string>
 
 #include "ir/identifier.hpp"
+#include "ir/limits.hpp"
 #include "vyre/error.hpp"
 #include "vyre/wire.hpp"
 #include "wire/encoding.hpp"
@@ -116,9 +118,13 @@ class Reader {
   }
 
   struct Nest {
+    // Never deeper than the format allows (kMaxNesting), whatever the
+    // caller's limit: the writer refuses such a program, so accepting it
+    // would give a program without wire bytes or digest (found by
+    // wire_decoder_fuzz with the default max_depth of 256).
     Nest(Reader& r) : reader(r) {
-      if (++reader.depth_ > reader.limits_.max_depth)
-        reader.fail("nested deeper than " + std::to_string(reader.limits_.max_depth));
+      const size_t limit = std::min(reader.limits_.max_depth, kMaxNesting);
+      if (++reader.depth_ > limit) reader.fail("nested deeper than " + std::to_string(limit));
     }
     ~Nest() { --reader.depth_; }
     Reader& reader;
