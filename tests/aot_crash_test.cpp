@@ -77,6 +77,9 @@ TEST(AotCrash, OrphansOfCrashedWritersAreSweptAfterTheGracePeriod) {
     auto kept = cache.prune({});
     EXPECT_EQ(kept.swept, 0u);  // younger than the grace period: maybe a writer still at work
   }
+  // File times come from the kernel's coarse clock: let the newest orphan be
+  // strictly older than "now" before a zero grace period judges it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
   Cache cache = open(tmp.path(), std::chrono::seconds(0));
   auto report = cache.prune({});
   EXPECT_EQ(report.swept, 4u);  // two temporaries, one unpaired WGSL, one temporary metadata
