@@ -73,8 +73,11 @@ void WorkgroupFibers::entry() {
     if (!self->error_) self->error_ = std::current_exception();
   }
   self->fibers_[self->current_].done = true;
+  // Back to the scheduler for good (what returning to uc_link would do, but
+  // without this function's exit, which a sanitizer would count on the
+  // scheduler's stack after the switch).
   leaving(nullptr, self->scheduler_bottom_, self->scheduler_size_, self->scheduler_tsan_);
-  // Returning resumes uc_link, the scheduler.
+  setcontext(&self->scheduler_);
 }
 
 void WorkgroupFibers::run(size_t count, const std::function<void(size_t)>& body) {
@@ -90,7 +93,10 @@ void WorkgroupFibers::run(size_t count, const std::function<void(size_t)>& body)
     Fiber& f = fibers_[i];
     if (!f.stack) f.stack.reset(new char[stack_bytes_]);  // not zeroed: pages are touched only as used
 #ifdef VYRE_FIBERS_TSAN
-    if (!f.tsan) f.tsan = __tsan_create_fiber(0);
+    // A fresh context each run: an ended fiber's keeps the frame of entry(),
+    // which never returns.
+    if (f.tsan) __tsan_destroy_fiber(f.tsan);
+    f.tsan = __tsan_create_fiber(0);
 #endif
     f.done = false;
     if (getcontext(&f.context) != 0) throw std::runtime_error("getcontext failed");
