@@ -22,9 +22,11 @@ cmake --build "$tmp/cmake-build" >/dev/null
 
 echo "== pkg-config vyre"
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --exists vyre
-# shellcheck disable=SC2046
-g++ -o "$tmp/pc-consumer" "$src/tests/install/consumer/consumer.cpp" \
-  $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs vyre)
+# CXX, CXXFLAGS and LDFLAGS: the sanitized builds give their compiler and
+# flags (tests/CMakeLists.txt); CMake reads the same variables above.
+# shellcheck disable=SC2046,SC2086
+"${CXX:-g++}" ${CXXFLAGS:-} -o "$tmp/pc-consumer" "$src/tests/install/consumer/consumer.cpp" \
+  $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs vyre) ${LDFLAGS:-}
 "$tmp/pc-consumer"
 
 echo "== installed CLI"
