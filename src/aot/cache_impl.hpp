@@ -95,6 +95,6 @@ struct Cache::Impl {
 // How often the size estimate is corrected by a full scan even when it
 // stays under the bounds (writes by processes killed before they flushed
 // are otherwise never counted).
-inline constexpr int64_t kRescanIntervalMs = 24 * 3600 * 1000;
+inline constexpr int64_t kRescanIntervalMs = int64_t{24} * 3600 * 1000;
 
 }  // namespace vyre::aot

@@ -43,13 +43,13 @@ bool writable_by_others(const struct stat& st) { return (st.st_mode & (S_IWGRP |
 
 sys::Failure writable_by_others_failure(const std::filesystem::path& path, const struct stat& st) {
   char mode[8];
-  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  (void)std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));  // 4 digits fit
   return sys::failure(sys::Fault::unsafe, path.string() + " is group- or world-writable (mode " + mode +
                                               "): other users could plant entries; `chmod go-w " + path.string() +
                                               "`, or set VYRE_AOT_TRUSTED_KEYS to serve only signed entries from it");
 }
 
-sys::Failure io_failure(int err, std::string what) { return sys::failure(sys::Fault::io, what + ": " + describe_errno(err), err); }
+sys::Failure io_failure(int err, const std::string& what) { return sys::failure(sys::Fault::io, what + ": " + describe_errno(err), err); }
 
 }  // namespace
 

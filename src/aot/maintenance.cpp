@@ -264,7 +264,7 @@ TransferReport Cache::import_from(const std::filesystem::path& source) {
 
 Explanation Cache::explain(const KeyParts& parts) const {
   Explanation x;
-  auto component = [&](std::string name, std::string value) {
+  auto component = [&](std::string name, const std::string& value) {
     x.components.push_back({std::move(name), value, sha256_hex(value)});
   };
   component("program digest", parts.program_digest);

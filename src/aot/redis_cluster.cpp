@@ -86,7 +86,7 @@ sys::Result<void> RedisCluster::refresh_locked() {
                           EPROTO);
       continue;
     }
-    std::array<int, kRedisClusterSlots> map;
+    std::array<int, kRedisClusterSlots> map{};
     map.fill(-1);
     std::vector<RedisEndpoint> masters;
     std::vector<Node> nodes;
@@ -197,6 +197,7 @@ std::vector<RedisNodePing> RedisCluster::ping() {
   std::vector<Node> nodes = nodes_;
   if (nodes.empty())
     for (const auto& s : seeds_) nodes.push_back(Node{s, true});
+  out.reserve(nodes.size());
   for (const auto& node : nodes)
     out.push_back(ping_node(connection_locked(node.endpoint), node.master ? "master" : "replica"));
   return out;

@@ -129,7 +129,7 @@ void Dispatcher::ensure(GpuBuffer& slot, uint64_t bytes, WGPUBufferUsage usage) 
 void Dispatcher::bind(DispatchJob& job) {
   Frame& f = frame(job.frame);
   const DispatchPlan& plan = job.plan;
-  const WGPUQueue queue = pipeline_->device().queue();
+  auto* const queue = pipeline_->device().queue();
   for (size_t i = 0; i < f.bound.size(); ++i) {
     Bound& b = f.bound[i];
     const BufferPlan& p = plan.buffers[b.plan_index];
@@ -187,7 +187,7 @@ void Dispatcher::bind_group(Frame& f) {
     f.key.push_back(b.bytes);
   }
   ++f.uses;
-  CachedGroup* oldest = &f.groups[0];
+  CachedGroup* oldest = f.groups.data();
   for (CachedGroup& cached : f.groups) {
     if (cached.group && cached.key == f.key) {
       cached.last_used = f.uses;

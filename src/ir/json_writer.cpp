@@ -52,7 +52,7 @@ class JsonWriter {
       return;
     }
     out_ += "\n";
-    out_.append(static_cast<size_t>(level * indent_), ' ');
+    out_.append(static_cast<size_t>(level) * static_cast<size_t>(indent_), ' ');
   }
 
   void buffer(const Buffer& b) {

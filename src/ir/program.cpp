@@ -8,7 +8,7 @@ namespace vyre {
 namespace {
 
 struct OpRow {
-  Op op;
+  Op op{};
   OpInfo info;
 };
 

@@ -59,7 +59,7 @@ class Analysis {
   };
 
   std::optional<Cause> cause(const Expr& e, const std::string& at) {
-    auto leaf = [](std::string text) { return Cause{text, text}; };
+    auto leaf = [](const std::string& text) { return Cause{text, text}; };
     switch (e.op) {
       case Op::Gid: return leaf("the value at " + at + " depends on gid");
       case Op::Lid: return leaf("the value at " + at + " depends on lid");

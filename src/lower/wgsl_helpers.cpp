@@ -90,14 +90,14 @@ const std::string& HelperSet::use(const std::string& name) {
 }
 
 std::string HelperSet::use_uniform_loader(const std::string& wgsl_buffer, ScalarType type) {
-  const std::string name = "vyre_load_" + wgsl_buffer;
+  std::string name = "vyre_load_" + wgsl_buffer;
   const std::string t = wgsl_type(type);
   per_buffer_.emplace(name, "fn " + name + "(i: u32) -> " + t + " {\n  return " + wgsl_buffer + "[i / 4u][i % 4u];\n}\n");
   return name;
 }
 
 std::string HelperSet::use_compare_exchange(const std::string& wgsl_buffer, ScalarType type) {
-  const std::string name = "vyre_compare_exchange_" + wgsl_buffer;
+  std::string name = "vyre_compare_exchange_" + wgsl_buffer;
   const std::string t = wgsl_type(type);
   // WGSL only has a weak compare-exchange, which may fail spuriously; retry
   // until it either succeeds or sees a different value.

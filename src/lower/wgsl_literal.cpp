@@ -21,7 +21,7 @@ std::string f32_literal(uint32_t bits, HelperSet& helpers) {
   const float f = std::bit_cast<float>(bits);
   if (!std::isnormal(f) && !(f == 0.0f && !std::signbit(f))) {
     char hex[16];
-    std::snprintf(hex, sizeof hex, "0x%08xu", bits);
+    (void)std::snprintf(hex, sizeof hex, "0x%08xu", bits);  // 11 characters fit
     return helpers.use("vyre_f32_bits") + "(" + hex + ")";
   }
   char buf[64];

@@ -16,7 +16,7 @@ namespace vyre::reference {
 
 class WorkgroupFibers {
  public:
-  explicit WorkgroupFibers(size_t stack_bytes = 256 * 1024);
+  explicit WorkgroupFibers(size_t stack_bytes = size_t{256} * 1024);
   ~WorkgroupFibers();
   WorkgroupFibers(const WorkgroupFibers&) = delete;
   WorkgroupFibers& operator=(const WorkgroupFibers&) = delete;

@@ -62,7 +62,7 @@ std::vector<uint8_t> parse_values(ScalarType type, std::string_view csv, const s
   size_t start = 0;
   while (true) {
     const size_t comma = csv.find(',', start);
-    append_u32(out, parse_one(type, csv.substr(start, comma == std::string_view::npos ? csv.npos : comma - start), what));
+    append_u32(out, parse_one(type, csv.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), what));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

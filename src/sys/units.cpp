@@ -88,7 +88,7 @@ Result<std::chrono::seconds> parse_duration(std::string_view given) {
   else if (unit == "m" || unit == "min") seconds_per = 60;
   else if (unit == "h") seconds_per = 3600;
   else if (unit == "d") seconds_per = 86400;
-  else if (unit == "w") seconds_per = 7 * 86400;
+  else if (unit == "w") seconds_per = uint64_t{7} * 86400;
   else return not_a("a duration", given, kDurationForm);
   if (parsed->number > static_cast<uint64_t>(INT64_MAX) / seconds_per) return not_a("a duration", given, "it is too long");
   return std::chrono::seconds(static_cast<int64_t>(parsed->number * seconds_per));
@@ -102,11 +102,11 @@ std::string format_size(uint64_t bytes) {
     value /= 1024;
     ++unit;
   }
-  char buf[32];
+  char buf[32];  // fits: 20 digits and a unit, or under 2^64 / 2^40 with one decimal
   if (unit == 0)
-    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    (void)std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
   else
-    std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
+    (void)std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
   return buf;
 }
 

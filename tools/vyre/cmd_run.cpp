@@ -39,7 +39,7 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 std::string fmt_ms(double ms) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f ms", ms);
+  (void)std::snprintf(buf, sizeof buf, "%.2f ms", ms);  // timings: far under 32
   return buf;
 }
 
@@ -57,7 +57,7 @@ void print_outputs(const Program& program, const Outputs& outputs) {
 
 // One element of a buffer as JSON text ("5", "\"nan\"").
 std::string element_text(ScalarType type, const std::vector<uint8_t>& bytes, size_t index) {
-  const std::string one = format_values(type, std::vector<uint8_t>(bytes.begin() + 4 * index, bytes.begin() + 4 * index + 4));
+  const std::string one = format_values(type, std::vector<uint8_t>(bytes.data() + 4 * index, bytes.data() + 4 * index + 4));
   return one.substr(1, one.size() - 2);
 }
 
@@ -109,7 +109,7 @@ int run(const RunOptions& o) {
   auto t = std::chrono::steady_clock::now();
   gpu::BackendOptions backend_options;
   const std::optional<std::chrono::milliseconds> from_environment = gpu::BackendOptions::from_environment().dispatch_timeout;
-  const double seconds = o.timeout ? *o.timeout : from_environment ? from_environment->count() / 1000.0 : kDefaultTimeoutSeconds;
+  const double seconds = o.timeout ? *o.timeout : from_environment ? static_cast<double>(from_environment->count()) / 1000.0 : kDefaultTimeoutSeconds;
   if (seconds < 0) throw Error(ErrorKind::invalid_input, "--timeout must be 0 (none) or a positive number of seconds");
   if (seconds > 0) backend_options.dispatch_timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
   gpu::Backend backend(backend_options);

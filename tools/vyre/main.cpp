@@ -1,11 +1,15 @@
 // vyre: validate, hash, lower and run vyre programs; inspect devices and the cache.
 #include <cstdio>
+#include <exception>
+#include <iostream>
 
 #include "cli.hpp"
 #include "runtime_dir.hpp"
 #include "vyre/version.hpp"
 
-int main(int argc, char** argv) {
+// Every command's failures are handled in run_guarded; what throws outside it
+// (setting the commands up) is an internal error too, not std::terminate.
+int main(int argc, char** argv) try {
   using namespace vyre::cli;
   const HeadlessRuntimeDir runtime_dir;  // single-threaded here: setenv is safe
   CLI::App app{"vyre: portable GPU compute programs, lowered to WGSL, cached ahead of time, run through WebGPU"};
@@ -30,4 +34,10 @@ int main(int argc, char** argv) {
     return code == 0 ? kOk : kUsage;
   }
   return finish_stdout(run_guarded(action));
+} catch (const std::exception& e) {
+  std::cerr << "vyre: internal error: " << e.what() << " (please report this)\n";
+  return vyre::cli::kInternal;
+} catch (...) {
+  std::cerr << "vyre: internal error (please report this)\n";
+  return vyre::cli::kInternal;
 }

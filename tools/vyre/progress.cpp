@@ -17,15 +17,16 @@ void ProgressBar::update(size_t done, const std::string& label) {
   std::string bar(filled, '#');
   bar.append(kWidth - filled, '.');
   std::string shown = label.size() > 40 ? label.substr(0, 37) + "..." : label;
-  std::fprintf(stderr, "\r\033[2K[%s] %zu/%zu %s", bar.c_str(), done, total_, shown.c_str());
-  std::fflush(stderr);
+  // A progress bar on a terminal: if stderr cannot take it, nothing else depends on it.
+  (void)std::fprintf(stderr, "\r\033[2K[%s] %zu/%zu %s", bar.c_str(), done, total_, shown.c_str());
+  (void)std::fflush(stderr);
   drawn_ = true;
 }
 
 void ProgressBar::clear() {
   if (!drawn_) return;
-  std::fprintf(stderr, "\r\033[2K");
-  std::fflush(stderr);
+  (void)std::fprintf(stderr, "\r\033[2K");
+  (void)std::fflush(stderr);
   drawn_ = false;
 }
 
