@@ -629,27 +629,29 @@ nb::list cache_entries() {
   return out;
 }
 
-// As `vyre cache explain`: --fingerprint, else the override setting, else
-// the local adapter's.
-std::string resolve_fingerprint(nb::handle fingerprint, nb::handle backend) {
-  if (!fingerprint.is_none()) return nb::cast<std::string>(fingerprint);
-  if (!backend.is_none()) return nb::cast<PyBackend&>(backend).backend->fingerprint();
-  if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0') return v;
+// As `vyre cache explain`: the key parts for the fingerprint given, else
+// the backend's, else the override setting's, else the local adapter's.
+vyre::aot::KeyParts resolve_key_parts(const vyre::CheckedProgram& program, const vyre::ShaderOptions& options,
+                                      nb::handle fingerprint, nb::handle backend) {
+  if (!fingerprint.is_none()) return vyre::gpu::wgsl_target(program, nb::cast<std::string>(fingerprint), options).parts;
+  if (!backend.is_none()) return nb::cast<PyBackend&>(backend).backend->wgsl_target(program, options).parts;
+  if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0')
+    return vyre::gpu::wgsl_target(program, v, options).parts;
   nb::gil_scoped_release release;
-  vyre::gpu::BackendOptions options;
-  options.cache = process_cache();
-  return vyre::gpu::Backend(options).fingerprint();
+  vyre::gpu::BackendOptions backend_options;
+  backend_options.cache = process_cache();
+  return vyre::gpu::Backend(backend_options).wgsl_target(program, options).parts;
 }
 
 nb::dict cache_explain(nb::handle program, nb::handle workgroup, int ulp, nb::handle fingerprint, nb::handle backend) {
   PyProgram p = program_from_source(program);
   vyre::ShaderOptions options = shader_options(workgroup, ulp);
-  const std::string fp = resolve_fingerprint(fingerprint, backend);
+  const vyre::aot::KeyParts parts = resolve_key_parts(p.checked, options, fingerprint, backend);
   auto cache = process_cache();
   vyre::aot::Explanation x;
   {
     nb::gil_scoped_release release;
-    x = cache->explain(vyre::aot::key_parts(p.checked, fp, options));
+    x = cache->explain(parts);
   }
   nb::dict d;
   nb::list components;
