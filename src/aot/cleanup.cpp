@@ -80,6 +80,7 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
     }
   }
 
+  driver::adopt_finished_pending(directory.path());
   for (const auto& pending : driver::stale_pending(directory.path(), orphan_cutoff)) {
     if (auto removed = driver::remove_folder(pending); removed)
       ++result.swept;

@@ -27,6 +27,15 @@ DriverFolderInfo to_info(const driver::Folder& f) {
   return DriverFolderInfo{f.id, f.fingerprint, f.path, f.bytes, f.files, f.last_used_ms, f.ok, f.problem};
 }
 
+// The driver folders of the writable directory, after filing the data of
+// first starts that have ended under their fingerprints (so that a tool run
+// right after a first start sees, and exports, its data).
+std::vector<driver::Folder> driver_folders_of(const CacheDirectory* writable) {
+  if (writable == nullptr) return {};
+  driver::adopt_finished_pending(writable->path());
+  return driver::list(writable->path());
+}
+
 }  // namespace
 
 std::string_view to_string(EntryState state) {
@@ -70,7 +79,7 @@ CacheStats Cache::stats() {
     s.entries = stored->entries;
     s.bytes = stored->bytes;
   }
-  for (const auto& f : driver::list(impl_->writable->path())) {
+  for (const auto& f : driver_folders_of(impl_->writable)) {
     ++s.driver_folders;
     s.driver_bytes += f.bytes;
   }
@@ -79,8 +88,7 @@ CacheStats Cache::stats() {
 
 std::vector<DriverFolderInfo> Cache::driver_folders() const {
   std::vector<DriverFolderInfo> out;
-  if (!impl_->writable) return out;
-  for (const auto& f : driver::list(impl_->writable->path())) out.push_back(to_info(f));
+  for (const auto& f : driver_folders_of(impl_->writable)) out.push_back(to_info(f));
   return out;
 }
 
@@ -153,8 +161,8 @@ VerifyReport Cache::verify(bool remove_bad) {
   }
   // Driver folders: the driver checks its own files; vyre checks that each
   // folder is what its name says.
-  if (impl_->writable) {
-    for (const auto& f : driver::list(impl_->writable->path())) {
+  {
+    for (const auto& f : driver_folders_of(impl_->writable)) {
       ++report.driver_checked;
       if (f.ok) continue;
       DriverFolderInfo info = to_info(f);
@@ -269,8 +277,8 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
       ++report.copied;
     }
   }
-  if (impl_->writable) {
-    for (const auto& f : driver::list(impl_->writable->path())) {
+  {
+    for (const auto& f : driver_folders_of(impl_->writable)) {
       if (!f.ok) continue;
       auto copied = driver::copy_folder(f, destination, 0644);
       if (!copied) throw Error(ErrorKind::io, "cannot export driver data: " + copied.failure().message);
@@ -334,9 +342,8 @@ Explanation Cache::explain(const KeyParts& parts, const std::optional<std::strin
   Explanation x;
   if (device_fingerprint) {
     x.device_fingerprint = *device_fingerprint;
-    if (impl_->writable)
-      for (const auto& f : driver::list(impl_->writable->path()))
-        if (f.id == driver::folder_id(*device_fingerprint)) x.driver_folder = to_info(f);
+    for (const auto& f : driver_folders_of(impl_->writable))
+      if (f.id == driver::folder_id(*device_fingerprint)) x.driver_folder = to_info(f);
   }
   auto component = [&](std::string name, std::string value) {
     x.components.push_back({std::move(name), value, sha256_hex(value)});
