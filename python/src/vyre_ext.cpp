@@ -31,6 +31,7 @@
 #include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/error.hpp"
+#include "vyre/driver_cache.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/json.hpp"
 #include "vyre/lower.hpp"
@@ -597,6 +598,8 @@ nb::dict cache_stats() {
   d["time_saved_ms"] = s.time_saved_ms;
   d["entries"] = s.entries;
   d["bytes"] = s.bytes;
+  d["driver_folders"] = s.driver_folders;
+  d["driver_bytes"] = s.driver_bytes;
   d["directory"] = path_or_none(cache->directory());
   d["max_bytes"] = cache->options().max_bytes;
   d["max_entries"] = cache->options().max_entries;
@@ -937,6 +940,16 @@ NB_MODULE(_ext, m) {
 
   // ---- the cache (vyre.cache wraps these) ----
   m.def("_cache_stats", &cache_stats);
+  m.def("_place_driver_cache", [] {
+    const vyre::gpu::DriverCachePlacement p = vyre::gpu::place_driver_cache();
+    nb::dict d;
+    d["active"] = p.active;
+    d["data_folder"] = p.active ? nb::cast(p.data_folder.string()) : nb::none();
+    d["fingerprint"] = p.fingerprint;
+    d["files_before"] = p.files_before;
+    d["reason"] = p.reason;
+    return d;
+  });
   m.def("_cache_zero_stats", [] {
     auto c = process_cache();
     nb::gil_scoped_release release;
