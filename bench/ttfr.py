@@ -142,6 +142,13 @@ def keep(runs, record, path):
             f.write(json.dumps(record) + "\n")
 
 
+def keep_labelled(runs, path, label, records, **extra):
+    """Keeps each (kind, record) with its label, its kind of cache and `extra`."""
+    for kind, record in records:
+        record.update({"label": label, "cache": kind, **extra})
+        keep(runs, record, path)
+
+
 def cold_warm(tool, args, root, driver_cache, runs, label):
     caches = Caches(root)
     try:
@@ -151,9 +158,7 @@ def cold_warm(tool, args, root, driver_cache, runs, label):
         warm = run_child(command, env)
     finally:
         caches.remove()
-    for kind, record in (("cold", cold), ("warm", warm)):
-        record.update({"label": label, "cache": kind, "driver_cache": driver_cache})
-        keep(runs, record, args.runs)
+    keep_labelled(runs, args.runs, label, (("cold", cold), ("warm", warm)), driver_cache=driver_cache)
     return cold, warm
 
 
@@ -193,9 +198,7 @@ def imported_start(args, root, driver_data, runs, label):
         imported = run_child(command, env_b)
     finally:
         caches.remove()
-    for kind, record in (("cold", cold), ("imported", imported)):
-        record.update({"label": label, "cache": kind, "driver_data": driver_data})
-        keep(runs, record, args.runs)
+    keep_labelled(runs, args.runs, label, (("cold", cold), ("imported", imported)), driver_data=driver_data)
     return cold, imported
 
 
