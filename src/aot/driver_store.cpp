@@ -277,6 +277,9 @@ sys::Result<bool> copy_folder(const Folder& folder, const fs::path& destination_
     if (fs::is_directory(status)) {
       fs::create_directory(to, ec);
     } else if (fs::is_regular_file(status)) {
+      // The driver runs what these files hold: only this user's (or root's) travel.
+      struct stat st {};
+      if (::lstat(it->path().c_str(), &st) != 0 || (st.st_uid != ::geteuid() && st.st_uid != 0)) continue;
       fs::copy_file(it->path(), to, ec);
       if (!ec) fs::permissions(to, static_cast<fs::perms>(file_mode), ec);
     }
