@@ -204,7 +204,8 @@ void note_driver_fingerprint(const std::string& fingerprint) {
     log::debug("driver pipeline cache: the adapter's fingerprint changed since the last start; the next start "
                "uses its own folder");
   }
-  aot::driver::write_selection(s.cache_dir, s.selection, id);
+  if (aot::driver::read_selection(s.cache_dir, s.selection) != id)
+    aot::driver::write_selection(s.cache_dir, s.selection, id);
 }
 
 }  // namespace vyre::gpu
