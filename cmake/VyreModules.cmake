@@ -99,9 +99,10 @@ function(vyre_modules_finish)
     endif()
     get_property(own_webgpu GLOBAL PROPERTY VYRE_MODULE_${m}_WEBGPU)
     if(own_webgpu)
-      target_include_directories(vyre_${m} PRIVATE "${VYRE_WGPU_DIR}/include")
+      target_include_directories(vyre_${m} SYSTEM PRIVATE "${VYRE_WGPU_DIR}/include")  # third-party
     endif()
-    target_compile_options(vyre_${m} PRIVATE -Wall -Wextra -Wpedantic)
+    target_compile_options(vyre_${m} PRIVATE -Wpedantic)
+    vyre_warnings(vyre_${m})
     # Exported: what include/vyre marks VYRE_API, nothing else (tests/exports/).
     set_target_properties(vyre_${m} PROPERTIES
       CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON POSITION_INDEPENDENT_CODE ON)

@@ -40,6 +40,19 @@ uint64_t allocations_during(F&& f) {
 
 void* operator new(std::size_t size) { return counted(size); }
 void* operator new[](std::size_t size) { return counted(size); }
+// The nothrow forms too (std::stable_sort's buffer, for one): a sanitizer's
+// runtime defines them itself, so they would not reach the ones above, and
+// their memory would come back to the free() below from another allocator.
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return counted(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }

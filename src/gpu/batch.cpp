@@ -26,7 +26,7 @@ struct detail::BatchState {
   std::vector<PipelineState*> pipelines;  // distinct, in lock order
 
   ~BatchState() {
-    if (tracker && !tracker->done()) (void)tracker.release();  // a callback still to come writes there
+    if (tracker && !tracker->done()) keep_forever(std::move(tracker));  // a callback still to come writes there
   }
 
   Recorded& record(Pipeline& pipeline, const Inputs& inputs, const std::optional<Dim3>& grid) {

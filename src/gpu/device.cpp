@@ -116,7 +116,7 @@ DeviceContext::~DeviceContext() {
   // not finish for hours: keep it (and its queue) rather than hang here.
   queue_.abandon();
   device_.abandon();
-  (void)callbacks_.release();  // its callbacks may still come
+  keep_forever(std::move(callbacks_));  // its callbacks may still come
 }
 
 std::shared_ptr<DeviceContext> DeviceContext::reopen() const {

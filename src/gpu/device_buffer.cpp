@@ -88,7 +88,7 @@ void DeviceBuffer::read_into(std::span<uint8_t> destination) const {
   try {
     device.poll_until([&] { return tracker->done(); });
   } catch (...) {
-    if (!tracker->done()) (void)tracker.release();  // its callback is still to come and writes there
+    if (!tracker->done()) keep_forever(std::move(tracker));  // its callback is still to come and writes there
     throw;
   }
   if (!tracker->ok(0)) throw Error(ErrorKind::gpu, "reading a DeviceBuffer back failed: " + tracker->error());

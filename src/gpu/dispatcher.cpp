@@ -42,7 +42,7 @@ Dispatcher::Dispatcher(std::shared_ptr<const ComputePipeline> pipeline)
 
 Dispatcher::~Dispatcher() {
   // A map callback may still be due after a failed dispatch: leave it its state.
-  if (tracker_ && !tracker_->done()) (void)tracker_.release();
+  if (tracker_ && !tracker_->done()) keep_forever(std::move(tracker_));
 }
 
 void Dispatcher::replace_pipeline(std::shared_ptr<const ComputePipeline> pipeline) {
@@ -428,7 +428,7 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
     timing.readback_ms = ms_since(start);
   } catch (...) {
     if (!tracker->done()) {
-      (void)tracker.release();  // callbacks still to come write there: leave it to them
+      keep_forever(std::move(tracker));  // callbacks still to come write there: leave it to them
       tracker = std::make_unique<MapTracker>();
     }
     for (const Work& w : work) w.dispatcher->forget_frame(w.job->frame);  // fresh buffers next time

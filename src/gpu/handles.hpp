@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "gpu/kept_forever.hpp"
+
 // The wrappers live in their own namespace so that wgpu::Buffer never reads as
 // a program's vyre::Buffer.
 namespace vyre::gpu::wgpu {
@@ -34,8 +36,8 @@ class Handle {
     if (raw_ != nullptr) Release(std::exchange(raw_, nullptr));
   }
   // Gives the handle up without releasing it (a device whose work cannot be
-  // waited for: releasing it would wait).
-  void abandon() { raw_ = nullptr; }
+  // waited for: releasing it would wait), kept forever.
+  void abandon() { keep_forever(static_cast<void*>(std::exchange(raw_, nullptr))); }
 
  private:
   T raw_ = nullptr;

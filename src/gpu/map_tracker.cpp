@@ -1,5 +1,7 @@
 #include "gpu/map_tracker.hpp"
 
+#include "gpu/callback_handover.hpp"
+
 #include "vyre/error.hpp"
 
 namespace vyre::gpu {
@@ -25,6 +27,7 @@ size_t MapTracker::request(WGPUBuffer staging, uint64_t bytes) {
   callback.callback = on_mapped;
   callback.userdata1 = this;
   callback.userdata2 = &state_[index];
+  handed_to_callback(this);
   wgpuBufferMapAsync(staging, WGPUMapMode_Read, 0, bytes, callback);
   return index;
 }
@@ -35,6 +38,7 @@ std::string MapTracker::error() const {
 }
 
 void MapTracker::on_mapped(WGPUMapAsyncStatus status, WGPUStringView message, void* tracker, void* state) {
+  received_in_callback(tracker);
   auto* self = static_cast<MapTracker*>(tracker);
   auto* slot = static_cast<std::atomic<uint8_t>*>(state);
   if (status == WGPUMapAsyncStatus_Success) {

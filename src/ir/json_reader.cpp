@@ -365,7 +365,8 @@ class JsonReader {
   void atomic(Expr& e, const Value& v, const Value& operand, const std::string& at) {
     allow_keys(v, at, {"atomic", "buffer", "index", "value", "expected"});
     auto op_name = string(operand, at + ".atomic", "an atomic operation name");
-    std::optional<AtomicOp> op = op_name ? atomic_op_from_string(*op_name) : std::nullopt;
+    std::optional<AtomicOp> op;
+    if (op_name) op = atomic_op_from_string(*op_name);
     if (op_name && !op)
       error(at + ".atomic", "unknown atomic operation '" + *op_name +
                                 "' (add, sub, min, max, and, or, xor, exchange, compare_exchange, load)");

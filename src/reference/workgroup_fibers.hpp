@@ -33,12 +33,18 @@ class WorkgroupFibers {
     ucontext_t context{};
     std::unique_ptr<char[]> stack;
     bool done = false;
+    void* tsan = nullptr;  // its ThreadSanitizer context, in that build
   };
   static void entry();
 
   size_t stack_bytes_;
   std::vector<Fiber> fibers_;
   ucontext_t scheduler_{};
+  // The scheduler's stack and ThreadSanitizer context, for the sanitized
+  // builds (workgroup_fibers.cpp).
+  const void* scheduler_bottom_ = nullptr;
+  size_t scheduler_size_ = 0;
+  void* scheduler_tsan_ = nullptr;
   size_t current_ = 0;
   const std::function<void(size_t)>* body_ = nullptr;
   std::exception_ptr error_;

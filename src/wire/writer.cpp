@@ -29,7 +29,7 @@ class Writer {
   }
 
   void program(const Program& p) {
-    out.insert(out.end(), wire::kMagic.begin(), wire::kMagic.end());
+    for (uint8_t m : wire::kMagic) out.push_back(m);
     varint(kWireVersion);
     for (uint32_t d : p.workgroup_size) varint(d);
     const auto order = canonical_buffer_order(p);

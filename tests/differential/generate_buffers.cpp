@@ -124,8 +124,8 @@ void ProgramGenerator::plan_buffers() {
   // is one whose length need not cover every invocation.
   if (default_grid_) {
     const bool counter = choices_.coin(30);
-    BufferInfo& first = add_buffer(fresh_buffer_name(), Access::ReadWrite, counter ? int_type() : any_type(),
-                                   counter ? Role::counter : Role::guarded);
+    const ScalarType type = counter ? int_type() : any_type();  // before the name, as every buffer below
+    BufferInfo& first = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, counter ? Role::counter : Role::guarded);
     first.decl.output = true;
     first.length = counter ? choices_.range(1, 8) : choices_.below(3 * workgroup_[0] + 1);
     grid_ = {(first.length + workgroup_[0] - 1) / workgroup_[0], 1, 1};
@@ -137,11 +137,12 @@ void ProgramGenerator::plan_buffers() {
   for (uint32_t i = 0; i < outputs; ++i) {
     const size_t role = choices_.weighted({6, 2, 2});
     if (role == 2) {
-      BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, int_type(), Role::counter);
+      const ScalarType type = int_type();
+      BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, Role::counter);
       b.length = choices_.range(1, 8);
     } else {
-      BufferInfo& b =
-          add_buffer(fresh_buffer_name(), Access::ReadWrite, any_type(), role == 0 ? Role::owned : Role::guarded);
+      const ScalarType type = any_type();
+      BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, role == 0 ? Role::owned : Role::guarded);
       b.per_owner = choices_.coin(25) ? 2 : 1;
       b.length = role == 0 ? invocations_ * b.per_owner + choices_.below(3)
                            : choices_.below(invocations_ * b.per_owner + 3);
@@ -151,25 +152,30 @@ void ProgramGenerator::plan_buffers() {
   // Inputs, a uniform buffer, a read_write buffer nobody writes, owned scratch.
   const uint32_t inputs = choices_.count(3);
   for (uint32_t i = 0; i < inputs; ++i) {
-    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::Read, any_type(), Role::input);
+    const ScalarType type = any_type();
+    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::Read, type, Role::input);
     b.length = choices_.coin(5) ? 0 : choices_.range(1, 24);
   }
   if (choices_.coin(40)) {
-    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::Uniform, any_type(), Role::uniform);
+    const ScalarType type = any_type();
+    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::Uniform, type, Role::uniform);
     b.length = choices_.range(1, 9);
   }
   if (choices_.coin(15)) {
-    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, any_type(), Role::stable);
+    const ScalarType type = any_type();
+    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, Role::stable);
     b.length = choices_.range(1, 16);
   }
   if (choices_.coin(25)) {
-    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, any_type(), Role::owned);
+    const ScalarType type = any_type();
+    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, Role::owned);
     b.per_owner = choices_.coin(25) ? 2 : 1;
     b.length = invocations_ * b.per_owner + choices_.below(2);
   }
   // Storage that each workgroup shares through storage barriers, in one slice per workgroup.
   if (choices_.coin(20)) {
-    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, any_type(), Role::group_shared);
+    const ScalarType type = any_type();
+    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, Role::group_shared);
     b.per_owner = choices_.coin(25) ? 2 : 1;
     b.length = invocations_ * b.per_owner + choices_.below(2);
     b.decl.output = choices_.coin(50);
@@ -177,7 +183,8 @@ void ProgramGenerator::plan_buffers() {
   // Workgroup memory.
   const uint32_t workgroup_buffers = choices_.count(3);
   for (uint32_t i = 0; i < workgroup_buffers; ++i) {
-    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::Workgroup, any_type(), Role::workgroup);
+    const ScalarType type = any_type();
+    BufferInfo& b = add_buffer(fresh_buffer_name(), Access::Workgroup, type, Role::workgroup);
     b.per_owner = choices_.coin(25) ? 2 : 1;
     b.length = group_size_ * b.per_owner + choices_.below(3);
   }

@@ -89,7 +89,10 @@ bool ProgramGenerator::own_reads_only(const BufferInfo& b) const {
 }
 
 Expr ProgramGenerator::read_index(const BufferInfo& b, int depth) {
-  if (own_reads_only(b)) return own_index(b, choices_.below(b.per_owner), choices_.coin(25));
+  if (own_reads_only(b)) {
+    const bool as_i32 = choices_.coin(25);
+    return own_index(b, choices_.below(b.per_owner), as_i32);
+  }
   return any_index(b, depth);
 }
 
@@ -225,12 +228,14 @@ Expr ProgramGenerator::bool_expr(int depth) {
     case 2: {
       const ScalarType t = choices_.coin(50) ? ScalarType::I32 : ScalarType::U32;
       Expr a = int_expr(t, depth - 1);
-      return binary(kComparisons[choices_.below(6)], std::move(a), int_expr(t, depth - 1));
+      Expr b = int_expr(t, depth - 1);
+      return binary(kComparisons[choices_.below(6)], std::move(a), std::move(b));
     }
     case 3: {
       // Comparisons are exact for every value but NaN, infinities and subnormals (flushing).
       Expr a = f32_expr(depth - 1, false, false, true).expr;
-      return binary(kComparisons[choices_.below(6)], std::move(a), f32_expr(depth - 1, false, false, true).expr);
+      Expr b = f32_expr(depth - 1, false, false, true).expr;
+      return binary(kComparisons[choices_.below(6)], std::move(a), std::move(b));
     }
     case 4: {
       Expr a = bool_expr(depth - 1);
@@ -366,9 +371,13 @@ Expr ProgramGenerator::uniform_u32(int depth) {
 }
 
 Expr ProgramGenerator::uniform_bool() {
-  if (choices_.coin(30)) return eq(rem(uniform_u32(1), u32(2)), u32(choices_.below(2)));
+  if (choices_.coin(30)) {
+    const uint32_t parity = choices_.below(2);
+    return eq(rem(uniform_u32(1), u32(2)), u32(parity));
+  }
   Expr a = uniform_u32(1);
-  return binary(kComparisons[choices_.below(6)], std::move(a), uniform_u32(1));
+  Expr b = uniform_u32(1);
+  return binary(kComparisons[choices_.below(6)], std::move(a), std::move(b));
 }
 
 }  // namespace vyre::differential::detail

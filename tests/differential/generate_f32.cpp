@@ -324,7 +324,8 @@ F32Value ProgramGenerator::imprecise_value(BufferInfo& target, int depth) {
     case Imprecise::inexact_arithmetic: {
       static const Op kOps[] = {Op::Add, Op::Sub, Op::Mul};
       Expr a = exact_expr(depth - 1).expr;
-      out.expr = binary(kOps[choices_.below(3)], std::move(a), exact_expr(depth - 1).expr);
+      Expr b = exact_expr(depth - 1).expr;
+      out.expr = binary(kOps[choices_.below(3)], std::move(a), std::move(b));
       widen(rule, 0, 2, "add, sub, mul: rounded up or down (WGSL fixes no rounding mode)");
       break;
     }

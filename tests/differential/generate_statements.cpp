@@ -456,7 +456,8 @@ void ProgramGenerator::final_stores(std::vector<Stmt>& out) {
     if (phased(b) && !in_mode(b, WorkgroupMode::owned)) continue;
     for (uint32_t j = 0; j < b.per_owner; ++j) {
       if (!choices_.coin(85)) continue;
-      Stmt s = store(b.decl.name, own_index(b, j), value_for_buffer(b, depth));
+      Expr value = value_for_buffer(b, depth);
+      Stmt s = store(b.decl.name, own_index(b, j), std::move(value));
       if (b.role == Role::guarded) out.push_back(if_(lt(own_index(b, j), len(b.decl.name)), {std::move(s)}));
       else out.push_back(std::move(s));
     }

@@ -67,7 +67,11 @@ uint32_t pick_special_f32_bits(ChoiceStream& choices, const SpecialF32& kind) {
     switch (choices.weighted({6, 2, 2})) {
       case 0: bits = kSpecialF32[choices.below(kSpecialF32.size())]; break;
       case 1: bits = std::bit_cast<uint32_t>(static_cast<float>(static_cast<int>(choices.below(200)) - 100) / 8.0f); break;
-      default: bits = (choices.below(0x10000) << 16) | choices.below(0x10000); break;
+      default: {
+        const uint32_t hi = choices.below(0x10000), lo = choices.below(0x10000);
+        bits = (hi << 16) | lo;
+        break;
+      }
     }
     if (allowed(bits, kind)) return bits;
   }
@@ -102,7 +106,8 @@ float pick_exact_f32(ChoiceStream& choices, const ExactRange& range) {
 uint32_t pick_normal_f32_bits(ChoiceStream& choices) {
   const uint32_t sign = choices.coin(50) ? 0x80000000u : 0u;
   const uint32_t exponent = 1 + choices.below(254);
-  const uint32_t mantissa = (choices.below(0x800) << 12) | choices.below(0x1000);
+  const uint32_t high = choices.below(0x800), low = choices.below(0x1000);
+  const uint32_t mantissa = (high << 12) | low;
   return sign | (exponent << 23) | mantissa;
 }
 

@@ -8,6 +8,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 
+# The project's warning flags (-Werror among them) are its own: nothing of
+# them reaches what a consumer compiles with.
+if grep -rlE -- '-W(error|all|extra|pedantic)' "$tmp/prefix/lib/cmake/vyre" "$tmp/prefix/lib/pkgconfig"; then
+  echo "the installed package passes the project's warning flags on to its consumers" >&2
+  exit 1
+fi
+
 echo "== find_package(vyre CONFIG)"
 cmake -S "$src/tests/install/consumer" -B "$tmp/cmake-build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/cmake-build" >/dev/null
@@ -15,9 +22,11 @@ cmake --build "$tmp/cmake-build" >/dev/null
 
 echo "== pkg-config vyre"
 PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --exists vyre
-# shellcheck disable=SC2046
-g++ -o "$tmp/pc-consumer" "$src/tests/install/consumer/consumer.cpp" \
-  $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs vyre)
+# CXX, CXXFLAGS and LDFLAGS: the sanitized builds give their compiler and
+# flags (tests/CMakeLists.txt); CMake reads the same variables above.
+# shellcheck disable=SC2046,SC2086
+"${CXX:-g++}" ${CXXFLAGS:-} -o "$tmp/pc-consumer" "$src/tests/install/consumer/consumer.cpp" \
+  $(PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --cflags --libs vyre) ${LDFLAGS:-}
 "$tmp/pc-consumer"
 
 echo "== installed CLI"

@@ -152,7 +152,6 @@ Accept unless_nan_or_inf(const Case* c, Accept inside) {
     return inside(in, ref, gpu);
   };
 }
-bool normal_or_zero(uint32_t b) { return std::isnormal(bf(b)) || bf(b) == 0.0f; }
 
 // min and max: with a NaN operand WGSL may return either operand; zeros of
 // either sign compare equal.
@@ -566,7 +565,7 @@ Scenario control_flow_of_every_kind() {
   std::vector<int32_t> x;
   for (int v = -40; v < 60; ++v) x.push_back(v * 7);
   in.set<int32_t>("x", x).set<uint32_t>("k", {0, 1, 5, 9, 12, 3}).size("out", 100);
-  return {"control_flow", p, in, {}};
+  return {"control_flow", p, in, {}, std::nullopt};  // the default grid
 }
 
 }  // namespace
