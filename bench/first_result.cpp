@@ -4,8 +4,11 @@
 // with the monotonic time of each stage. bench/ttfr.py starts it cold and
 // warm and passes the moment it started it.
 //
-//   build/bench/first_result --program chain|saxpy [--statements N]
+//   build/bench/first_result --program chain|saxpy|floor [--statements N]
 //                            [--elements N] [--spawn-ns T]
+//
+// `floor` is the bare start no library can go under: a plain wgpu-native
+// instance, adapter and device (bench/support/raw_wgpu.hpp), and no program.
 #include <time.h>
 
 #include <cstdio>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "samples/programs.hpp"
+#include "support/raw_wgpu.hpp"
 #include "vyre/gpu.hpp"
 
 namespace {
@@ -42,6 +46,16 @@ int main(int argc, char** argv) {
     else if (arg == "--spawn-ns") spawn_ns = std::atoll(argv[i + 1]);
   }
   try {
+    if (which == "floor") {
+      const vyre::bench::RawWgpu raw("");
+      const int64_t device_ns = now_ns();
+      std::printf("{\"tool\": \"floor\", \"adapter\": \"%s\", \"ok\": true, \"first_result_ms\": %.3f, "
+                  "\"stages_ms\": {\"process_start\": %.3f, \"instance_adapter_device\": %.3f}}\n",
+                  raw.adapter().c_str(), spawn_ns ? ms_between(spawn_ns, device_ns) : ms_between(main_ns, device_ns),
+                  spawn_ns ? ms_between(spawn_ns, main_ns) : 0.0, ms_between(main_ns, device_ns));
+      std::fflush(stdout);
+      return 0;
+    }
     int64_t t = now_ns();
     const vyre::CheckedProgram program = which == "saxpy" ? vyre::samples::saxpy_program() : vyre::samples::chain_program(statements);
     const double program_ms = ms_between(t, now_ns());

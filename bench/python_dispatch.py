@@ -14,6 +14,10 @@ machine, where other work lands on one side or the other). Prints JSON lines
 {"name", "value", "unit"}: microseconds a call, and the ratios.
 
     PYTHONPATH=build/python .venv/bin/python bench/python_dispatch.py --build build [--reps 3] [--seconds 1]
+        [--vyre-lib DIR]
+
+--vyre-lib gives gpu_dispatch_bench a library folder (LD_LIBRARY_PATH), for a
+packaged build whose libraries travel beside it (scripts/h200/python).
 """
 import argparse
 import json
@@ -33,12 +37,15 @@ def emit(name, value, unit):
     print(json.dumps({"name": name, "value": value, "unit": unit}), flush=True)
 
 
-def cpp_figures(build, seconds):
+def cpp_figures(build, seconds, vyre_lib=None):
     """{(benchmark, n): microseconds a call} from gpu_dispatch_bench."""
+    env = dict(os.environ, VYRE_LOG="warn")
+    if vyre_lib:
+        env["LD_LIBRARY_PATH"] = vyre_lib
     out = subprocess.run(
         [os.path.join(build, "bench", "gpu_dispatch_bench"), "--benchmark_filter=^BM_(DispatchInto|Dispatch)/",
          "--benchmark_format=json", f"--benchmark_min_time={seconds}"],
-        capture_output=True, text=True, check=True, env=dict(os.environ, VYRE_LOG="warn")).stdout
+        capture_output=True, text=True, check=True, env=env).stdout
     figures = {}
     for b in json.loads(out)["benchmarks"]:
         name, n = b["name"].split("/")[:2]
@@ -75,6 +82,7 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=1.0, help="time per figure and rep")
+    parser.add_argument("--vyre-lib", help="library folder for gpu_dispatch_bench (a packaged build: scripts/h200)")
     args = parser.parse_args()
 
     os.environ.setdefault("VYRE_AOT_CACHE_DIR", tempfile.mkdtemp(prefix="vyre-pydispatch-"))
@@ -85,11 +93,11 @@ def main():
     cpp, py = [], []
     for rep in range(args.reps):
         if rep % 2 == 0:
-            cpp.append(cpp_figures(args.build, args.seconds))
+            cpp.append(cpp_figures(args.build, args.seconds, args.vyre_lib))
             py.append(python_figures(kernel, args.seconds))
         else:
             py.append(python_figures(kernel, args.seconds))
-            cpp.append(cpp_figures(args.build, args.seconds))
+            cpp.append(cpp_figures(args.build, args.seconds, args.vyre_lib))
     emit("python_dispatch.adapter", backend.adapter["name"], "name")
     for how, pick in (("median", statistics.median), ("best", min)):
         fig = lambda runs, key: pick(r[key] for r in runs)  # noqa: E731

@@ -14,6 +14,17 @@ falls on both alike; medians are reported. Prints JSON lines
               __GL_SHADER_DISK_CACHE=0), so the ratio is vyre's cache alone;
               the same again with the driver's cache on, in a fresh folder
               for each cold run and kept for its warm run.
+  import      the large program on a fresh "machine" (new HOME, XDG cache,
+              vyre cache: nothing of the first machine's driver cache) after
+              `vyre cache import` of an export made on a machine of the same
+              fingerprint, against that machine's cold first run; with vyre's
+              driver data on (the export carries it) and off
+              (VYRE_DRIVER_CACHE=0: the driver's own cache is left in the
+              first machine's home, so only WGSL travels). Both machines
+              are this one, with different homes.
+  floor       warm saxpy against the bare floor, in the same run: a process
+              that only creates a wgpu-native instance, adapter and device
+              (first_result --program floor).
   peers       saxpy through vyre (C++), vyre's Python package (vyre-python:
               bench/first_result.py, interpreter start included), CuPy
               RawKernel and Triton: each tool's
@@ -21,7 +32,7 @@ falls on both alike; medians are reported. Prints JSON lines
               kernel cache; Triton's cache; CUDA's JIT cache for all) empty,
               against the same caches kept from the cold run.
 
-    bench/ttfr.py --build build [--figures warm_start,peers] [--reps 5]
+    bench/ttfr.py --build build [--figures warm_start,import,floor,peers] [--reps 5]
                   [--statements 5000] [--elements 1048576] [--runs FILE]
                   [--vyre-lib DIR] [--tools vyre,vyre-python,cupy,triton]
                   [--python-path build/python]
@@ -94,6 +105,8 @@ def base_env(caches):
 
 
 def tool_command(tool, build, elements, statements):
+    if tool == "floor":
+        return [os.path.join(build, "bench", "first_result"), "--program", "floor"]
     if tool == "vyre-chain":
         return [os.path.join(build, "bench", "first_result"), "--program", "chain", "--statements", str(statements),
                 "--elements", str(CHAIN_ELEMENTS)]
@@ -129,6 +142,13 @@ def keep(runs, record, path):
             f.write(json.dumps(record) + "\n")
 
 
+def keep_labelled(runs, path, label, records, **extra):
+    """Keeps each (kind, record) with its label, its kind of cache and `extra`."""
+    for kind, record in records:
+        record.update({"label": label, "cache": kind, **extra})
+        keep(runs, record, path)
+
+
 def cold_warm(tool, args, root, driver_cache, runs, label):
     caches = Caches(root)
     try:
@@ -138,10 +158,48 @@ def cold_warm(tool, args, root, driver_cache, runs, label):
         warm = run_child(command, env)
     finally:
         caches.remove()
-    for kind, record in (("cold", cold), ("warm", warm)):
-        record.update({"label": label, "cache": kind, "driver_cache": driver_cache})
-        keep(runs, record, args.runs)
+    keep_labelled(runs, args.runs, label, (("cold", cold), ("warm", warm)), driver_cache=driver_cache)
     return cold, warm
+
+
+def machine_env(caches, name, driver_data, vyre_lib):
+    """A fresh machine: its own home, XDG cache and vyre cache; the driver's own variables unset."""
+    env = dict(os.environ)
+    for var in list(env):
+        if var.startswith("MESA_SHADER_CACHE") or var.startswith("__GL_SHADER_DISK_CACHE"):
+            del env[var]
+    home = caches.path(name + "-home")
+    env.update({"VYRE_LOG": "warn", "HOME": home, "XDG_CACHE_HOME": os.path.join(home, ".cache"),
+                "CUDA_CACHE_PATH": caches.path(name + "-cuda"), "VYRE_AOT_CACHE_DIR": caches.path(name + "-vyre"),
+                "VYRE_DRIVER_CACHE": "1" if driver_data else "0"})
+    if vyre_lib:
+        env["LD_LIBRARY_PATH"] = vyre_lib
+    return env
+
+
+def run_cli(args, build, env):
+    proc = subprocess.run([os.path.join(build, "vyre")] + args, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"vyre {' '.join(args)} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def imported_start(args, root, driver_data, runs, label):
+    """The cold first run of machine A; then machine B's first run after importing A's export."""
+    caches = Caches(root)
+    try:
+        command = tool_command("vyre-chain", args.build, args.elements, args.statements)
+        env_a = machine_env(caches, "a", driver_data, args.vyre_lib)
+        cold = run_child(command, env_a)
+        export = caches.path("export")
+        run_cli(["cache", "export", export], args.build, env_a)
+        env_b = machine_env(caches, "b", driver_data, args.vyre_lib)
+        run_cli(["cache", "import", export], args.build, env_b)
+        imported = run_child(command, env_b)
+    finally:
+        caches.remove()
+    keep_labelled(runs, args.runs, label, (("cold", cold), ("imported", imported)), driver_data=driver_data)
+    return cold, imported
 
 
 def median_stages(records):
@@ -189,6 +247,33 @@ def main():
                 ratio = warm_ms / cold_ms
                 emit("warm_start_ratio" if not driver_cache else "warm_start_ratio_with_driver_cache", ratio, "ratio")
             emit("warm_start_program_statements", args.statements, "count")
+        if "import" in figures:
+            for driver_data, label in ((True, "import"), (False, "import_without_driver_data")):
+                pairs = [imported_start(args, root, driver_data, runs, label) for _ in range(args.reps)]
+                cold_ms, imported_ms = report(label, [c for c, _ in pairs], [w for _, w in pairs])
+                emit(f"{label}_ratio", imported_ms / cold_ms, "ratio")
+            emit("import_program_statements", args.statements, "count")
+        if "floor" in figures:
+            warms, floors = [], []
+            for rep in range(args.reps):
+                _, warm = cold_warm("vyre", args, root, True, runs, "floor.vyre")
+                caches = Caches(root)
+                try:
+                    floor = run_child(tool_command("floor", args.build, args.elements, args.statements),
+                                      tool_env("vyre", caches, True, args.vyre_lib))
+                finally:
+                    caches.remove()
+                floor.update({"label": "floor.bare", "cache": "none"})
+                keep(runs, floor, args.runs)
+                warms.append(warm)
+                floors.append(floor)
+            warm_ms = statistics.median(r["first_result_ms"] for r in warms)
+            floor_ms = statistics.median(r["first_result_ms"] for r in floors)
+            emit("floor.vyre_saxpy_warm_first_result_ms", warm_ms, "ms")
+            emit("floor.bare_instance_adapter_device_ms", floor_ms, "ms")
+            emit("floor.warm_saxpy_over_floor", warm_ms / floor_ms, "ratio")
+            for stage, ms in median_stages(warms).items():
+                emit(f"floor.vyre_saxpy_warm.{stage}_ms", ms, "ms")
         if "peers" in figures:
             tools = args.tools.split(",")
             pairs = {tool: [] for tool in tools}

@@ -236,7 +236,7 @@ TEST_F(AotCli, PruneAndClear) {
   EXPECT_EQ(older["evicted"], 0);
   auto cleared = vyre({"cache", "clear"});
   EXPECT_EQ(cleared.exit_code, 0);
-  EXPECT_EQ(cleared.out, "1 entries removed\n");
+  EXPECT_EQ(cleared.out, "1 entries and 0 driver data folders removed\n");
   EXPECT_TRUE(vyre_json({"cache", "ls", "--json"}).empty());
 }
 
@@ -245,12 +245,12 @@ TEST_F(AotCli, ExportThenImportIntoAnotherCache) {
   TempDir shipped, other;
   auto exported = vyre({"cache", "export", (shipped / "layer").string()});
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
-  EXPECT_EQ(exported.out, "3 copied, 0 already there, 0 bad entries skipped\n");
+  EXPECT_EQ(exported.out, "3 copied, 0 already there, 0 bad entries skipped; driver data: 0 folders copied\n");
   auto env2 = env();
   env2["VYRE_AOT_CACHE_DIR"] = other.path().string();
   auto imported = run_vyre({"cache", "import", (shipped / "layer").string()}, env2);
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  EXPECT_EQ(imported.out, "3 copied, 0 already there, 0 bad entries skipped\n");
+  EXPECT_EQ(imported.out, "3 copied, 0 already there, 0 bad entries skipped; driver data: 0 folders copied\n");
   auto warm = run_vyre({"cache", "warm", example("xor")}, env2);
   EXPECT_NE(warm.out.find("1 already cached"), std::string::npos) << warm.out;
   // The export works as a read-only layer too.
@@ -287,6 +287,27 @@ TEST_F(AotCli, ExplainNamesTheDriverWhenOnlyTheDriverChanged) {
   EXPECT_EQ(j["hit"], false);
   ASSERT_EQ(j["same_program"].size(), 1u);
   EXPECT_EQ(j["same_program"][0]["differences"].size(), 1u);
+}
+
+// A target machine named by its full fingerprint (not the override): the
+// WGSL key holds only what shapes the text, so a driver update is a hit.
+TEST_F(AotCli, ADriverUpdateOfANamedTargetKeepsItsEntries) {
+  auto r = run_vyre({"cache", "warm", example("xor"), example("softmax"), "--fingerprint", kFingerprint}, env(""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string upgraded = kFingerprint;
+  upgraded.replace(upgraded.find("22.3.6"), 6, "23.1.0");
+  for (const char* name : {"xor", "softmax"}) {
+    auto j = json::parse(
+        run_vyre({"cache", "explain", example(name), "--fingerprint", upgraded, "--json"}, env("")).out);
+    EXPECT_EQ(j["hit"], true) << name << ": " << j.dump();
+    EXPECT_EQ(j["components"][4]["value"], "target=wgsl");
+    EXPECT_EQ(j["device_fingerprint"], upgraded) << "the driver data tier is keyed by the full fingerprint";
+    EXPECT_TRUE(j["driver_folder"].is_null()) << "no driver data is kept for a device never run here";
+  }
+  // softmax loops: on this llvmpipe target it is keyed, and lowered, with the loop guard.
+  auto softmax = json::parse(run_vyre({"cache", "explain", example("softmax"), "--fingerprint", kFingerprint,
+                                       "--json"}, env("")).out);
+  EXPECT_EQ(softmax["components"][1]["value"], "loop_guard");
 }
 
 TEST_F(AotCli, ExplainNamesTheShapingWhenTheConfigChanged) {

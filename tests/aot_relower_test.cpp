@@ -41,7 +41,7 @@ TEST(AotRelower, AnEntryWithInvalidWgslIsLoweredAgainAndReplaced) {
   } catch (const vyre::Error& e) {
     GTEST_SKIP() << "no GPU adapter: " << e.what();
   }
-  const auto parts = vyre::aot::key_parts(program, probe->fingerprint());
+  const auto parts = probe->wgsl_target(program).parts;
   probe.reset();
   // A valid-looking entry: its metadata names the key and the digest of its (invalid) text.
   {

@@ -65,7 +65,7 @@ TEST_F(AotUnremovable, ClearAndPruneOnAReadOnlyMountReportWhatIsStillThere) {
   if (!vyre::test::make_read_only(dir(), how)) GTEST_SKIP() << "cannot make a read-only directory here";
   auto cleared = vyre({"cache", "clear"});
   EXPECT_EQ(cleared.exit_code, 6) << how << ": " << cleared.out << cleared.err;
-  EXPECT_EQ(cleared.out, "0 entries removed, 3 could not be removed\n") << how;
+  EXPECT_EQ(cleared.out, "0 entries and 0 driver data folders removed, 3 could not be removed\n") << how;
   EXPECT_NE(cleared.err.find("could not be removed"), std::string::npos) << cleared.err;
   auto pruned = vyre({"cache", "prune", "--max-entries", "0"});
   EXPECT_NE(pruned.exit_code, 0) << how << ": " << pruned.out;
@@ -82,7 +82,7 @@ TEST_F(AotUnremovable, ClearAndPruneOnAnImmutableDirectoryReportWhatIsStillThere
   const size_t left = entries();
   ASSERT_TRUE(make_immutable(dir(), false));
   EXPECT_EQ(cleared.exit_code, 6) << cleared.err;
-  EXPECT_EQ(cleared.out, "0 entries removed, 3 could not be removed\n");
+  EXPECT_EQ(cleared.out, "0 entries and 0 driver data folders removed, 3 could not be removed\n");
   EXPECT_NE(cleared.err.find("Operation not permitted"), std::string::npos) << cleared.err;
   EXPECT_EQ(pruned.exit_code, 6) << pruned.err;
   const json report = json::parse(pruned.out);

@@ -199,9 +199,18 @@ TEST(CliRun, NoUsableAdapterSaysWhatToInstallAndExitsFour) {
   EXPECT_NE(no_driver.err.find("mesa-vulkan-drivers"), std::string::npos) << no_driver.err;
 }
 
-TEST(CliRun, DemoShowsAMissThenAHitForEveryExample) {
+TEST(CliRun, DemoShowsAMissThenHitsAndWhichCacheWasWarm) {
   auto r = run_vyre({"demo"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("the second pass hit the cache for every example"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("both passes printed identical outputs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("passes 2 and 3 hit vyre's cache for every example"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("every pass printed identical outputs"), std::string::npos) << r.out;
+  // The driver column: off in pass 2; in pass 3 warm, unless the driver is
+  // not one vyre points (then "driver's").
+  const size_t pass2 = r.out.find("pass 2:"), pass3 = r.out.find("pass 3:"), end = r.out.find("device:");
+  ASSERT_TRUE(pass2 != std::string::npos && pass3 != std::string::npos && end != std::string::npos) << r.out;
+  const std::string second = r.out.substr(pass2, pass3 - pass2), third = r.out.substr(pass3, end - pass3);
+  EXPECT_NE(second.find(" hit   off "), std::string::npos) << second;
+  EXPECT_EQ(second.find(" warm "), std::string::npos) << second;
+  EXPECT_TRUE(third.find(" hit   warm ") != std::string::npos || third.find(" hit   driver's ") != std::string::npos)
+      << third;
 }

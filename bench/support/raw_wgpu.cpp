@@ -66,17 +66,28 @@ RawWgpu::RawWgpu(std::string_view adapter_name) {
   std::vector<WGPUAdapter> adapters;
   adapters.resize(wgpuInstanceEnumerateAdapters(instance_, nullptr, nullptr));
   wgpuInstanceEnumerateAdapters(instance_, nullptr, adapters.data());
-  for (WGPUAdapter a : adapters) {
+  // With no name: the first discrete adapter, else the first (as vyre picks by default).
+  size_t chosen = adapters.size();
+  bool discrete_chosen = false;
+  for (size_t i = 0; i < adapters.size(); ++i) {
     WGPUAdapterInfo info{};
-    wgpuAdapterGetInfo(a, &info);
+    wgpuAdapterGetInfo(adapters[i], &info);
     const std::string name = text(info.device);
+    const bool discrete = info.adapterType == WGPUAdapterType_DiscreteGPU;
     wgpuAdapterInfoFreeMembers(info);
-    if (adapter_ == nullptr && name == adapter_name) {
-      adapter_ = a;
-      adapter_name_ = name;
-    } else {
-      wgpuAdapterRelease(a);
+    if (!adapter_name.empty()) {
+      if (chosen == adapters.size() && name == adapter_name) chosen = i;
+    } else if (chosen == adapters.size() || (discrete && !discrete_chosen)) {
+      chosen = i;
+      discrete_chosen = discrete;
     }
+    if (i == chosen) adapter_name_ = name;
+  }
+  for (size_t i = 0; i < adapters.size(); ++i) {
+    if (i == chosen)
+      adapter_ = adapters[i];
+    else
+      wgpuAdapterRelease(adapters[i]);
   }
   if (adapter_ == nullptr) throw std::runtime_error("raw wgpu: no adapter named " + std::string(adapter_name));
 

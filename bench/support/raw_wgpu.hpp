@@ -15,7 +15,8 @@ namespace vyre::bench {
 class RawWgpu {
  public:
   // Its own WebGPU instance and device, on the adapter named `adapter_name`
-  // (the one vyre chose), with the adapter's limits as vyre asks for them.
+  // (the one vyre chose; empty: the first discrete one, else the first),
+  // with the adapter's limits as vyre asks for them.
   explicit RawWgpu(std::string_view adapter_name);
   ~RawWgpu();
   RawWgpu(const RawWgpu&) = delete;

@@ -129,9 +129,14 @@ struct VYRE_API CacheOptions {
   // (docs/cache.md, "Signatures").
   std::optional<std::filesystem::path> signing_key;
   std::vector<std::filesystem::path> trusted_keys;
+  // Keep the GPU driver's own pipeline cache in the writable directory, one
+  // folder per device and driver (gpu::place_driver_cache, docs/cache.md,
+  // "Driver pipeline data"); false leaves the driver's settings alone.
+  bool driver_cache = true;
 
   // Directory from Cache::default_directory(); read-only layers, bounds,
-  // the remote tier and the keys from the VYRE_AOT_* variables
+  // the remote tier and the keys from the VYRE_AOT_* variables, and
+  // driver_cache from VYRE_DRIVER_CACHE
   // (docs/configuration.md).
   static CacheOptions from_environment();
 };
@@ -170,6 +175,25 @@ struct VYRE_API CacheStats {
   TierCounters local;
   TierCounters remote;        // zero without a remote tier
   std::string remote_location;  // the remote's URL; empty without one
+  // The GPU driver's pipeline data kept in the writable directory, one
+  // folder per device and driver (DriverFolderInfo); counted, with `bytes`,
+  // against the size bound.
+  uint64_t driver_folders = 0;
+  uint64_t driver_bytes = 0;
+};
+
+// A folder of the GPU driver's own pipeline data (its on-disk shader cache,
+// which vyre points at the writable directory): one per full backend
+// fingerprint, device and driver (docs/cache.md, "Driver pipeline data").
+struct VYRE_API DriverFolderInfo {
+  std::string id;           // 32 hex digits of SHA-256 over the fingerprint
+  std::string fingerprint;  // the full backend fingerprint it holds data for
+  std::filesystem::path path;
+  uint64_t bytes = 0;
+  uint64_t files = 0;
+  int64_t last_used_unix_ms = 0;
+  bool ok = true;           // its fingerprint file names it, and it is a directory of this user
+  std::string problem;      // why it is not ok
 };
 
 enum class EntryState {
@@ -223,6 +247,8 @@ struct VYRE_API VerifyReport {
   NotRemoved not_removed;           // bad entries of the writable directory that could not be removed
   uint64_t other_format = 0;        // left alone
   uint64_t incomplete = 0;          // unpaired files (swept when older than the grace period)
+  uint64_t driver_checked = 0;      // driver pipeline data folders
+  std::vector<DriverFolderInfo> driver_bad;  // removed (as `removed` counts) unless not_removed says
 };
 
 struct VYRE_API PruneOptions {
@@ -235,8 +261,9 @@ struct VYRE_API PruneReport {
   uint64_t evicted = 0;
   uint64_t bytes_freed = 0;
   uint64_t swept = 0;               // orphaned temporary and unpaired files removed
+  uint64_t driver_evicted = 0;      // driver pipeline data folders evicted (their bytes in bytes_freed)
   uint64_t entries = 0;             // left
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;               // left: entries and driver folders
   NotRemoved not_removed;           // entries and files to evict or sweep that could not be removed
 };
 
@@ -244,6 +271,11 @@ struct VYRE_API TransferReport {
   uint64_t copied = 0;
   uint64_t skipped_present = 0;     // already there and good
   uint64_t skipped_bad = 0;         // did not verify: not copied
+  // Driver pipeline data folders: copied, and skipped because they are for
+  // another device or driver than the one named (or none was named).
+  uint64_t driver_copied = 0;
+  uint64_t driver_skipped_other = 0;
+  std::vector<std::string> driver_skipped_fingerprints;
 };
 
 // Why a lookup hits or misses, component by component.
@@ -267,6 +299,10 @@ struct VYRE_API Explanation {
     std::vector<std::string> differences;
   };
   std::vector<Neighbour> same_program;
+  // The other tier: the driver's pipeline data for the device named
+  // (explain's `device_fingerprint`), keyed by the full fingerprint.
+  std::string device_fingerprint;
+  std::optional<DriverFolderInfo> driver_folder;  // nullopt: none kept yet
 };
 
 // Sizes ("64M", "1GiB"), counts and durations ("30d", "12h") as the cache's
@@ -315,10 +351,19 @@ class VYRE_API Cache {
   PruneReport prune(const PruneOptions& options);
   // Removes every entry; returns how many were removed, and says in
   // `not_removed` (when given) what is still there and why.
-  uint64_t clear(NotRemoved* not_removed = nullptr);
+  // Driver pipeline data folders go too (`driver_folders_removed` counts them).
+  uint64_t clear(NotRemoved* not_removed = nullptr, uint64_t* driver_folders_removed = nullptr);
+  // Exports the entries and every good driver pipeline data folder.
   TransferReport export_to(const std::filesystem::path& destination) const;
-  TransferReport import_from(const std::filesystem::path& source);
-  Explanation explain(const KeyParts& parts) const;
+  // Imports the entries, and the driver pipeline data folder of
+  // `device_fingerprint` (this machine's device and driver) when given;
+  // other devices' folders are skipped, and the report says so.
+  TransferReport import_from(const std::filesystem::path& source,
+                             const std::optional<std::string>& device_fingerprint = std::nullopt);
+  // `device_fingerprint`: also what is kept of that device's driver data.
+  Explanation explain(const KeyParts& parts, const std::optional<std::string>& device_fingerprint = std::nullopt) const;
+  // The driver pipeline data folders of the writable directory, by id.
+  std::vector<DriverFolderInfo> driver_folders() const;
   // PING to the remote server or every cluster node; empty without a
   // remote tier.
   std::vector<RemotePing> remote_ping();

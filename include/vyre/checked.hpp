@@ -41,6 +41,9 @@ class VYRE_API CheckedProgram {
   uint32_t slot(const Expr& var) const;
   uint32_t slot(const Stmt& declaration_or_assignment) const;
   uint32_t local_count() const;
+  // Whether an assign statement writes the local that a let statement
+  // declares (a local never reassigned lowers to a WGSL `let`).
+  bool reassigned(const Stmt& declaration) const;
   // The index into program().buffers of the buffer an expression (load, len,
   // atomic) or a store names.
   uint32_t buffer_index(const Expr& e) const;

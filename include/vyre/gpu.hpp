@@ -65,6 +65,24 @@ struct VYRE_API BackendOptions {
 // wgpu-native's version, "major.minor.patch.build".
 VYRE_API std::string wgpu_native_version();
 
+// What the WGSL cache entry of a program on one adapter is made from.
+struct VYRE_API WgslTarget {
+  ShaderOptions options;  // the options asked for, with the adapter's driver workarounds
+  aot::KeyParts parts;    // the entry's key parts
+};
+
+// The WgslTarget a Backend on the adapter with this full fingerprint (`vyre
+// devices`) would use for `program`: of the adapter, only what shapes the
+// text enters the key (docs/cache.md, "Key derivation"). A string not in the
+// fingerprint form (an override) stands for the target whole, with no
+// workarounds. For `vyre cache warm --fingerprint` and `explain`.
+VYRE_API WgslTarget wgsl_target(const CheckedProgram& program, std::string_view adapter_fingerprint,
+                                const ShaderOptions& options = {});
+
+// True for a full fingerprint in vyre's form, naming an adapter (`vyre
+// devices`); false for an override string.
+VYRE_API bool is_adapter_fingerprint(std::string_view fingerprint);
+
 // Adapters of the selected backend(s), in enumeration order.
 VYRE_API std::vector<AdapterInfo> enumerate_adapters(const BackendOptions& options = {});
 
@@ -215,6 +233,13 @@ class VYRE_API Backend {
   const AdapterInfo& adapter() const;
   // $VYRE_BACKEND_FINGERPRINT_OVERRIDE when set, else the adapter's.
   const std::string& fingerprint() const;
+  // What of the adapter shapes the WGSL text ("target=wgsl": its driver
+  // workarounds enter the key as shader options), or the override when set: the fingerprint component of this backend's
+  // WGSL cache keys. A driver update leaves it unchanged.
+  const std::string& shaping_fingerprint() const;
+  // What compile() lowers `program` with and looks it up by: the driver's
+  // workarounds added to `options`, and shaping_fingerprint() in the key.
+  WgslTarget wgsl_target(const CheckedProgram& program, const ShaderOptions& options = {}) const;
 
   // The in-memory pipeline map first, then the AOT cache, then lowering.
   // Threads compiling the same program at once compile it once. A Program

@@ -31,6 +31,7 @@
 #include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/error.hpp"
+#include "vyre/driver_cache.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/json.hpp"
 #include "vyre/lower.hpp"
@@ -597,6 +598,8 @@ nb::dict cache_stats() {
   d["time_saved_ms"] = s.time_saved_ms;
   d["entries"] = s.entries;
   d["bytes"] = s.bytes;
+  d["driver_folders"] = s.driver_folders;
+  d["driver_bytes"] = s.driver_bytes;
   d["directory"] = path_or_none(cache->directory());
   d["max_bytes"] = cache->options().max_bytes;
   d["max_entries"] = cache->options().max_entries;
@@ -629,27 +632,29 @@ nb::list cache_entries() {
   return out;
 }
 
-// As `vyre cache explain`: --fingerprint, else the override setting, else
-// the local adapter's.
-std::string resolve_fingerprint(nb::handle fingerprint, nb::handle backend) {
-  if (!fingerprint.is_none()) return nb::cast<std::string>(fingerprint);
-  if (!backend.is_none()) return nb::cast<PyBackend&>(backend).backend->fingerprint();
-  if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0') return v;
+// As `vyre cache explain`: the key parts for the fingerprint given, else
+// the backend's, else the override setting's, else the local adapter's.
+vyre::aot::KeyParts resolve_key_parts(const vyre::CheckedProgram& program, const vyre::ShaderOptions& options,
+                                      nb::handle fingerprint, nb::handle backend) {
+  if (!fingerprint.is_none()) return vyre::gpu::wgsl_target(program, nb::cast<std::string>(fingerprint), options).parts;
+  if (!backend.is_none()) return nb::cast<PyBackend&>(backend).backend->wgsl_target(program, options).parts;
+  if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0')
+    return vyre::gpu::wgsl_target(program, v, options).parts;
   nb::gil_scoped_release release;
-  vyre::gpu::BackendOptions options;
-  options.cache = process_cache();
-  return vyre::gpu::Backend(options).fingerprint();
+  vyre::gpu::BackendOptions backend_options;
+  backend_options.cache = process_cache();
+  return vyre::gpu::Backend(backend_options).wgsl_target(program, options).parts;
 }
 
 nb::dict cache_explain(nb::handle program, nb::handle workgroup, int ulp, nb::handle fingerprint, nb::handle backend) {
   PyProgram p = program_from_source(program);
   vyre::ShaderOptions options = shader_options(workgroup, ulp);
-  const std::string fp = resolve_fingerprint(fingerprint, backend);
+  const vyre::aot::KeyParts parts = resolve_key_parts(p.checked, options, fingerprint, backend);
   auto cache = process_cache();
   vyre::aot::Explanation x;
   {
     nb::gil_scoped_release release;
-    x = cache->explain(vyre::aot::key_parts(p.checked, fp, options));
+    x = cache->explain(parts);
   }
   nb::dict d;
   nb::list components;
@@ -935,6 +940,16 @@ NB_MODULE(_ext, m) {
 
   // ---- the cache (vyre.cache wraps these) ----
   m.def("_cache_stats", &cache_stats);
+  m.def("_place_driver_cache", [] {
+    const vyre::gpu::DriverCachePlacement p = vyre::gpu::place_driver_cache();
+    nb::dict d;
+    d["active"] = p.active;
+    d["data_folder"] = p.active ? nb::cast(p.data_folder.string()) : nb::none();
+    d["fingerprint"] = p.fingerprint;
+    d["files_before"] = p.files_before;
+    d["reason"] = p.reason;
+    return d;
+  });
   m.def("_cache_zero_stats", [] {
     auto c = process_cache();
     nb::gil_scoped_release release;

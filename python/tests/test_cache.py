@@ -89,3 +89,14 @@ def test_fingerprint_override_setting(cache_dir, saxpy, monkeypatch):
     b.compile(saxpy)
     assert vyre.cache.explain(saxpy)["hit"]
     assert [e["fingerprint"] for e in vyre.cache.entries()] == ["fleet-1"]
+
+
+def test_driver_cache_placement_says_what_it_did(cache_dir):
+    # Once per process: the first call (here or by a Backend) decides; the answer says why.
+    placed = vyre.cache.place_driver_cache()
+    assert set(placed) == {"active", "data_folder", "fingerprint", "files_before", "reason"}
+    assert placed["active"] == (placed["data_folder"] is not None)
+    assert placed["active"] or placed["reason"]
+    assert vyre.cache.place_driver_cache() == placed
+    stats = vyre.cache.stats()
+    assert stats["driver_folders"] >= 0 and stats["driver_bytes"] >= 0

@@ -13,12 +13,21 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from . import _ext
 
-__all__ = ["stats", "zero_stats", "directory", "entries", "clear", "flush", "explain"]
+__all__ = ["stats", "zero_stats", "directory", "entries", "clear", "flush", "explain", "place_driver_cache"]
 
 
 def stats() -> Dict[str, Any]:
     """Counters summed over every process that used the directory, and its size (`vyre cache stats --json`)."""
     return _ext._cache_stats()
+
+
+def place_driver_cache() -> Dict[str, Any]:
+    """Points the GPU driver's own pipeline cache at this cache's directory (docs/cache.md,
+    "Driver pipeline data"). It sets environment variables, so call it first thing in a script,
+    before any Backend and before threads start (NumPy's thread pools count: a Backend created
+    in a process with several threads leaves the driver's settings alone). Only the first call
+    acts; returns what it did: active, data_folder, fingerprint, files_before, reason."""
+    return _ext._place_driver_cache()
 
 
 def zero_stats() -> None:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "aot/driver_store.hpp"
 #include "aot/publish.hpp"
 #include "aot/scan.hpp"
 #include "aot/stats_store.hpp"
@@ -79,13 +80,34 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
     }
   }
 
+  driver::adopt_finished_pending(directory.path());
+  for (const auto& pending : driver::stale_pending(directory.path(), orphan_cutoff)) {
+    if (auto removed = driver::remove_folder(pending); removed)
+      ++result.swept;
+    else
+      result.note_not_removed(removed.failure().message);
+  }
+
+  // One recency order over entries and driver folders; a driver folder
+  // counts towards the byte bound, not the entry bound.
+  struct Candidate {
+    int64_t last_used_ms;
+    std::string name;
+    const ScannedEntry* entry;  // null for a driver folder
+    const driver::Folder* folder;
+    uint64_t bytes;
+  };
+  const std::vector<driver::Folder> folders = driver::list(directory.path());
+  std::vector<Candidate> candidates;
   uint64_t bytes = 0;
-  for (const auto* e : complete) bytes += e->bytes();
+  for (const auto* e : complete) candidates.push_back({e->last_used_ms(), e->key, e, nullptr, e->bytes()});
+  for (const auto& f : folders) candidates.push_back({f.last_used_ms, f.id, nullptr, &f, f.bytes});
+  for (const auto& c : candidates) bytes += c.bytes;
   uint64_t entries = complete.size();
 
-  std::sort(complete.begin(), complete.end(), [](const ScannedEntry* a, const ScannedEntry* b) {
-    if (a->last_used_ms() != b->last_used_ms()) return a->last_used_ms() < b->last_used_ms();
-    return a->key < b->key;
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.last_used_ms != b.last_used_ms) return a.last_used_ms < b.last_used_ms;
+    return a.name < b.name;
   });
   const bool over_bytes = policy.max_bytes && bytes > *policy.max_bytes;
   const bool over_entries = policy.max_entries && entries > *policy.max_entries;
@@ -93,10 +115,23 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   const uint64_t target_entries = over_entries ? bound_target(*policy.max_entries, policy.low_water) : UINT64_MAX;
   const int64_t unused_cutoff = policy.older_than_ms ? now - *policy.older_than_ms : INT64_MIN;
 
-  for (const auto* e : complete) {
-    bool too_old = e->last_used_ms() < unused_cutoff;
-    // Sorted oldest first: once one entry may stay, so may all that follow.
+  for (const auto& c : candidates) {
+    bool too_old = c.last_used_ms < unused_cutoff;
+    // Sorted oldest first: once one may stay, so may all that follow.
     if (!too_old && bytes <= target_bytes && entries <= target_entries) break;
+    if (c.folder != nullptr) {
+      // Over the entry bound alone, a driver folder's eviction would not help.
+      if (!too_old && bytes <= target_bytes) continue;
+      if (auto removed = driver::remove_folder(c.folder->path); !removed) {
+        result.note_not_removed(removed.failure().message);
+        continue;
+      }
+      ++result.driver_evicted;
+      result.bytes_freed += c.bytes;
+      bytes -= c.bytes;
+      continue;
+    }
+    const ScannedEntry* e = c.entry;
     auto stripe = directory.stripe_lock(e->key, sys::FileLock::Mode::try_only);
     if (!stripe) {
       note_unlocked(stripe.failure(), e->key, result);

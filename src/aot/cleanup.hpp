@@ -1,5 +1,6 @@
-// Cleanup: evicts least recently used entries when the writable directory
-// is over its bounds and sweeps orphaned temporary files and unpaired or
+// Cleanup: evicts least recently used entries, and driver pipeline data
+// folders (driver_store.hpp, counted in the byte bound), when the writable
+// directory is over its bounds and sweeps orphaned temporary files and unpaired or
 // unsafe files. Runs under the directory's cleanup lock, so never twice at
 // once; evicts a key only under its write stripe, skipping keys being written.
 #pragma once
@@ -26,8 +27,9 @@ struct CleanupResult {
   uint64_t evicted = 0;
   uint64_t bytes_freed = 0;
   uint64_t swept = 0;
+  uint64_t driver_evicted = 0;  // driver pipeline data folders (driver_store.hpp)
   uint64_t entries = 0;  // complete entries left
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;    // their bytes and the driver folders' left
   uint64_t not_removed = 0;     // entries and files it meant to remove that are still there
   std::string first_problem;    // why the first of them could not go
   void note_not_removed(const std::string& problem) {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "aot/cache_impl.hpp"
+#include "aot/driver_store.hpp"
 #include "aot/entry.hpp"
 #include "aot/fingerprint_diff.hpp"
 #include "aot/hashing.hpp"
@@ -20,6 +21,22 @@
 #include "vyre/error.hpp"
 
 namespace vyre::aot {
+namespace {
+
+DriverFolderInfo to_info(const driver::Folder& f) {
+  return DriverFolderInfo{f.id, f.fingerprint, f.path, f.bytes, f.files, f.last_used_ms, f.ok, f.problem};
+}
+
+// The driver folders of the writable directory, after filing the data of
+// first starts that have ended under their fingerprints (so that a tool run
+// right after a first start sees, and exports, its data).
+std::vector<driver::Folder> driver_folders_of(const CacheDirectory* writable) {
+  if (writable == nullptr) return {};
+  driver::adopt_finished_pending(writable->path());
+  return driver::list(writable->path());
+}
+
+}  // namespace
 
 std::string_view to_string(EntryState state) {
   switch (state) {
@@ -62,7 +79,17 @@ CacheStats Cache::stats() {
     s.entries = stored->entries;
     s.bytes = stored->bytes;
   }
+  for (const auto& f : driver_folders_of(impl_->writable)) {
+    ++s.driver_folders;
+    s.driver_bytes += f.bytes;
+  }
   return s;
+}
+
+std::vector<DriverFolderInfo> Cache::driver_folders() const {
+  std::vector<DriverFolderInfo> out;
+  for (const auto& f : driver_folders_of(impl_->writable)) out.push_back(to_info(f));
+  return out;
 }
 
 void Cache::zero_stats() {
@@ -132,6 +159,24 @@ VerifyReport Cache::verify(bool remove_bad) {
       report.bad.push_back(std::move(info));
     }
   }
+  // Driver folders: the driver checks its own files; vyre checks that each
+  // folder is what its name says.
+  {
+    for (const auto& f : driver_folders_of(impl_->writable)) {
+      ++report.driver_checked;
+      if (f.ok) continue;
+      DriverFolderInfo info = to_info(f);
+      if (remove_bad) {
+        if (auto removed = driver::remove_folder(f.path); removed) {
+          ++report.removed;
+        } else {
+          if (report.not_removed.count++ == 0) report.not_removed.problem = removed.failure().message;
+          info.problem += " (not removed: " + removed.failure().message + ")";
+        }
+      }
+      report.driver_bad.push_back(std::move(info));
+    }
+  }
   impl_->count(delta);
   return report;
 }
@@ -159,12 +204,13 @@ PruneReport Cache::prune(const PruneOptions& options) {
   return PruneReport{result.evicted,
                      result.bytes_freed,
                      result.swept,
+                     result.driver_evicted,
                      result.entries,
                      result.bytes,
                      NotRemoved{result.not_removed, result.first_problem}};
 }
 
-uint64_t Cache::clear(NotRemoved* not_removed) {
+uint64_t Cache::clear(NotRemoved* not_removed, uint64_t* driver_folders_removed) {
   CacheDirectory& dir = impl_->require_writable();
   auto cleanup = dir.cleanup_lock(sys::FileLock::Mode::wait);  // best effort, as before: clear goes on without it
   auto scanned = scan_directory(dir.fd(), sys::OwnerRule::self);
@@ -184,6 +230,14 @@ uint64_t Cache::clear(NotRemoved* not_removed) {
   }
   for (const auto& t : scan.temporaries)
     if (auto gone = sys::remove_at(dir.fd(), t.name, sys::OwnerRule::self); !gone) note(gone.failure().message);
+  uint64_t folders_removed = 0;
+  for (const auto& f : driver::list(dir.path())) {
+    if (auto gone = driver::remove_folder(f.path); gone)
+      ++folders_removed;
+    else
+      note(gone.failure().message);
+  }
+  if (driver_folders_removed != nullptr) *driver_folders_removed = folders_removed;
   if (not_removed != nullptr) *not_removed = left;
   if (auto stats_dir = dir.stats_fd()) (void)set_usage(*stats_dir, Usage{0, 0, sys::now_unix_ms()});
   return removed;
@@ -223,10 +277,19 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
       ++report.copied;
     }
   }
+  {
+    for (const auto& f : driver_folders_of(impl_->writable)) {
+      if (!f.ok) continue;
+      auto copied = driver::copy_folder(f, destination, 0644);
+      if (!copied) throw Error(ErrorKind::io, "cannot export driver data: " + copied.failure().message);
+      if (*copied) ++report.driver_copied;
+    }
+  }
   return report;
 }
 
-TransferReport Cache::import_from(const std::filesystem::path& source) {
+TransferReport Cache::import_from(const std::filesystem::path& source,
+                                  const std::optional<std::string>& device_fingerprint) {
   CacheDirectory& dir = impl_->require_writable();
   auto opened = CacheDirectory::open_readonly(source);
   if (!opened) throw Error(ErrorKind::io, "cannot import: " + opened.failure().message);
@@ -259,11 +322,29 @@ TransferReport Cache::import_from(const std::filesystem::path& source) {
   }
   impl_->count(delta);
   impl_->flush_pending();
+  // Driver data is only of use to the same device and driver: the folder of
+  // this machine's fingerprint comes in, others are named and left.
+  for (const auto& f : driver::list(source)) {
+    if (!f.ok) continue;
+    if (!device_fingerprint || f.fingerprint != *device_fingerprint) {
+      ++report.driver_skipped_other;
+      report.driver_skipped_fingerprints.push_back(f.fingerprint);
+      continue;
+    }
+    auto copied = driver::copy_folder(f, dir.path(), 0600);
+    if (!copied) throw Error(ErrorKind::io, "cannot import driver data: " + copied.failure().message);
+    if (*copied) ++report.driver_copied;
+  }
   return report;
 }
 
-Explanation Cache::explain(const KeyParts& parts) const {
+Explanation Cache::explain(const KeyParts& parts, const std::optional<std::string>& device_fingerprint) const {
   Explanation x;
+  if (device_fingerprint) {
+    x.device_fingerprint = *device_fingerprint;
+    for (const auto& f : driver_folders_of(impl_->writable))
+      if (f.id == driver::folder_id(*device_fingerprint)) x.driver_folder = to_info(f);
+  }
   auto component = [&](std::string name, const std::string& value) {
     x.components.push_back({std::move(name), value, sha256_hex(value)});
   };

@@ -122,6 +122,13 @@ CacheOptions CacheOptions::from_environment() {
   options.max_bytes = bound_from_env("VYRE_AOT_CACHE_MAX_BYTES", kDefaultMaxBytes, sys::parse_size);
   options.max_entries = bound_from_env("VYRE_AOT_CACHE_MAX_ENTRIES", kDefaultMaxEntries, sys::parse_count);
   options.remote = remote_from_env();
+  if (auto driver = env("VYRE_DRIVER_CACHE")) {
+    if (*driver == "0" || *driver == "off" || *driver == "false")
+      options.driver_cache = false;
+    else if (*driver != "1" && *driver != "on" && *driver != "true")
+      log::warn_once("driver-cache-setting", "VYRE_DRIVER_CACHE='" + std::string(*driver) +
+                                                 "' is not 0/off/false or 1/on/true: the driver cache stays on");
+  }
   if (auto key = env("VYRE_AOT_SIGNING_KEY")) options.signing_key = std::filesystem::path(*key);
   if (auto keys = env("VYRE_AOT_TRUSTED_KEYS")) {
     std::string_view rest = *keys;

@@ -12,6 +12,7 @@
 #include "gpu/device.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/dispatcher.hpp"
+#include "gpu/driver_cache.hpp"
 #include "gpu/driver_defects.hpp"
 #include "gpu/fingerprint.hpp"
 #include "gpu/instance.hpp"
@@ -143,7 +144,7 @@ void PipelineState::ensure_live_device() {
     throw Error(ErrorKind::device_lost, "the GPU device of this Pipeline was lost and the Backend it was compiled on "
                                         "is gone: compile the program on a new vyre::gpu::Backend");
   CompileReport again;
-  compiled = owner->compiled(aot::key_parts(program, owner->fingerprint, options), program, options, again);
+  compiled = owner->compiled(aot::key_parts(program, owner->shaping_fingerprint, options), program, options, again);
   pool = owner->live().pool;
   dispatcher.replace_pipeline(compiled->pipeline);
   log::debug("pipeline '{}' moved to the new device", program.name());
@@ -241,6 +242,14 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   // What the options leave unset, the environment gives (read once, here).
   const BackendOptions environment = BackendOptions::from_environment();
   auto start = Clock::now();
+  impl_->cache = options.cache ? options.cache : std::make_shared<aot::Cache>(aot::Cache::from_environment());
+  impl_->report.cache_ms = ms_since(start);
+  // The driver reads its cache's location when the instance finds adapters.
+  aot::CacheOptions cache_options = impl_->cache->options();
+  cache_options.directory = impl_->cache->directory();
+  place_driver_cache_if_safe(cache_options);
+
+  start = Clock::now();
   const BackendChoice backends = choose_backends(options.backend, environment.backend);
   shared_instance(backends.mask);
   impl_->report.instance_ms = ms_since(start);
@@ -257,13 +266,11 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   impl_->report.device_ms = ms_since(start);
   const BackendState::Live live = impl_->live();
   impl_->adapter = live.device->adapter();
-  impl_->fingerprint = effective_fingerprint(
-      impl_->adapter.fingerprint,
-      options.fingerprint_override ? options.fingerprint_override : environment.fingerprint_override);
-
-  start = Clock::now();
-  impl_->cache = options.cache ? options.cache : std::make_shared<aot::Cache>(aot::Cache::from_environment());
-  impl_->report.cache_ms = ms_since(start);
+  const std::optional<std::string>& override_value =
+      options.fingerprint_override ? options.fingerprint_override : environment.fingerprint_override;
+  impl_->fingerprint = effective_fingerprint(impl_->adapter.fingerprint, override_value);
+  impl_->shaping_fingerprint = effective_fingerprint(gpu::shaping_fingerprint(impl_->adapter), override_value);
+  note_driver_fingerprint(impl_->adapter.fingerprint);
   log::debug("GPU backend on adapter [{}] '{}', fingerprint {}", live.device->adapter().index,
              live.device->adapter().name, impl_->fingerprint);
 }
@@ -274,6 +281,14 @@ Backend& Backend::operator=(Backend&&) noexcept = default;
 
 const AdapterInfo& Backend::adapter() const { return checked(impl_).adapter; }
 const std::string& Backend::fingerprint() const { return checked(impl_).fingerprint; }
+const std::string& Backend::shaping_fingerprint() const { return checked(impl_).shaping_fingerprint; }
+
+WgslTarget Backend::wgsl_target(const CheckedProgram& program, const ShaderOptions& options) const {
+  const BackendState& impl = checked(impl_);
+  const ShaderOptions shaped = with_driver_workarounds(options, impl.adapter);
+  return {shaped, aot::key_parts(program, impl.shaping_fingerprint, shaped)};
+}
+
 const BackendReport& Backend::report() const { return checked(impl_).report; }
 
 BackendCounters Backend::counters() const {
@@ -301,9 +316,10 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
 
 Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& requested) {
   auto& impl = checked(impl_);
-  const ShaderOptions options = with_driver_workarounds(requested, impl.adapter);
+  const WgslTarget target = wgsl_target(program, requested);
+  const ShaderOptions& options = target.options;
   CompileReport report;
-  auto compiled = impl.compiled(aot::key_parts(program, impl.fingerprint, options), program, options, report);
+  auto compiled = impl.compiled(target.parts, program, options, report);
   log::debug("compiled '{}': key {} ({})", program.name(), report.cache_key,
              report.memory_hit ? "in memory" : report.cache_hit ? "AOT cache hit" : "lowered");
   return Pipeline(std::make_shared<PipelineState>(program, options, std::move(compiled), std::move(report), impl_,

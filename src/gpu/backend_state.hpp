@@ -29,7 +29,8 @@ struct Compiled {
 struct detail::BackendState {
   std::shared_ptr<DeviceCounters> counters = std::make_shared<DeviceCounters>();
   AdapterInfo adapter;
-  std::string fingerprint;
+  std::string fingerprint;           // override, else the adapter's full fingerprint
+  std::string shaping_fingerprint;   // override, else what of the adapter shapes the text
   std::shared_ptr<aot::Cache> cache;
   BackendReport report;
 

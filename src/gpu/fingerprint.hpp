@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "vyre/gpu.hpp"
 
@@ -14,6 +15,19 @@ namespace vyre::gpu {
 // min>;name=<device name>;driver=<driver description>, written as
 // fingerprint fields (util/fingerprint_fields.hpp).
 std::string adapter_fingerprint(const AdapterInfo& info);
+
+// What of the adapter shapes the WGSL text vyre lowers for it, as
+// fingerprint fields: the `fingerprint` component of WGSL cache keys, so that
+// a driver update, or another machine with the same traits, keeps every
+// entry. "target=wgsl" for every adapter: the text depends on the adapter
+// only through its driver workarounds (driver_defects.hpp), which are
+// ShaderOptions fields and so in the key's shaping signature.
+std::string shaping_fingerprint(const AdapterInfo& adapter);
+
+// The adapter a full fingerprint describes, as far as it names it (name,
+// driver, backend, vendor and device ids); nullopt for a string not in the
+// fingerprint form (an override may be any string).
+std::optional<AdapterInfo> adapter_from_fingerprint(std::string_view fingerprint);
 
 // `override_value` when set and non-empty (BackendOptions::fingerprint_override,
 // else $VYRE_BACKEND_FINGERPRINT_OVERRIDE), else `real`.

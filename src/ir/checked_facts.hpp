@@ -17,6 +17,7 @@ struct CheckedFacts {
   std::unordered_map<const void*, uint32_t> slots;    // Var exprs; Let, Assign, Loop stmts
   std::unordered_map<const void*, uint32_t> buffers;  // Load, Len, Atomic exprs; Store stmts
   uint32_t local_count = 0;
+  std::vector<bool> reassigned;  // by slot: an assign statement writes the local
   std::vector<bool> atomic;  // indexed like Program::buffers
   bool has_barrier = false;
   bool has_loop = false;  // a loop or while statement anywhere

@@ -65,6 +65,11 @@ ScalarType CheckedProgram::type(const Expr& e) const {
 
 uint32_t CheckedProgram::slot(const Expr& var) const { return fact(state_->facts.slots, &var, "local slot"); }
 uint32_t CheckedProgram::slot(const Stmt& s) const { return fact(state_->facts.slots, &s, "local slot"); }
+bool CheckedProgram::reassigned(const Stmt& declaration) const {
+  const uint32_t local = slot(declaration);
+  const auto& written = state_->facts.reassigned;
+  return local < written.size() && written[local];
+}
 uint32_t CheckedProgram::local_count() const { return state_->facts.local_count; }
 uint32_t CheckedProgram::buffer_index(const Expr& e) const { return fact(state_->facts.buffers, &e, "buffer"); }
 uint32_t CheckedProgram::buffer_index(const Stmt& s) const { return fact(state_->facts.buffers, &s, "buffer"); }

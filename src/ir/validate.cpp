@@ -147,7 +147,13 @@ class Validator {
       case StmtOp::Assign: {
         Type t = check_expr(s.exprs.at(0), at + ".value");
         auto it = locals_.find(s.name);
-        if (it != locals_.end()) note_slot(&s, it->second.slot);
+        if (it != locals_.end()) {
+          note_slot(&s, it->second.slot);
+          if (facts_) {
+            if (facts_->reassigned.size() <= it->second.slot) facts_->reassigned.resize(it->second.slot + 1, false);
+            facts_->reassigned[it->second.slot] = true;
+          }
+        }
         if (it == locals_.end()) {
           error(at + ".assign", "no local named '" + s.name + "' in scope");
         } else if (it->second.loop_variable) {

@@ -141,7 +141,9 @@ class WgslLowering {
   void stmt(const Stmt& s, int depth) {
     switch (s.op) {
       case StmtOp::Let:
-        line(depth, "var " + local_name(s.name) + ": " + wgsl_type(type_of(s.exprs[0])) + " = " + expr(s.exprs[0]) + ";");
+        // A local no statement reassigns is a value, not storage: naga and the
+        // driver then see an expression instead of a variable's store and loads.
+        line(depth, (c_.reassigned(s) ? "var " : "let ") + local_name(s.name) + ": " + wgsl_type(type_of(s.exprs[0])) + " = " + expr(s.exprs[0]) + ";");
         return;
       case StmtOp::Assign:
         line(depth, local_name(s.name) + " = " + expr(s.exprs[0]) + ";");

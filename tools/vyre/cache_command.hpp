@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "vyre/aot.hpp"
+#include "vyre/gpu.hpp"
 
 namespace vyre::cli {
 
@@ -25,9 +26,28 @@ void add_cache_explain(CLI::App* cache_cmd, Action& action);
 void add_cache_warm(CLI::App* cache_cmd, Action& action);
 void add_cache_remote(CLI::App* cache_cmd, Action& action);
 
-// The fingerprint lookups are keyed by: --fingerprint, else the override
-// setting, else the local adapter's (opening the GPU backend).
-std::string resolve_fingerprint(const std::string& given);
+// How the WGSL entries of a command's programs are keyed: for --fingerprint
+// FP (a target machine's, from `vyre devices --json`), or else the override
+// setting, as gpu::wgsl_key_parts does; else as the local adapter's backend
+// keys them (opening it once).
+class KeyTarget {
+ public:
+  explicit KeyTarget(const std::string& given_fingerprint);
+  gpu::WgslTarget of(const CheckedProgram& program, const ShaderOptions& options) const;
+  // The full fingerprint of the device named (--fingerprint, or the local
+  // adapter's); nullopt for an override string.
+  std::optional<std::string> device_fingerprint() const;
+
+ private:
+  std::string fingerprint_;
+  std::optional<std::string> override_;
+  std::shared_ptr<gpu::Backend> backend_;
+};
+
+// The full fingerprint whose driver data `cache import` takes: `given`,
+// else the local adapter's; nullopt (with a note on stderr) when there is no
+// adapter.
+std::optional<std::string> local_device_fingerprint(const std::string& given);
 
 // A full key, or the entry whose key a unique prefix of at least four hex
 // digits starts, as in git.

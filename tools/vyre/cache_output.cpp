@@ -63,6 +63,15 @@ std::string row(const std::vector<std::string>& cells, const std::vector<size_t>
 
 namespace {
 
+nlohmann::json driver_json(const aot::DriverFolderInfo& f) {
+  nlohmann::json j = {{"id", f.id},       {"fingerprint", f.fingerprint},
+                      {"path", f.path.string()}, {"bytes", f.bytes},
+                      {"files", f.files}, {"last_used_unix_ms", f.last_used_unix_ms},
+                      {"ok", f.ok}};
+  if (!f.problem.empty()) j["problem"] = f.problem;
+  return j;
+}
+
 nlohmann::json tier_json(const aot::TierCounters& t) {
   return {{"hits", t.hits},     {"misses", t.misses},     {"writes", t.writes},
           {"errors", t.errors}, {"timeouts", t.timeouts}, {"rejected", t.rejected}};
@@ -85,7 +94,9 @@ nlohmann::json to_json(const aot::CacheStats& s) {
           {"incomplete", s.incomplete},
           {"incomplete_reason", s.incomplete_reason},
           {"rejected", s.rejected},
-          {"local", tier_json(s.local)}};
+          {"local", tier_json(s.local)},
+          {"driver_folders", s.driver_folders},
+          {"driver_bytes", s.driver_bytes}};
   // Only with a remote tier: remote.hits, remote.misses, remote.rejected, ...
   if (!s.remote_location.empty()) {
     j["remote"] = tier_json(s.remote);
@@ -126,18 +137,32 @@ nlohmann::json to_json(const aot::VerifyReport& r) {
           {"not_removed", r.not_removed.count},
           {"not_removed_problem", r.not_removed.problem},
           {"other_format", r.other_format},
-          {"incomplete", r.incomplete}};
+          {"incomplete", r.incomplete},
+          {"driver_checked", r.driver_checked},
+          {"driver_bad", [&] {
+             nlohmann::json a = nlohmann::json::array();
+             for (const auto& f : r.driver_bad) a.push_back(driver_json(f));
+             return a;
+           }()}};
 }
 
 nlohmann::json to_json(const aot::PruneReport& r) {
   return {{"evicted", r.evicted}, {"bytes_freed", r.bytes_freed},           {"swept", r.swept},
+          {"driver_evicted", r.driver_evicted},
           {"entries", r.entries}, {"bytes", r.bytes}, {"not_removed", r.not_removed.count},
           {"not_removed_problem", r.not_removed.problem}};
 }
 
 nlohmann::json to_json(const aot::TransferReport& r) {
-  return {{"copied", r.copied}, {"skipped_present", r.skipped_present}, {"skipped_bad", r.skipped_bad}};
+  return {{"copied", r.copied},
+          {"skipped_present", r.skipped_present},
+          {"skipped_bad", r.skipped_bad},
+          {"driver_copied", r.driver_copied},
+          {"driver_skipped_other", r.driver_skipped_other},
+          {"driver_skipped_fingerprints", r.driver_skipped_fingerprints}};
 }
+
+nlohmann::json to_json(const aot::DriverFolderInfo& f) { return driver_json(f); }
 
 nlohmann::json to_json(const aot::Explanation& x) {
   nlohmann::json components = nlohmann::json::array();
@@ -149,6 +174,10 @@ nlohmann::json to_json(const aot::Explanation& x) {
                       {"hit", x.hit},             {"same_program", neighbours}};
   if (x.found_in) j["found_in"] = x.found_in->string();
   if (!x.problem.empty()) j["problem"] = x.problem;
+  if (!x.device_fingerprint.empty()) {
+    j["device_fingerprint"] = x.device_fingerprint;
+    j["driver_folder"] = x.driver_folder ? driver_json(*x.driver_folder) : nlohmann::json(nullptr);
+  }
   return j;
 }
 
@@ -161,8 +190,10 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
   out << "directory         " << (cache.directory() ? cache.directory()->string() : "(none: no disk cache)") << "\n"
       << "read-only layers  " << (layers.empty() ? "(none)" : layers) << "\n"
       << "entries           " << s.entries << " of at most " << limit_text(options.max_entries, false) << "\n"
-      << "size              " << aot::units::format_size(s.bytes) << " of at most " << limit_text(options.max_bytes, true)
-      << "\n"
+      << "size              " << aot::units::format_size(s.bytes + s.driver_bytes) << " of at most "
+      << limit_text(options.max_bytes, true) << " (entries " << aot::units::format_size(s.bytes) << ", driver data "
+      << aot::units::format_size(s.driver_bytes) << " in " << s.driver_folders
+      << (s.driver_folders == 1 ? " folder" : " folders") << ")\n"
       << "hits              " << s.hits;
   if (lookups > 0) out << " (" << fixed(100.0 * static_cast<double>(s.hits) / static_cast<double>(lookups)) << " %)";
   out << "\n"
@@ -261,8 +292,40 @@ std::string format_entry(const aot::EntryInfo& e) {
   return out.str();
 }
 
+std::string format_driver_table(const std::vector<aot::DriverFolderInfo>& folders) {
+  const int64_t now = aot::units::now_unix_ms();
+  std::vector<std::vector<std::string>> rows{{"DRIVER DATA", "FILES", "SIZE", "AGE", "STATE", "FINGERPRINT"}};
+  for (const auto& f : folders)
+    rows.push_back({f.id.substr(0, 16), std::to_string(f.files), aot::units::format_size(f.bytes),
+                    aot::units::format_age(now - f.last_used_unix_ms), f.ok ? "ok" : "bad",
+                    f.ok ? printable(f.fingerprint) : printable(f.problem)});
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], columns(r[i]));
+  size_t used = 0;
+  for (size_t i = 0; i + 1 < widths.size(); ++i) used += widths[i] + 2;
+  widths.back() = kTableColumns > used + 12 ? kTableColumns - used : 12;
+  std::string out;
+  for (auto& r : rows) {
+    r.back() = fit(r.back(), widths.back());
+    out += row(r, widths);
+  }
+  return out;
+}
+
 std::string format_explanation(const aot::Explanation& x) {
   std::ostringstream out;
+  if (!x.device_fingerprint.empty()) {
+    // The device tier first: it does not change the WGSL key below.
+    out << "driver data:      keyed by the full device fingerprint\n"
+        << "device:           " << printable(x.device_fingerprint) << "\n";
+    if (x.driver_folder)
+      out << "                  " << x.driver_folder->files << " files, "
+          << aot::units::format_size(x.driver_folder->bytes) << " in " << x.driver_folder->path.string() << "\n";
+    else
+      out << "                  none kept yet (the first run on this device and driver fills it)\n";
+    out << "wgsl entry:       keyed by what shapes the text:\n";
+  }
   for (const auto& c : x.components) {
     std::string name = c.name + ":";
     name.resize(std::max<size_t>(name.size(), 18), ' ');
@@ -293,8 +356,13 @@ std::string format_explanation(const aot::Explanation& x) {
 }
 
 std::string format_transfer(const aot::TransferReport& r) {
-  return std::to_string(r.copied) + " copied, " + std::to_string(r.skipped_present) + " already there, " +
-         std::to_string(r.skipped_bad) + " bad entries skipped\n";
+  std::string out = std::to_string(r.copied) + " copied, " + std::to_string(r.skipped_present) + " already there, " +
+                    std::to_string(r.skipped_bad) + " bad entries skipped; driver data: " +
+                    std::to_string(r.driver_copied) + " folders copied";
+  if (r.driver_skipped_other > 0) out += ", " + std::to_string(r.driver_skipped_other) + " of other devices or drivers skipped";
+  out += "\n";
+  for (const auto& f : r.driver_skipped_fingerprints) out += "  skipped driver data for " + printable(f) + "\n";
+  return out;
 }
 
 }  // namespace vyre::cli

@@ -16,6 +16,7 @@ nlohmann::json to_json(const aot::VerifyReport& report);
 nlohmann::json to_json(const aot::PruneReport& report);
 nlohmann::json to_json(const aot::TransferReport& report);
 nlohmann::json to_json(const aot::Explanation& explanation);
+nlohmann::json to_json(const aot::DriverFolderInfo& folder);
 
 // Control characters escaped (\n, \t, \xNN): names from a cache are text
 // someone else wrote, never terminal commands.
@@ -23,6 +24,7 @@ std::string printable(const std::string& text);
 
 std::string format_stats(const aot::CacheStats& stats, const aot::Cache& cache);
 std::string format_entry_table(const std::vector<aot::EntryInfo>& entries);
+std::string format_driver_table(const std::vector<aot::DriverFolderInfo>& folders);
 std::string format_entry(const aot::EntryInfo& entry);
 std::string format_explanation(const aot::Explanation& explanation);
 std::string format_transfer(const aot::TransferReport& report);  // export and import

@@ -9,16 +9,42 @@
 
 namespace vyre::cli {
 
-std::string resolve_fingerprint(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0') return v;
+KeyTarget::KeyTarget(const std::string& given) : fingerprint_(given) {
+  if (!fingerprint_.empty()) return;
+  if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0') {
+    override_ = v;  // as a Backend takes it: whole
+    return;
+  }
   try {
-    return gpu::Backend().fingerprint();
+    backend_ = std::make_shared<gpu::Backend>();
   } catch (const Error& e) {
     throw Error(e.kind(), std::string(e.what()) +
                               "\n(the local adapter gives the fingerprint; pass --fingerprint FP to name one, for "
                               "example a target machine's from `vyre devices --json`)");
   }
+}
+
+std::optional<std::string> KeyTarget::device_fingerprint() const {
+  if (backend_) return backend_->adapter().fingerprint;
+  if (override_) return std::nullopt;
+  if (gpu::is_adapter_fingerprint(fingerprint_)) return fingerprint_;
+  return std::nullopt;
+}
+
+std::optional<std::string> local_device_fingerprint(const std::string& given) {
+  if (!given.empty()) return given;
+  try {
+    return gpu::Backend().adapter().fingerprint;
+  } catch (const Error& e) {
+    std::cerr << "vyre: no GPU adapter, so no driver data is imported (" << e.what() << ")\n";
+    return std::nullopt;
+  }
+}
+
+gpu::WgslTarget KeyTarget::of(const CheckedProgram& program, const ShaderOptions& options) const {
+  if (backend_) return backend_->wgsl_target(program, options);
+  if (override_) return {options, aot::key_parts(program, *override_, options)};
+  return gpu::wgsl_target(program, fingerprint_, options);
 }
 
 std::string resolve_key(const aot::Cache& cache, const std::string& given) {

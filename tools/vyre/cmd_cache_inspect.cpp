@@ -40,8 +40,20 @@ void add_cache_zero_stats(CLI::App* cache_cmd, Action& action) {
 // vyre cache ls [--json]
 void add_cache_ls(CLI::App* cache_cmd, Action& action) {
   auto json_ls = std::make_shared<bool>(false);
+  auto driver_ls = std::make_shared<bool>(false);
   auto* ls = cache_subcommand(cache_cmd, action, "ls", "List entries: key, program, size, age, state, fingerprint",
-                              [json_ls](aot::Cache& cache) {
+                              [json_ls, driver_ls](aot::Cache& cache) {
+                                if (*driver_ls) {
+                                  const auto folders = cache.driver_folders();
+                                  if (*json_ls) {
+                                    nlohmann::json j = nlohmann::json::array();
+                                    for (const auto& f : folders) j.push_back(to_json(f));
+                                    print_json(j);
+                                  } else {
+                                    std::cout << format_driver_table(folders);
+                                  }
+                                  return kOk;
+                                }
                                 auto entries = cache.list();
                                 std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
                                   return a.last_used_unix_ms > b.last_used_unix_ms;
@@ -52,10 +64,20 @@ void add_cache_ls(CLI::App* cache_cmd, Action& action) {
                                   print_json(j);
                                 } else {
                                   std::cout << format_entry_table(entries);
+                                  const auto folders = cache.driver_folders();
+                                  if (!folders.empty()) {
+                                    uint64_t bytes = 0;
+                                    for (const auto& f : folders) bytes += f.bytes;
+                                    std::cout << "\ndriver pipeline data: " << folders.size()
+                                              << (folders.size() == 1 ? " folder, " : " folders, ")
+                                              << aot::units::format_size(bytes) << " (vyre cache ls --driver-data)\n";
+                                  }
                                 }
                                 return kOk;
                               });
   ls->add_flag("--json", *json_ls, "Print a JSON array of entries");
+  ls->add_flag("--driver-data", *driver_ls,
+               "List the driver's pipeline data folders instead (one per device and driver)");
 }
 
 // vyre cache show KEY [--json|--wgsl]

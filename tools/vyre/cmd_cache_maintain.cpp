@@ -44,11 +44,13 @@ void add_cache_verify(CLI::App* cache_cmd, Action& action) {
           if (r.incomplete > 0)
             std::cout << ", " << r.incomplete << " incomplete (swept by prune after the grace period)";
           std::cout << "\n";
+          for (const auto& f : r.driver_bad) std::cout << "bad  driver data " << f.id << "  " << printable(f.problem) << "\n";
+          std::cout << r.driver_checked << " driver data folders checked, " << r.driver_bad.size() << " bad\n";
         }
         if (r.not_removed.count > 0)
           std::cerr << "vyre: error: " << r.not_removed.count << " bad entries are still there: "
                     << printable(r.not_removed.problem) << "\n";
-        return r.bad.empty() ? kOk : kFailure;
+        return r.bad.empty() && r.driver_bad.empty() ? kOk : kFailure;
       });
   verify->add_flag("--json", verify_o->json, "Print one JSON object");
   verify->add_flag("--keep", verify_o->keep, "Report bad entries without removing them");
@@ -82,9 +84,9 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
         if (prune_o->json)
           print_json(to_json(r));
         else
-          std::cout << r.evicted << " evicted (" << aot::units::format_size(r.bytes_freed) << "), " << r.swept
-                    << " orphaned files swept; " << r.entries << " entries (" << aot::units::format_size(r.bytes)
-                    << ") left\n";
+          std::cout << r.evicted << " evicted and " << r.driver_evicted << " driver data folders ("
+                    << aot::units::format_size(r.bytes_freed) << "), " << r.swept << " orphaned files swept; "
+                    << r.entries << " entries and driver data (" << aot::units::format_size(r.bytes) << ") left\n";
         return report_not_removed(r.not_removed);
       });
   prune->add_option("--max-bytes", prune_o->max_bytes, "Evict down to this size (e.g. 500M, 2G; 0 empties)");
@@ -97,8 +99,9 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
 void add_cache_clear(CLI::App* cache_cmd, Action& action) {
   cache_subcommand(cache_cmd, action, "clear", "Remove every entry of the writable directory", [](aot::Cache& cache) {
     aot::NotRemoved left;
-    const uint64_t removed = cache.clear(&left);
-    std::cout << removed << " entries removed";
+    uint64_t folders = 0;
+    const uint64_t removed = cache.clear(&left, &folders);
+    std::cout << removed << " entries and " << folders << " driver data folders removed";
     if (left.count > 0) std::cout << ", " << left.count << " could not be removed";
     std::cout << "\n";
     return report_not_removed(left);
@@ -120,13 +123,21 @@ void add_cache_export(CLI::App* cache_cmd, Action& action) {
 // vyre cache import DIR
 void add_cache_import(CLI::App* cache_cmd, Action& action) {
   auto import_dir = std::make_shared<std::string>();
-  auto* imp = cache_subcommand(cache_cmd, action, "import", "Copy every verified entry of DIR into the cache",
-                               [import_dir](aot::Cache& cache) {
-                                 auto r = cache.import_from(*import_dir);
-                                 std::cout << format_transfer(r);
-                                 return r.skipped_bad == 0 ? kOk : kFailure;
-                               });
+  auto device = std::make_shared<std::string>();
+  auto no_driver = std::make_shared<bool>(false);
+  auto* imp = cache_subcommand(
+      cache_cmd, action, "import", "Copy every verified entry of DIR, and this device's driver data, into the cache",
+      [import_dir, device, no_driver](aot::Cache& cache) {
+        std::optional<std::string> fingerprint;
+        if (!*no_driver) fingerprint = local_device_fingerprint(*device);
+        auto r = cache.import_from(*import_dir, fingerprint);
+        std::cout << format_transfer(r);
+        return r.skipped_bad == 0 ? kOk : kFailure;
+      });
   imp->add_option("dir", *import_dir, "Source directory (an export, or another cache directory)")->required();
+  imp->add_option("--device-fingerprint", *device,
+                  "Import the driver data of this full fingerprint (default: the local adapter's, from `vyre devices`)");
+  imp->add_flag("--no-driver-data", *no_driver, "Import the WGSL entries only");
 }
 
 }  // namespace vyre::cli

@@ -8,6 +8,7 @@
 #include "cache_output.hpp"
 #include "progress.hpp"
 #include "vyre/error.hpp"
+#include "vyre/lower.hpp"
 
 namespace vyre::cli {
 namespace {
@@ -39,8 +40,8 @@ void add_cache_explain(CLI::App* cache_cmd, Action& action) {
       [explain_o](aot::Cache& cache) {
         const CheckedProgram program = load_program(explain_o->file);
         const ShaderOptions config = explain_o->config.to_config();
-        const auto parts = aot::key_parts(program, resolve_fingerprint(explain_o->fingerprint), config);
-        aot::Explanation x = cache.explain(parts);
+        const KeyTarget target(explain_o->fingerprint);
+        aot::Explanation x = cache.explain(target.of(program, config).parts, target.device_fingerprint());
         if (explain_o->json)
           print_json(to_json(x));
         else
@@ -65,7 +66,7 @@ void add_cache_warm(CLI::App* cache_cmd, Action& action) {
       cache_cmd, action, "warm", "Lower programs into the cache without running them (for this or a target machine)",
       [warm_o](aot::Cache& cache) {
         const ShaderOptions config = warm_o->config.to_config();
-        const std::string fingerprint = resolve_fingerprint(warm_o->fingerprint);
+        const KeyTarget target(warm_o->fingerprint);
         if (!cache.directory())
           throw Error(ErrorKind::io, "no writable AOT cache directory to warm: set VYRE_AOT_CACHE_DIR");
         ProgressBar progress(warm_o->files.size());
@@ -83,7 +84,9 @@ void add_cache_warm(CLI::App* cache_cmd, Action& action) {
           }
           try {
             const CheckedProgram program = load_program(file);
-            aot::Artifact a = cache.load_or_compile(program, fingerprint, config);
+            const gpu::WgslTarget t = target.of(program, config);
+            aot::Artifact a =
+                cache.load_or_compile(t.parts, [&] { return lower_to_wgsl(program, t.options); }, program.name());
             lower_ms += a.lower_ms;
             // The cache never fails a lowering; whether it kept the WGSL
             // (a full or read-only disk) is seen by looking for the entry.

@@ -1,0 +1,211 @@
+#include "gpu/driver_cache.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "aot/driver_store.hpp"
+#include "aot/hashing.hpp"
+#include "sys/environment.hpp"
+#include "util/log.hpp"
+
+namespace vyre::gpu {
+namespace {
+namespace fs = std::filesystem;
+
+// What the first placement did, for the Backends that follow.
+struct PlacementState {
+  std::mutex mutex;
+  std::optional<DriverCachePlacement> placement;
+  fs::path cache_dir;
+  std::string selection;
+  bool pending = false;
+  bool noted = false;
+};
+
+PlacementState& state() {
+  static auto* s = new PlacementState();  // never destroyed: Backends may start during exit
+  return *s;
+}
+
+// A driver's variables: when the user has set any of them, vyre leaves that
+// driver's cache alone.
+const std::vector<const char*> kMesaVariables{"MESA_SHADER_CACHE_DIR", "MESA_SHADER_CACHE_DISABLE",
+                                              "MESA_SHADER_CACHE_MAX_SIZE", "MESA_GLSL_CACHE_DIR",
+                                              "MESA_GLSL_CACHE_DISABLE", "MESA_DISK_CACHE_SINGLE_FILE"};
+const std::vector<const char*> kNvidiaVariables{"__GL_SHADER_DISK_CACHE", "__GL_SHADER_DISK_CACHE_PATH",
+                                                "__GL_SHADER_DISK_CACHE_SIZE",
+                                                "__GL_SHADER_DISK_CACHE_SKIP_CLEANUP"};
+
+bool any_set(const std::vector<const char*>& names) {
+  for (const char* name : names)
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+std::string first_line_of(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Which folder a start will use is remembered per machine and adapter
+// selection: the same settings on the same machine find the same adapter.
+std::string selection_name() {
+  std::string machine = first_line_of("/etc/machine-id");
+  if (machine.empty()) {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    machine = host;
+  }
+  return aot::KeyEncoder()
+      .text("vyre-driver-selection")
+      .text(machine)
+      .text(sys::environment_value("WGPU_BACKEND").value_or(""))
+      .text(sys::environment_value("VYRE_WGPU_ADAPTER").value_or(""))
+      .sha256_hex()
+      .substr(0, 32);
+}
+
+// Threads of this process, from /proc; 0 when it cannot tell.
+int thread_count() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  return 0;
+}
+
+void point_driver_at(const fs::path& data, uint64_t max_bytes) {
+  // Each driver gets at most half the bound; vyre's cleanup bounds the whole.
+  const uint64_t driver_bytes = max_bytes == 0 ? 0 : max_bytes / 2;
+  if (!any_set(kMesaVariables)) {
+    setenv("MESA_SHADER_CACHE_DIR", data.c_str(), 1);
+    if (driver_bytes != 0)
+      setenv("MESA_SHADER_CACHE_MAX_SIZE", (std::to_string(std::max<uint64_t>(driver_bytes >> 10, 1)) + "K").c_str(), 1);
+  }
+  if (!any_set(kNvidiaVariables)) {
+    setenv("__GL_SHADER_DISK_CACHE", "1", 1);
+    setenv("__GL_SHADER_DISK_CACHE_PATH", data.c_str(), 1);
+    // vyre's LRU bounds the folder; the driver's own cleanup would race it.
+    setenv("__GL_SHADER_DISK_CACHE_SKIP_CLEANUP", "1", 1);
+    if (driver_bytes != 0) setenv("__GL_SHADER_DISK_CACHE_SIZE", std::to_string(driver_bytes).c_str(), 1);
+  }
+}
+
+DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) {
+  DriverCachePlacement p;
+  if (!options.driver_cache) {
+    p.reason = "turned off (VYRE_DRIVER_CACHE=0 or CacheOptions::driver_cache)";
+    return p;
+  }
+  if (!options.directory) {
+    p.reason = "no writable AOT cache directory";
+    return p;
+  }
+  if (any_set(kMesaVariables) && any_set(kNvidiaVariables)) {
+    p.reason = "the drivers' own settings are in the environment (MESA_SHADER_CACHE_*, __GL_SHADER_DISK_CACHE*)";
+    return p;
+  }
+  const fs::path& dir = *options.directory;
+  // The driver runs what it finds there, checked for damage but not for
+  // authorship: never in a directory others can write (docs/cache.md).
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0 && (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
+    p.reason = dir.string() + " is not this user's alone (group- or world-writable, or another's)";
+    return p;
+  }
+  s.selection = selection_name();
+  // Data of earlier first starts, filed under the fingerprints they found.
+  aot::driver::adopt_finished_pending(dir);
+  sys::Result<fs::path> data = sys::failure(sys::Fault::missing, "no record");
+  if (auto id = aot::driver::read_selection(dir, s.selection)) {
+    for (const auto& f : aot::driver::list(dir)) {
+      if (f.id != *id || !f.ok) continue;
+      p.fingerprint = f.fingerprint;
+      data = aot::driver::data_folder(dir, f.fingerprint);
+      p.files_before = f.files;
+      p.bytes_before = f.bytes;
+    }
+  }
+  if (!data) {
+    p.fingerprint.clear();
+    data = aot::driver::pending_data_folder(dir);
+    s.pending = data.ok();
+  }
+  if (!data) {
+    p.reason = "cannot make a folder for it: " + data.failure().message;
+    return p;
+  }
+  p.data_folder = *data;
+  s.cache_dir = dir;
+  point_driver_at(p.data_folder, options.max_bytes);
+  p.active = true;
+  // The fingerprint file counts in the listing; the driver's files are what matter.
+  if (p.files_before > 0) --p.files_before;
+  return p;
+}
+
+}  // namespace
+
+DriverCachePlacement place_driver_cache(const aot::CacheOptions& options) {
+  PlacementState& s = state();
+  std::lock_guard lock(s.mutex);
+  if (!s.placement) {
+    s.placement = place(s, options);
+    if (s.placement->active)
+      log::debug("driver pipeline cache: {} ({} files already there{})", s.placement->data_folder.string(),
+                 s.placement->files_before, s.pending ? ", a first start: filed under its fingerprint later" : "");
+    else
+      log::debug("driver pipeline cache: not placed: {}", s.placement->reason);
+  }
+  return *s.placement;
+}
+
+std::optional<DriverCachePlacement> driver_cache_placement() {
+  PlacementState& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.placement;
+}
+
+void place_driver_cache_if_safe(const aot::CacheOptions& options) {
+  {
+    PlacementState& s = state();
+    std::lock_guard lock(s.mutex);
+    if (s.placement) return;
+    if (thread_count() != 1) {
+      s.placement = DriverCachePlacement{};
+      s.placement->reason =
+          "the process has several threads, so the environment cannot be changed safely: call "
+          "vyre::gpu::place_driver_cache() at the start of main";
+      log::debug("driver pipeline cache: not placed: {}", s.placement->reason);
+      return;
+    }
+  }
+  place_driver_cache(options);
+}
+
+void note_driver_fingerprint(const std::string& fingerprint) {
+  PlacementState& s = state();
+  std::lock_guard lock(s.mutex);
+  if (!s.placement || !s.placement->active || s.noted) return;
+  s.noted = true;  // the first Backend's adapter owns this process's driver data
+  const std::string id = aot::driver::folder_id(fingerprint);
+  if (s.pending) {
+    (void)aot::driver::mark_pending(s.placement->data_folder, fingerprint);
+  } else if (fingerprint != s.placement->fingerprint) {
+    // The driver was updated, or the selection finds another adapter now:
+    // this process's data lands in the old folder; the next start uses the new one.
+    log::debug("driver pipeline cache: the adapter's fingerprint changed since the last start; the next start "
+               "uses its own folder");
+  }
+  if (aot::driver::read_selection(s.cache_dir, s.selection) != id)
+    aot::driver::write_selection(s.cache_dir, s.selection, id);
+}
+
+}  // namespace vyre::gpu
