@@ -99,6 +99,7 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   };
   const std::vector<driver::Folder> folders = driver::list(directory.path());
   std::vector<Candidate> candidates;
+  candidates.reserve(complete.size() + folders.size());
   uint64_t bytes = 0;
   for (const auto* e : complete) candidates.push_back({e->last_used_ms(), e->key, e, nullptr, e->bytes()});
   for (const auto& f : folders) candidates.push_back({f.last_used_ms, f.id, nullptr, &f, f.bytes});

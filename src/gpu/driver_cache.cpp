@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -35,14 +37,14 @@ PlacementState& state() {
 
 // A driver's variables: when the user has set any of them, vyre leaves that
 // driver's cache alone.
-const std::vector<const char*> kMesaVariables{"MESA_SHADER_CACHE_DIR", "MESA_SHADER_CACHE_DISABLE",
-                                              "MESA_SHADER_CACHE_MAX_SIZE", "MESA_GLSL_CACHE_DIR",
-                                              "MESA_GLSL_CACHE_DISABLE", "MESA_DISK_CACHE_SINGLE_FILE"};
-const std::vector<const char*> kNvidiaVariables{"__GL_SHADER_DISK_CACHE", "__GL_SHADER_DISK_CACHE_PATH",
-                                                "__GL_SHADER_DISK_CACHE_SIZE",
-                                                "__GL_SHADER_DISK_CACHE_SKIP_CLEANUP"};
+constexpr std::array<const char*, 6> kMesaVariables{"MESA_SHADER_CACHE_DIR",      "MESA_SHADER_CACHE_DISABLE",
+                                                    "MESA_SHADER_CACHE_MAX_SIZE", "MESA_GLSL_CACHE_DIR",
+                                                    "MESA_GLSL_CACHE_DISABLE",    "MESA_DISK_CACHE_SINGLE_FILE"};
+constexpr std::array<const char*, 4> kNvidiaVariables{"__GL_SHADER_DISK_CACHE", "__GL_SHADER_DISK_CACHE_PATH",
+                                                      "__GL_SHADER_DISK_CACHE_SIZE",
+                                                      "__GL_SHADER_DISK_CACHE_SKIP_CLEANUP"};
 
-bool any_set(const std::vector<const char*>& names) {
+bool any_set(std::span<const char* const> names) {
   for (const char* name : names)
     if (std::getenv(name) != nullptr) return true;
   return false;
@@ -77,7 +79,7 @@ std::string selection_name() {
 int thread_count() {
   std::ifstream status("/proc/self/status");
   for (std::string line; std::getline(status, line);)
-    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+    if (line.rfind("Threads:", 0) == 0) return static_cast<int>(std::strtol(line.c_str() + 8, nullptr, 10));
   return 0;
 }
 

@@ -129,8 +129,9 @@ struct Pass {
 };
 
 // The driver's own caches too, so that "off" is off whatever the defaults.
-const std::vector<std::pair<std::string, std::string>> kDriverCacheOff{
-    {"VYRE_DRIVER_CACHE", "0"}, {"MESA_SHADER_CACHE_DISABLE", "true"}, {"__GL_SHADER_DISK_CACHE", "0"}};
+std::vector<std::pair<std::string, std::string>> driver_cache_off_environment() {
+  return {{"VYRE_DRIVER_CACHE", "0"}, {"MESA_SHADER_CACHE_DISABLE", "true"}, {"__GL_SHADER_DISK_CACHE", "0"}};
+}
 
 std::string driver_column(const nlohmann::json& report, bool off) {
   if (off) return "off";
@@ -180,7 +181,8 @@ int demo(const std::string& cache_dir_option, bool keep) {
       const fs::path report = work / (ex.name + ".report.json");
       Child c = run_self({"run", (work / (ex.name + ".json")).string(), "--inputs", (work / (ex.name + ".run.json")).string(),
                           "--check", "--report-json", report.string()},
-                         cache_dir, plan[pass].driver_cache_off ? kDriverCacheOff : decltype(kDriverCacheOff){});
+                         cache_dir, plan[pass].driver_cache_off ? driver_cache_off_environment()
+                                                                    : std::vector<std::pair<std::string, std::string>>{});
       Result r;
       if (c.exit_code != 0) {
         std::cout << "  " << pad(ex.name, 14) << "FAILED (exit " << c.exit_code << "): " << c.err;
