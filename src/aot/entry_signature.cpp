@@ -165,14 +165,15 @@ sys::Result<void> TrustedKeys::verify(const Metadata& meta, std::string_view kin
   if (s.size() != 8 + 16 + 1 + 128 || !s.starts_with("ed25519:") || s[24] != ':')
     return untrusted("signature is not in the form ed25519:<key id>:<signature>");
   const std::string id = s.substr(8, 16);
-  auto signature = from_hex(std::string_view(s).substr(25));
-  if (!signature) return untrusted("signature is not hexadecimal");
+  const auto decoded = from_hex(std::string_view(s).substr(25));
+  if (!decoded) return untrusted("signature is not hexadecimal");
+  const std::string& signature = *decoded;
   for (const auto& key : keys_) {
     if (key->id != id) continue;
     const std::string message = signed_message(meta, kind);
     std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
     if (ctx && EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key->pkey.get()) == 1 &&
-        EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature->data()), signature->size(),
+        EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
                          reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1)
       return {};
     return untrusted("signature by key " + id + " does not verify");
