@@ -323,26 +323,40 @@ void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o)
   const vyre::Dim3 grid = vyre::samples::saxpy_grid(n), grid4 = vyre::samples::saxpy_grid(n / 4);
   vyre::gpu::Pipeline saxpy = backend.compile(vyre::samples::saxpy_program());
   vyre::gpu::Pipeline copy = backend.compile(vyre::samples::copy_program());
+  // The one-element shader, for widening's share: a Backend with widening off.
+  vyre::gpu::BackendOptions scalar_options = memory_only();
+  scalar_options.widen = false;
+  vyre::gpu::Backend scalar_backend(scalar_options);
+  vyre::gpu::Pipeline saxpy_scalar = scalar_backend.compile(vyre::samples::saxpy_program());
+  const auto x_s = scalar_backend.upload(std::vector<float>(n, 1.0f));
+  const auto y_s = scalar_backend.upload(std::vector<float>(n, 0.0f));
   const auto x = backend.upload(std::vector<float>(n, 1.0f));
   const auto y = backend.upload(std::vector<float>(n, 0.0f));
   const auto y2 = backend.upload(std::vector<float>(n, 0.0f));
   const int k = o.quick ? 8 : 20;
 
   raw.prepare_saxpy(n);
-  const int checked = raw.add_saxpy_kernel(saxpy.wgsl(), grid.data(), true, true);
-  const int unchecked = raw.add_saxpy_kernel(saxpy.wgsl(), grid.data(), false, true);
+  // vyre's own WGSL (widened when n allows it: a quarter of the invocations).
+  const bool widened = saxpy.interface().vector_width == 4;
+  const int checked = raw.add_saxpy_kernel(saxpy.wgsl(), (widened ? grid4 : grid).data(), true, true);
+  const int unchecked = raw.add_saxpy_kernel(saxpy.wgsl(), (widened ? grid4 : grid).data(), false, true);
   const int vec4 = raw.add_saxpy_kernel(vyre::bench::kSaxpyVec4Wgsl, grid4.data(), false, false);
 
   std::vector<vyre::Inputs> saxpy_in(k), copy_in(k);
   for (auto& in : saxpy_in) in.set<float>("alpha", {0.5f}).device("x", x).device("y", y);
   for (auto& in : copy_in) in.device("x", x).device("y", y2);
-  vyre::gpu::Batch batch(backend);
-  auto vyre_batch = [&](vyre::gpu::Pipeline& p, std::vector<vyre::Inputs>& in) {
-    for (auto& i : in) batch.dispatch_resident(p, i, grid);
+  std::vector<vyre::Inputs> scalar_in(k);
+  for (auto& in : scalar_in) in.set<float>("alpha", {0.5f}).device("x", x_s).device("y", y_s);
+  vyre::gpu::Batch batch(backend), scalar_batch(scalar_backend);
+  auto run_batch = [&](vyre::gpu::Batch& b, vyre::gpu::Pipeline& p, std::vector<vyre::Inputs>& in) {
+    for (auto& i : in) b.dispatch_resident(p, i, grid);
     const auto start = Clock::now();
-    batch.run();
+    vyre::gpu::DispatchReport report;
+    b.run(&report);
+    if (&p == &saxpy && report.vector_width != (widened ? 4 : 1)) fail("saxpy ran another shader than compiled");
     return seconds_since(start) / k;
   };
+  auto vyre_batch = [&](vyre::gpu::Pipeline& p, std::vector<vyre::Inputs>& in) { return run_batch(batch, p, in); };
   struct Variant {
     std::string name;
     std::function<double()> run;
@@ -357,6 +371,7 @@ void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o)
       {"raw_vec4_wgsl_unchecked", [&] { raw_dispatches += k; return raw.saxpy_seconds(vec4, k, false) / k; }, {}},
       {"vyre_copy_kernel", [&] { return vyre_batch(copy, copy_in); }, {}},
       {"raw_copy_buffer", [&] { return raw.copy_seconds(n * 4, k) / k; }, {}},
+      {"vyre_batch_one_element", [&] { return run_batch(scalar_batch, saxpy_scalar, scalar_in); }, {}},
   };
   for (auto& v : variants) v.run();  // warm
   const int reps = o.quick ? 3 : 9;
@@ -376,6 +391,11 @@ void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o)
   }
   const double vyre_saxpy = median(variants[0].times), vyre_copy = median(variants[5].times);
   emit("saxpy_bandwidth_share_of_compute_copy", (saxpy_bytes / vyre_saxpy) / (copy_bytes / vyre_copy), "ratio");
+  // Side by side in this run: vyre's saxpy (widened unless n forbids it)
+  // over the handwritten vec4 WGSL, and over vyre's one-element shader.
+  emit_text("saxpy_variants.vyre_vector_width", widened ? "4" : "1");
+  emit("saxpy_share_of_handwritten_vec4", median(variants[4].times) / vyre_saxpy, "ratio");
+  emit("saxpy_widened_speedup_over_one_element", median(variants[7].times) / vyre_saxpy, "ratio");
 }
 
 Options parse(int argc, char** argv) {

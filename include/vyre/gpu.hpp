@@ -54,10 +54,15 @@ struct VYRE_API BackendOptions {
   // stopped) and the next call opens a new one. Default:
   // $VYRE_DISPATCH_TIMEOUT (a duration such as 90s or 5m), else unbounded.
   std::optional<std::chrono::milliseconds> dispatch_timeout;
+  // Vector widening: an element-wise program's dispatches whose lengths
+  // allow it run a shader taking four elements per invocation with vec4
+  // accesses (docs/lowering.md, "Vector widening"); results are the same.
+  // Default: $VYRE_WIDEN ("0" turns it off), else on.
+  std::optional<bool> widen;
 
   // The settings the environment gives, read in this one place:
-  // WGPU_BACKEND, VYRE_WGPU_ADAPTER, VYRE_BACKEND_FINGERPRINT_OVERRIDE and
-  // VYRE_DISPATCH_TIMEOUT (unset or empty: nullopt). A Backend fills the options it is not given
+  // WGPU_BACKEND, VYRE_WGPU_ADAPTER, VYRE_BACKEND_FINGERPRINT_OVERRIDE,
+  // VYRE_DISPATCH_TIMEOUT and VYRE_WIDEN (unset or empty: nullopt). A Backend fills the options it is not given
   // from these; the cache has its own (aot::CacheOptions::from_environment).
   static BackendOptions from_environment();
 };
@@ -99,7 +104,8 @@ struct VYRE_API CompileReport {
 
 // Timings of a dispatch (or of a Batch: its totals), in milliseconds.
 struct VYRE_API DispatchReport {
-  Dim3 grid{0, 0, 0};      // of the last dispatch
+  Dim3 grid{0, 0, 0};      // of the last dispatch, as it ran (a widened shader's is smaller)
+  uint8_t vector_width = 1;  // elements per invocation of the last dispatch's shader
   double upload_ms = 0;    // buffers, bind groups and queue writes
   double dispatch_ms = 0;  // encode, submit and wait for completion
   double readback_ms = 0;  // mapping the staging buffers and copying out
@@ -242,6 +248,10 @@ class VYRE_API Backend {
   WgslTarget wgsl_target(const CheckedProgram& program, const ShaderOptions& options = {}) const;
 
   // The in-memory pipeline map first, then the AOT cache, then lowering.
+  // An element-wise program (vyre::widenable) gets its widened shader
+  // (options.vector_width 4) unless BackendOptions::widen is off; a dispatch
+  // whose lengths or grid do not allow it runs the one-element shader,
+  // compiled at its first such dispatch.
   // Threads compiling the same program at once compile it once. A Program
   // given here is checked here (ProgramError); keep the CheckedProgram
   // that ProgramBuilder::build() or program_from_json() returns to check once.

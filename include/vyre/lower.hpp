@@ -33,6 +33,7 @@ struct VYRE_API ShaderBinding {
   uint32_t count = 0;  // 0: runtime-sized
   bool output = false;
   bool atomic = false;
+  bool wide = false;  // declared as array<vec4<type>> (ShaderOptions::vector_width 4)
   // Bytes the shader's declaration needs for `elements` elements: uniform
   // arrays are packed four to a 16-byte row, so their size rounds up to 16.
   uint64_t binding_bytes(uint64_t elements) const;
@@ -56,6 +57,7 @@ struct VYRE_API ShaderInterface {
   std::vector<std::string> length_slots;
   std::vector<uint32_t> length_bindings;  // per slot, its index in `bindings`
   uint64_t lengths_bytes() const;
+  uint8_t vector_width = 1;  // elements per invocation (ShaderOptions::vector_width)
   bool loop_guard = false;  // declares the loop guard (ShaderOptions::loop_guard, a program with loops)
 };
 
@@ -66,13 +68,19 @@ struct VYRE_API ShaderSpec {
 };
 
 // Throws Error(invalid_input) for options the program cannot take (see
-// effective_workgroup_size).
+// effective_workgroup_size; a vector_width other than 1 or 4, or 4 for a
+// program that cannot be widened, saying why).
 VYRE_API ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options = {});
 // The interface alone, without lowering: the one lower() declares (for a
 // shader whose text came from the cache).
 VYRE_API ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOptions& options = {});
 // lower(program, options).wgsl
 VYRE_API std::string lower_to_wgsl(const CheckedProgram& program, const ShaderOptions& options = {});
+
+// True when the program may be lowered with ShaderOptions::vector_width 4
+// (an element-wise program: docs/lowering.md, "Vector widening"); else
+// false, with the reason in `why` when given.
+VYRE_API bool widenable(const CheckedProgram& program, const ShaderOptions& options = {}, std::string* why = nullptr);
 
 // A canonical text naming every ShaderOptions field that changes this
 // program's WGSL, with its value; fields that cannot change the text are

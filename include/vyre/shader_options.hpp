@@ -30,6 +30,11 @@ struct VYRE_API ShaderOptions {
   // (lavapipe stops an invocation's loops after 65,535 iterations in all:
   // docs/conformance.md, "Driver defects"); it shapes only programs with loops.
   bool loop_guard = false;
+  // Elements per invocation: 1, or 4 for a widenable (element-wise) program,
+  // whose shader then takes four consecutive elements per invocation with
+  // vec4 loads and stores (docs/lowering.md, "Vector widening"). gpu::Backend
+  // picks the width per dispatch; a program that cannot be widened refuses 4.
+  uint8_t vector_width = 1;
 
   friend bool operator==(const ShaderOptions&, const ShaderOptions&) = default;
 };

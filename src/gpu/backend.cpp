@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "dispatch/plan.hpp"
+#include "dispatch/widened_grid.hpp"
 #include "gpu/adapter_selection.hpp"
 #include "gpu/backend_state.hpp"
 #include "gpu/compute_pipeline.hpp"
@@ -130,7 +131,9 @@ std::shared_ptr<const Compiled> BackendState::compiled(const aot::KeyParts& part
 PipelineState::PipelineState(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
                              std::weak_ptr<BackendState> owner, std::shared_ptr<BufferPool> buffers)
     : program(std::move(p)), options(o), compiled(std::move(shared)), report(std::move(r)),
-      backend(std::move(owner)), pool(std::move(buffers)), planner(program, options), dispatcher(compiled->pipeline) {}
+      backend(std::move(owner)), pool(std::move(buffers)), planner(program, options), dispatcher(compiled->pipeline) {
+  if (options.vector_width != 1) widening = find_widening(program, options);
+}
 
 void PipelineState::ensure_live_device() {
   const DeviceContext& device = dispatcher.pipeline().device();
@@ -150,13 +153,40 @@ void PipelineState::ensure_live_device() {
   log::debug("pipeline '{}' moved to the new device", program.name());
 }
 
-DispatchJob& PipelineState::prepare(const Inputs& inputs, const std::optional<Dim3>& grid) {
+bool PipelineState::plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const {
+  planner.plan(inputs, grid, out);
+  if (!widening) return true;
+  const std::optional<Dim3> wide = widened_grid(program.program(), *widening, out);
+  if (!wide) return false;
+  out.grid = *wide;
+  return true;
+}
+
+DispatchJob* PipelineState::prepare(const Inputs& inputs, const std::optional<Dim3>& grid) {
   ensure_live_device();
-  planner.plan(inputs, grid, job.plan);
+  if (!plan(inputs, grid, job.plan)) return nullptr;
   dispatcher.check_limits(job.plan);  // before any buffer is made for it
   job.frame = 0;
   job.reset_destinations();
-  return job;
+  return &job;
+}
+
+std::shared_ptr<PipelineState> PipelineState::scalar_variant() {
+  std::lock_guard lock(scalar_mutex);
+  if (scalar) return scalar;
+  auto owner = backend.lock();
+  if (!owner)
+    throw Error(ErrorKind::invalid_input, "pipeline '" + program.name() + "' needs its one-element shader for this "
+                                          "dispatch, and the Backend it was compiled on is gone: keep the Backend "
+                                          "while its Pipelines dispatch");
+  ShaderOptions one = options;
+  one.vector_width = 1;
+  CompileReport compile_report;
+  auto shared = owner->compiled(aot::key_parts(program, owner->shaping_fingerprint, one), program, one, compile_report);
+  log::debug("pipeline '{}': a dispatch the widened shader cannot take; compiled the one-element shader", program.name());
+  scalar = std::make_shared<PipelineState>(program, one, std::move(shared), std::move(compile_report), backend,
+                                           owner->live().pool);
+  return scalar;
 }
 
 void PipelineState::run(DispatchReport* report, bool wait) {
@@ -198,32 +228,54 @@ Pipeline::Pipeline(Pipeline&&) noexcept = default;
 Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 Pipeline::Pipeline(std::shared_ptr<PipelineState> impl) : impl_(std::move(impl)) {}
 
+namespace {
+
+// Runs `f(state, job)` under the dispatcher's mutex of the state that takes
+// these inputs: the Pipeline's own, or for a dispatch its widened shader
+// cannot take, its one-element variant's.
+template <class F>
+auto with_prepared(PipelineState& impl, const Inputs& inputs, const std::optional<Dim3>& grid, F&& f) {
+  {
+    std::lock_guard lock(impl.dispatcher.mutex());
+    if (DispatchJob* job = impl.prepare(inputs, grid)) return f(impl, *job);
+  }
+  const std::shared_ptr<PipelineState> scalar = impl.scalar_variant();
+  std::lock_guard lock(scalar->dispatcher.mutex());
+  return f(*scalar, *scalar->prepare(inputs, grid));
+}
+
+void note_width(const PipelineState& state, DispatchReport* report) {
+  if (report) report->vector_width = state.options.vector_width;
+}
+
+}  // namespace
+
 Outputs Pipeline::dispatch(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchReport* report) {
-  auto& impl = checked(impl_);
-  std::lock_guard lock(impl.dispatcher.mutex());
-  DispatchJob& job = impl.prepare(inputs, grid);
-  std::vector<std::vector<uint8_t>> data = read_back_every_output(job);
-  impl.run(report, true);
-  return outputs_by_name(job.plan, data);
+  return with_prepared(checked(impl_), inputs, grid, [&](PipelineState& state, DispatchJob& job) {
+    std::vector<std::vector<uint8_t>> data = read_back_every_output(job);
+    state.run(report, true);
+    note_width(state, report);
+    return outputs_by_name(job.plan, data);
+  });
 }
 
 void Pipeline::dispatch_into(const Inputs& inputs, const OutputViews& outputs, const std::optional<Dim3>& grid,
                              DispatchReport* report) {
-  auto& impl = checked(impl_);
-  std::lock_guard lock(impl.dispatcher.mutex());
-  DispatchJob& job = impl.prepare(inputs, grid);
-  resolve_output_views(impl.program, job.plan, outputs, job.readback);
-  impl.run(report, true);
+  with_prepared(checked(impl_), inputs, grid, [&](PipelineState& state, DispatchJob& job) {
+    resolve_output_views(state.program, job.plan, outputs, job.readback);
+    state.run(report, true);
+    note_width(state, report);
+  });
 }
 
 DeviceOutputs Pipeline::dispatch_resident(const Inputs& inputs, const std::optional<Dim3>& grid,
                                           DispatchReport* report) {
-  auto& impl = checked(impl_);
-  std::lock_guard lock(impl.dispatcher.mutex());
-  DispatchJob& job = impl.prepare(inputs, grid);
-  DeviceOutputs outputs = impl.resident_outputs(job, false);
-  impl.run(report, false);
-  return outputs;
+  return with_prepared(checked(impl_), inputs, grid, [&](PipelineState& state, DispatchJob& job) {
+    DeviceOutputs outputs = state.resident_outputs(job, false);
+    state.run(report, false);
+    note_width(state, report);
+    return outputs;
+  });
 }
 
 const CompileReport& Pipeline::compile_report() const { return checked(impl_).report; }
@@ -244,6 +296,7 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   auto start = Clock::now();
   impl_->cache = options.cache ? options.cache : std::make_shared<aot::Cache>(aot::Cache::from_environment());
   impl_->report.cache_ms = ms_since(start);
+  impl_->widen = options.widen.value_or(environment.widen.value_or(true));
   // The driver reads its cache's location when the instance finds adapters.
   aot::CacheOptions cache_options = impl_->cache->options();
   cache_options.directory = impl_->cache->directory();
@@ -316,7 +369,9 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
 
 Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& requested) {
   auto& impl = checked(impl_);
-  const WgslTarget target = wgsl_target(program, requested);
+  ShaderOptions asked = requested;
+  if (asked.vector_width == 1 && impl.widen && widenable(program, asked)) asked.vector_width = kWideWidth;
+  const WgslTarget target = wgsl_target(program, asked);
   const ShaderOptions& options = target.options;
   CompileReport report;
   auto compiled = impl.compiled(target.parts, program, options, report);

@@ -19,6 +19,11 @@ BackendOptions BackendOptions::from_environment() {
       throw Error(ErrorKind::invalid_input, "VYRE_DISPATCH_TIMEOUT='" + *timeout + "': " + parsed.failure().message);
     if (parsed->count() > 0) options.dispatch_timeout = *parsed;
   }
+  if (const auto widen = sys::environment_value("VYRE_WIDEN")) {
+    if (*widen != "0" && *widen != "1")
+      throw Error(ErrorKind::invalid_input, "VYRE_WIDEN='" + *widen + "': 0 (off) or 1 (on)");
+    options.widen = *widen == "1";
+  }
   return options;
 }
 

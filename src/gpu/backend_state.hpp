@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dispatch/plan.hpp"
+#include "lower/widening.hpp"
 #include "gpu/buffer_pool.hpp"
 #include "gpu/compute_pipeline.hpp"
 #include "gpu/device.hpp"
@@ -33,6 +34,7 @@ struct detail::BackendState {
   std::string shaping_fingerprint;   // override, else what of the adapter shapes the text
   std::shared_ptr<aot::Cache> cache;
   BackendReport report;
+  bool widen = true;                 // BackendOptions::widen
 
   // One entry per cache key; its mutex makes threads that compile the same
   // program wait for the first instead of compiling it again.
@@ -74,6 +76,12 @@ struct detail::PipelineState {
   Dispatcher dispatcher;    // buffers of this Pipeline alone
   DispatchJob job;          // a single dispatch's, reused
   const DeviceContext* reported_loss = nullptr;  // the lost device this Pipeline has told of
+  // A widened shader's (options.vector_width 4): what it relies on, and the
+  // one-element variant for the dispatches it cannot take, compiled at the
+  // first of them.
+  std::optional<Widening> widening;
+  std::mutex scalar_mutex;
+  std::shared_ptr<PipelineState> scalar;
 
   PipelineState(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
                 std::weak_ptr<BackendState> owner, std::shared_ptr<BufferPool> buffers);
@@ -83,9 +91,15 @@ struct detail::PipelineState {
   // Under dispatcher.mutex(). A lost device is told of once, by
   // Error(device_lost); the next call moves to the Backend's new device.
   void ensure_live_device();
+  // Plans a dispatch of these inputs into `out`: false when this is a
+  // widened shader and the dispatch does not allow it (see scalar_variant).
+  bool plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const;
   // With the dispatcher's mutex held: a live device, and `job` planned for
-  // these inputs with no destinations yet.
-  DispatchJob& prepare(const Inputs& inputs, const std::optional<Dim3>& grid);
+  // these inputs with no destinations yet; nullptr when plan() says false.
+  DispatchJob* prepare(const Inputs& inputs, const std::optional<Dim3>& grid);
+  // The one-element variant of a widened Pipeline (compiled once, on the
+  // Backend's live device).
+  std::shared_ptr<PipelineState> scalar_variant();
   // Runs `job` under dispatcher.mutex(), noting a loss it meets.
   void run(DispatchReport* report, bool wait);
   // The DeviceBuffers for the outputs of `job`, kept on the GPU.

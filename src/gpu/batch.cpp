@@ -30,13 +30,16 @@ struct detail::BatchState {
   }
 
   Recorded& record(Pipeline& pipeline, const Inputs& inputs, const std::optional<Dim3>& grid) {
-    const auto& impl = state_of(pipeline);
+    std::shared_ptr<PipelineState> impl = state_of(pipeline);
     if (impl->backend.lock() != backend)
       throw Error(ErrorKind::invalid_input, "this Pipeline was compiled on another Backend than the Batch's: a "
                                             "batch runs on one device");
     if (count == recorded.size()) recorded.emplace_back();
     Recorded& r = recorded[count];
-    impl->planner.plan(inputs, grid, r.job.plan);
+    if (!impl->plan(inputs, grid, r.job.plan)) {  // not for its widened shader: the one-element one
+      impl = impl->scalar_variant();
+      impl->plan(inputs, grid, r.job.plan);
+    }
     impl->dispatcher.check_limits(r.job.plan);  // before any buffer is made for it
     r.job.frame = 0;
     for (size_t i = 0; i < count; ++i)
@@ -134,6 +137,7 @@ void Batch::run(DispatchReport* report) {
   }
   try {
     impl.run_locked(report);
+    if (report) report->vector_width = impl.recorded[impl.count - 1].pipeline->options.vector_width;
   } catch (...) {
     impl.forget();
     throw;

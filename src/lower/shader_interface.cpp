@@ -1,3 +1,5 @@
+#include "lower/widening.hpp"
+#include "vyre/error.hpp"
 #include "vyre/lower.hpp"
 
 namespace vyre {
@@ -13,6 +15,17 @@ ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOpti
   ShaderInterface iface;
   iface.workgroup_size = effective_workgroup_size(program, options);
   iface.loop_guard = options.loop_guard && program.has_loop();
+  std::optional<Widening> widening;
+  if (options.vector_width != 1) {
+    if (options.vector_width != kWideWidth)
+      throw Error(ErrorKind::invalid_input, "vector width " + std::to_string(options.vector_width) +
+                                                " is not supported: it is 1 or " + std::to_string(kWideWidth));
+    std::string why;
+    widening = find_widening(program, options, &why);
+    if (!widening)
+      throw Error(ErrorKind::invalid_input, "program '" + program.name() + "' cannot be widened: " + why);
+    iface.vector_width = kWideWidth;
+  }
   const auto& bound = program.bound_buffers();
   for (const Buffer* b : bound) {
     ShaderBinding sb;
@@ -26,6 +39,7 @@ ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOpti
     sb.count = b->count;
     sb.output = b->output;
     sb.atomic = program.atomic(*b);
+    sb.wide = widening && widening->find(static_cast<uint32_t>(b - program.program().buffers.data())) != nullptr;
     iface.bindings.push_back(std::move(sb));
   }
   for (const Buffer* b : program.length_buffers()) {
@@ -34,6 +48,12 @@ ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOpti
       if (bound[i] == b) iface.length_bindings.push_back(i);
   }
   return iface;
+}
+
+bool widenable(const CheckedProgram& program, const ShaderOptions& options, std::string* why) {
+  ShaderOptions scalar = options;
+  scalar.vector_width = 1;
+  return find_widening(program, scalar, why).has_value();
 }
 
 }  // namespace vyre

@@ -11,6 +11,8 @@ std::string shaping_signature(const CheckedProgram& program, const ShaderOptions
   // ulp_budget: this lowering has no approximate forms yet, so a budget never
   // changes the text and is left out (docs/lowering.md).
   if (options.loop_guard && program.has_loop()) out += std::string(out.empty() ? "" : ";") + "loop_guard";
+  if (options.vector_width != 1)
+    out += std::string(out.empty() ? "" : ";") + "vector_width=" + std::to_string(options.vector_width);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "lower/widening.hpp"
 #include "lower/wgsl_helpers.hpp"
 #include "lower/wgsl_literal.hpp"
 #include "vyre/error.hpp"
@@ -27,15 +28,18 @@ std::string local_name(const std::string& name) { return "l_" + name; }
 
 class WgslLowering {
  public:
-  WgslLowering(const CheckedProgram& c, const ShaderInterface& iface)
-      : c_(c), p_(c.program()), iface_(iface), workgroup_size_(iface.workgroup_size) {
+  WgslLowering(const CheckedProgram& c, const ShaderInterface& iface, std::optional<Widening> widening)
+      : c_(c), p_(c.program()), iface_(iface), workgroup_size_(iface.workgroup_size), widening_(std::move(widening)) {
     for (size_t i = 0; i < iface.length_bindings.size(); ++i)
       length_slot_[c.bound_buffers()[iface.length_bindings[i]]] = i;
   }
 
   std::string run() {
     zero_workgroup_memory();
-    block(p_.body, 1);
+    if (widening_)
+      widened_body();
+    else
+      block(p_.body, 1);
     std::string out;
     out += declarations();
     out += helpers_.definitions();
@@ -57,7 +61,7 @@ class WgslLowering {
     // before the workgroup buffers).
     for (const ShaderBinding& sb : iface_.bindings) {
       const std::string t = wgsl_type(sb.type);
-      const std::string element = sb.atomic ? "atomic<" + t + ">" : t;
+      const std::string element = sb.atomic ? "atomic<" + t + ">" : sb.wide ? "vec4<" + t + ">" : t;
       const std::string n = buffer_name(sb.buffer);
       const std::string at = "@group(" + std::to_string(sb.group) + ") @binding(" + std::to_string(sb.binding) + ") ";
       if (sb.kind == BindingKind::Uniform) {
@@ -126,6 +130,51 @@ class WgslLowering {
     if (any) line(1, "workgroupBarrier();");
   }
 
+  // ---- vector widening --------------------------------------------------------
+
+  // `let i = <flat index>; if (i < len(G)) { S }` becomes: invocation j takes
+  // elements 4j .. 4j+3, reads each widened buffer's vec4 once, runs S once
+  // per lane in element order with i = 4j + lane (its accesses at i going to
+  // that lane of the vec4), and writes each stored vec4 back once. The
+  // dispatch guarantees len(G) is a multiple of 4 and every widened buffer
+  // holds at least len(G) elements (dispatch/widened_grid.hpp).
+  void widened_body() {
+    const Stmt& let = p_.body[0];
+    const Stmt& check = p_.body[1];
+    line(1, "let vyre_j: u32 = " + expr(let.exprs[0]) + ";");
+    line(1, "if (vyre_j < (" + length(p_.buffers[widening_->guard], false) + " / 4u)) {");
+    for (const Widening::Access& a : widening_->buffers) {
+      const Buffer& b = p_.buffers[a.buffer];
+      const std::string v = lane_vector(b), whole = buffer_name(b.name) + "[vyre_j]";
+      if (!a.stored)
+        line(2, "let " + v + " = " + whole + ";");
+      else if (a.initial_load)
+        line(2, "var " + v + " = " + whole + ";");
+      else
+        line(2, "var " + v + ": vec4<" + wgsl_type(b.type) + ">;");
+    }
+    for (uint32_t k = 0; k < kWideWidth; ++k) {
+      lane_ = static_cast<int>(k);
+      line(2, "{");
+      line(3, "let " + local_name(let.name) + ": u32 = vyre_j * 4u + " + std::to_string(k) + "u;");
+      block(check.body, 3);
+      line(2, "}");
+    }
+    lane_ = -1;
+    for (const Widening::Access& a : widening_->buffers)
+      if (a.stored) line(2, buffer_name(p_.buffers[a.buffer].name) + "[vyre_j] = " + lane_vector(p_.buffers[a.buffer]) + ";");
+    line(1, "}");
+  }
+
+  static std::string lane_vector(const Buffer& b) { return "vyre_v_" + b.name; }
+
+  // In a lane, an access at i to a widened buffer: that lane of its vec4.
+  std::optional<std::string> lane_element(const Buffer& b) const {
+    if (lane_ < 0 || !widening_ || !widening_->find(static_cast<uint32_t>(&b - p_.buffers.data()))) return std::nullopt;
+    static const char kLane[] = {'x', 'y', 'z', 'w'};
+    return lane_vector(b) + "." + kLane[lane_];
+  }
+
   // ---- statements ----------------------------------------------------------
 
   void line(int depth, const std::string& text) {
@@ -150,6 +199,10 @@ class WgslLowering {
         return;
       case StmtOp::Store: {
         const Buffer& b = p_.buffers[c_.buffer_index(s)];
+        if (auto lane = lane_element(b)) {
+          line(depth, *lane + " = " + expr(s.exprs[1]) + ";");
+          return;
+        }
         const std::string element = buffer_name(b.name) + "[" + index(s.exprs[0], b) + "]";
         if (c_.atomic(b))
           line(depth, "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");");
@@ -358,6 +411,7 @@ class WgslLowering {
     const Buffer& b = buffer_of(e);
     if (b.access == Access::Uniform)
       return helpers_.use_uniform_loader(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ")";
+    if (auto lane = lane_element(b)) return *lane;
     const std::string element = buffer_name(b.name) + "[" + index(e.args[0], b) + "]";
     return c_.atomic(b) ? "atomicLoad(&" + element + ")" : element;
   }
@@ -447,6 +501,8 @@ class WgslLowering {
   HelperSet helpers_;
   std::map<const Buffer*, size_t> length_slot_;
   std::set<std::string> builtins_;
+  std::optional<Widening> widening_;
+  int lane_ = -1;                  // in a widened body: the lane being lowered
   int next_loop_ = 0;              // guarded loops numbered in text order
   std::vector<int> open_loops_;    // the guarded loops around the statement being lowered
   std::string body_;
@@ -457,7 +513,9 @@ class WgslLowering {
 ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options) {
   ShaderSpec spec;
   spec.interface = shader_interface(program, options);
-  spec.wgsl = WgslLowering(program, spec.interface).run();
+  std::optional<Widening> widening;
+  if (spec.interface.vector_width != 1) widening = find_widening(program, options);
+  spec.wgsl = WgslLowering(program, spec.interface, std::move(widening)).run();
   return spec;
 }
 

@@ -180,7 +180,8 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
               << "vyre: shader module (naga) " << fmt_ms(c.shader_ms) << ", compute pipeline (driver) "
               << fmt_ms(c.pipeline_ms) << "\n"
               << "vyre: dispatch of " << dispatch_report.grid[0] << "x" << dispatch_report.grid[1] << "x"
-              << dispatch_report.grid[2] << " workgroups: upload " << fmt_ms(dispatch_report.upload_ms) << ", run "
+              << dispatch_report.grid[2] << " workgroups, " << int{dispatch_report.vector_width}
+              << (dispatch_report.vector_width == 1 ? " element" : " elements (widened)") << " per invocation: upload " << fmt_ms(dispatch_report.upload_ms) << ", run "
               << fmt_ms(dispatch_report.dispatch_ms) << ", readback " << fmt_ms(dispatch_report.readback_ms) << "\n"
               << "vyre: total " << fmt_ms(total_ms) << " (reading and checking the program " << fmt_ms(parse_ms)
               << ", beside the device's start; compile " << fmt_ms(compile_ms) << ")\n";
@@ -191,6 +192,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
         {"adapter", backend.adapter().name},
         {"cache_hit", c.cache_hit},
         {"cache_key", c.cache_key},
+        {"vector_width", dispatch_report.vector_width},
         {"driver_cache",
          {{"vyres", driver_cache.active},
           {"files_before", driver_cache.files_before},
