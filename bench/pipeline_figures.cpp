@@ -321,18 +321,21 @@ void bandwidth(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
 void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o) {
   const uint64_t n = (saxpy_mib(backend, o) << 20) / 4;
   const vyre::Dim3 grid = vyre::samples::saxpy_grid(n), grid4 = vyre::samples::saxpy_grid(n / 4);
-  vyre::gpu::Pipeline saxpy = backend.compile(vyre::samples::saxpy_program());
-  vyre::gpu::Pipeline copy = backend.compile(vyre::samples::copy_program());
-  // The one-element shader, for widening's share: a Backend with widening off.
-  vyre::gpu::BackendOptions scalar_options = memory_only();
-  scalar_options.widen = false;
-  vyre::gpu::Backend scalar_backend(scalar_options);
+  // vyre's saxpy on a Backend with vector widening on, beside the
+  // one-element shader on `backend` (widening as the environment says: off
+  // unless VYRE_WIDEN=1).
+  vyre::gpu::BackendOptions wide_options = memory_only();
+  wide_options.widen = true;
+  vyre::gpu::Backend wide_backend(wide_options);
+  vyre::gpu::Backend& scalar_backend = backend;
+  vyre::gpu::Pipeline saxpy = wide_backend.compile(vyre::samples::saxpy_program());
+  vyre::gpu::Pipeline copy = wide_backend.compile(vyre::samples::copy_program());
   vyre::gpu::Pipeline saxpy_scalar = scalar_backend.compile(vyre::samples::saxpy_program());
   const auto x_s = scalar_backend.upload(std::vector<float>(n, 1.0f));
   const auto y_s = scalar_backend.upload(std::vector<float>(n, 0.0f));
-  const auto x = backend.upload(std::vector<float>(n, 1.0f));
-  const auto y = backend.upload(std::vector<float>(n, 0.0f));
-  const auto y2 = backend.upload(std::vector<float>(n, 0.0f));
+  const auto x = wide_backend.upload(std::vector<float>(n, 1.0f));
+  const auto y = wide_backend.upload(std::vector<float>(n, 0.0f));
+  const auto y2 = wide_backend.upload(std::vector<float>(n, 0.0f));
   const int k = o.quick ? 8 : 20;
 
   raw.prepare_saxpy(n);
@@ -347,7 +350,7 @@ void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o)
   for (auto& in : copy_in) in.device("x", x).device("y", y2);
   std::vector<vyre::Inputs> scalar_in(k);
   for (auto& in : scalar_in) in.set<float>("alpha", {0.5f}).device("x", x_s).device("y", y_s);
-  vyre::gpu::Batch batch(backend), scalar_batch(scalar_backend);
+  vyre::gpu::Batch batch(wide_backend), scalar_batch(scalar_backend);
   auto run_batch = [&](vyre::gpu::Batch& b, vyre::gpu::Pipeline& p, std::vector<vyre::Inputs>& in) {
     for (auto& i : in) b.dispatch_resident(p, i, grid);
     const auto start = Clock::now();

@@ -12,7 +12,6 @@
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
-#include "vyre/json.hpp"
 #include "vyre/lower.hpp"
 #include "vyre/reference.hpp"
 
@@ -25,7 +24,11 @@ using vyre::test::error_of;
 using vyre::test::no_disk_cache;
 
 gpu::Backend& widening_backend() {
-  static gpu::Backend b(no_disk_cache());
+  static gpu::Backend b = [] {
+    gpu::BackendOptions o = no_disk_cache();
+    o.widen = true;
+    return gpu::Backend(o);
+  }();
   return b;
 }
 
@@ -59,7 +62,15 @@ std::string why_not(const CheckedProgram& p) {
 TEST(Widening, ElementWiseProgramsAreWidenableAndTheRestSayWhyNot) {
   EXPECT_TRUE(widenable(xor_program()));
   EXPECT_TRUE(widenable(samples::saxpy_program()));  // i = gid.x + gid.y * (nwg.x * 256)
-  EXPECT_TRUE(widenable(program_from_json(test::read_file(std::string(VYRE_SOURCE_DIR) + "/examples/saxpy.json"))));
+  // examples/saxpy.json's form: i = gid.x, alpha a fixed-size buffer.
+  EXPECT_TRUE(widenable(ProgramBuilder("saxpy")
+                            .input("alpha", 0, ScalarType::F32, 1)
+                            .input("x", 1, ScalarType::F32)
+                            .output("out", 2, ScalarType::F32)
+                            .body({let("i", gid(Axis::X)),
+                                   if_(lt(var("i"), len("out")),
+                                       {store("out", var("i"), add(mul(load("alpha", u32(0)), load("x", var("i"))), f32(1.0f)))})})
+                            .build()));
 
   auto with_body = [](std::vector<Stmt> inner) {
     return ProgramBuilder("p")

@@ -57,7 +57,7 @@ struct VYRE_API BackendOptions {
   // Vector widening: an element-wise program's dispatches whose lengths
   // allow it run a shader taking four elements per invocation with vec4
   // accesses (docs/lowering.md, "Vector widening"); results are the same.
-  // Default: $VYRE_WIDEN ("0" turns it off), else on.
+  // Default: $VYRE_WIDEN ("1" on, "0" off), else off.
   std::optional<bool> widen;
 
   // The settings the environment gives, read in this one place:
@@ -249,7 +249,7 @@ class VYRE_API Backend {
 
   // The in-memory pipeline map first, then the AOT cache, then lowering.
   // An element-wise program (vyre::widenable) gets its widened shader
-  // (options.vector_width 4) unless BackendOptions::widen is off; a dispatch
+  // (options.vector_width 4) when BackendOptions::widen is on; a dispatch
   // whose lengths or grid do not allow it runs the one-element shader,
   // compiled at its first such dispatch.
   // Threads compiling the same program at once compile it once. A Program

@@ -296,7 +296,7 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   auto start = Clock::now();
   impl_->cache = options.cache ? options.cache : std::make_shared<aot::Cache>(aot::Cache::from_environment());
   impl_->report.cache_ms = ms_since(start);
-  impl_->widen = options.widen.value_or(environment.widen.value_or(true));
+  impl_->widen = options.widen.value_or(environment.widen.value_or(false));
   // The driver reads its cache's location when the instance finds adapters.
   aot::CacheOptions cache_options = impl_->cache->options();
   cache_options.directory = impl_->cache->directory();
