@@ -70,4 +70,52 @@ CheckedProgram chain_program(int statements) {
       .build();
 }
 
+CheckedProgram partial_sum_program() {
+  return ProgramBuilder("partial_sum")
+      .workgroup_size(64)
+      .input("x", 0, ScalarType::F32)
+      .output("partial", 1, ScalarType::F32)
+      .body({let("i", gid()),
+             if_(lt(var("i"), len("partial")),
+                 {let("s", f32(0.0f)),
+                  loop("k", u32(0), u32(kPartialSumTerms),
+                       {assign("s", add(var("s"), load("x", add(mul(var("k"), len("partial")), var("i")))))}),
+                  store("partial", var("i"), var("s"))})})
+      .build();
+}
+
+CheckedProgram matmul_program() {
+  auto dim = [](uint32_t i) { return load("dims", u32(i)); };
+  return ProgramBuilder("matmul")
+      .workgroup_size(8, 8)
+      .uniform("dims", 0, ScalarType::U32, 3)
+      .input("a", 1, ScalarType::F32)
+      .input("b", 2, ScalarType::F32)
+      .output("c", 3, ScalarType::F32)
+      .body({let("col", gid(Axis::X)), let("row", gid(Axis::Y)),
+             if_(land(lt(var("row"), dim(0)), lt(var("col"), dim(1))),
+                 {let("s", f32(0.0f)),
+                  loop("k", u32(0), dim(2),
+                       {assign("s", fma(load("a", add(mul(var("row"), dim(2)), var("k"))),
+                                        load("b", add(mul(var("k"), dim(1)), var("col"))), var("s")))}),
+                  store("c", add(mul(var("row"), dim(1)), var("col")), var("s"))})})
+      .build();
+}
+
+CheckedProgram softmax_rows_program() {
+  auto at = [] { return add(mul(var("row"), load("dims", u32(0))), var("k")); };
+  auto each = [](std::vector<Stmt> body) { return loop("k", u32(0), load("dims", u32(0)), std::move(body)); };
+  return ProgramBuilder("softmax_rows")
+      .workgroup_size(64)
+      .uniform("dims", 0, ScalarType::U32, 1)
+      .input("x", 1, ScalarType::F32)
+      .output("y", 2, ScalarType::F32)
+      .body({let("row", gid()),
+             if_(lt(mul(var("row"), load("dims", u32(0))), len("y")),
+                 {let("m", f32(-3.0e38f)), each({assign("m", max(var("m"), load("x", at())))}),
+                  let("s", f32(0.0f)), each({assign("s", add(var("s"), unary(Op::Exp, sub(load("x", at()), var("m")))))}),
+                  each({store("y", at(), div(unary(Op::Exp, sub(load("x", at()), var("m"))), var("s")))})})})
+      .build();
+}
+
 }  // namespace vyre::samples

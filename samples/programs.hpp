@@ -28,4 +28,21 @@ CheckedProgram copy_program();
 // large program, whose lowering is a real share of a cold start.
 CheckedProgram chain_program(int statements);
 
+// Three kernels that read nothing of their workgroup (only gid), so tuning
+// may re-tile them (docs/tuning.md); examples/ has workgroup-memory forms.
+//
+// The first stage of a sum: partial[i] = x[i] + x[i + P] + ... over
+// kPartialSumTerms terms, P = len(partial); neighbours read neighbours.
+CheckedProgram partial_sum_program();
+inline constexpr uint32_t kPartialSumTerms = 64;
+
+// c (M x N) = a (M x K) times b (K x N), row-major, dims = [M, N, K]: one
+// element of c per invocation, at row gid.y and column gid.x; workgroups of
+// 8 x 8, grid [N / 8, M / 8].
+CheckedProgram matmul_program();
+
+// y = softmax of each row of x (dims[0] elements per row), one row per
+// invocation: the row's maximum, the sum of exp(x - max), then each value.
+CheckedProgram softmax_rows_program();
+
 }  // namespace vyre::samples

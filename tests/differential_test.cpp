@@ -91,6 +91,27 @@ TEST(Differential, RandomProgramsAgreeWithTheReference) {
               static_cast<unsigned long long>(report.refused_by_loop_guard));
 }
 
+TEST(Differential, RandomProgramsAgreeWithTheReferenceWhenTuned) {
+  // Tuning never changes results: the configuration Backend::tune picks
+  // (other workgroup shapes, widening) against the reference.
+  CampaignOptions options;
+  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0);
+  options.seeds = env_number("VYRE_DIFF_TUNED_SEEDS", stress() ? 2000 : 60);
+  options.tune = true;
+  options.save_to = std::filesystem::temp_directory_path() / ("vyre-differential-tuned-" + std::to_string(getpid()));
+  CampaignReport report = run_campaign(options);
+  EXPECT_EQ(report.ran, options.seeds);
+  for (const Finding& f : report.findings)
+    ADD_FAILURE() << "tuned, seed " << f.seed << ": " << to_string(f.outcome) << ", saved as " << f.saved_as.string()
+                  << "\n" << f.detail;
+  // The generator's programs mostly see their workgroup (its buffers, lid,
+  // wid, nwg), which keeps their shape; tests/gpu_tuning_test.cpp proves the
+  // other shapes on random workgroup-free programs.
+  std::printf("%llu tuned seeds, %llu in another configuration than their own, in %.1f s\n",
+              static_cast<unsigned long long>(report.ran), static_cast<unsigned long long>(report.retuned),
+              report.seconds);
+}
+
 TEST(Differential, RandomProgramsAgreeOnDawn) {
   // The same seeds on Dawn (Chromium's WebGPU: Tint compiles the WGSL).
   CampaignOptions options;

@@ -308,6 +308,51 @@ struct VYRE_API Explanation {
 // Sizes ("64M", "1GiB"), counts and durations ("30d", "12h") as the cache's
 // settings and `vyre cache` options write them, and entries' ages, for tools
 // that take or print the same. Each parse gives nullopt for text it refuses.
+// ---- Tuning records ---------------------------------------------------------
+// What autotuning chose for one program, one size class and one device and
+// driver, with the measurements it chose by (docs/tuning.md). The cache keeps
+// a record as an entry like any other: same publication, verification,
+// eviction and tiers; its text is the record below instead of WGSL.
+
+inline constexpr uint32_t kTuningRecordFormat = 1;
+
+struct VYRE_API TuningCandidate {
+  Dim3 workgroup{1, 1, 1};
+  uint8_t vector_width = 1;
+  bool ran = false;        // compiled and timed; false: `note` says why not
+  double median_ms = 0;    // of one dispatch, over the repetitions
+  double min_ms = 0;
+  std::string note;
+};
+
+struct VYRE_API TuningRecord {
+  uint32_t format = kTuningRecordFormat;
+  std::string size_class;         // what dispatches the choice is for (docs/tuning.md)
+  Dim3 own_workgroup{1, 1, 1};    // the program's own shape (after any override asked for)
+  Dim3 workgroup{1, 1, 1};        // chosen
+  uint8_t vector_width = 1;       // chosen
+  std::string reason;             // why the own configuration stays, when it does
+  unsigned warmup = 0;
+  unsigned repetitions = 0;
+  double tuning_ms = 0;           // the whole tuning, compiles included
+  std::vector<TuningCandidate> candidates;  // in the order they were tried; the first is the own configuration
+
+  bool chose_own() const { return workgroup == own_workgroup && vector_width == 1; }
+};
+
+// The key parts of the tuning record of `program` under `options` (the shaping
+// it was tuned from) for `size_class` on the device `device_fingerprint` (the
+// full one: device and driver). Its shaping names the size class; its
+// lowering version is kTuningRecordFormat.
+VYRE_API KeyParts tuning_key_parts(const CheckedProgram& program, std::string_view device_fingerprint,
+                                   std::string_view size_class, const ShaderOptions& options = {});
+// Whether an entry's key parts are a tuning record's (its text is then one).
+VYRE_API bool is_tuning_record(const KeyParts& parts);
+// The record as the cache keeps it (TOML), and back: nullopt with the reason
+// in `problem` for text that is no record of this format.
+VYRE_API std::string encode_tuning_record(const TuningRecord& record);
+VYRE_API std::optional<TuningRecord> decode_tuning_record(std::string_view text, std::string* problem = nullptr);
+
 namespace units {
 VYRE_API std::optional<uint64_t> parse_size(std::string_view text);
 VYRE_API std::optional<uint64_t> parse_count(std::string_view text);
@@ -370,7 +415,8 @@ class VYRE_API Cache {
 
   // Lowers afresh and replaces the entry at `parts`' key in every writable
   // tier: for an entry the device refused to compile (a valid-looking entry
-  // with invalid WGSL would otherwise fail every run).
+  // with invalid WGSL would otherwise fail every run), or a tuning record
+  // that is unusable or timed again. The caller says why, in its own log.
   Artifact replace(const KeyParts& parts, const std::function<std::string()>& lower, std::string_view program_label);
 
   // Writes this process's counters to disk now and waits for a cleanup that

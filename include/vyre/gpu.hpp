@@ -228,6 +228,30 @@ class VYRE_API Pipeline {
   std::shared_ptr<detail::PipelineState> impl_;
 };
 
+// Autotuning (docs/tuning.md): what Backend::tune times, and what it gives.
+struct VYRE_API TuneOptions {
+  unsigned warmup = 2;       // untimed dispatches of each candidate
+  unsigned repetitions = 7;  // timed dispatches of each candidate; the median decides
+  // A candidate replaces the program's own configuration only when its
+  // median is at least this share faster (so noise does not change shaders).
+  double min_gain = 0.03;
+  bool retune = false;       // tune again and replace the cached record
+
+  // VYRE_TUNE_WARMUP and VYRE_TUNE_REPETITIONS over the defaults.
+  static TuneOptions from_environment();
+};
+
+struct VYRE_API Tuned {
+  Pipeline pipeline;          // compiled with the configuration this dispatch runs
+  std::optional<Dim3> grid;   // the grid to dispatch it with (the caller's, re-tiled)
+  aot::TuningRecord record;   // what tuning chose, and its measurements
+  std::string record_key;     // the record's cache key (vyre cache show KEY)
+  bool reused = false;        // the record came from the cache: nothing was timed
+  bool applied = false;       // the chosen configuration runs this dispatch; false: the program's own
+  std::string not_applied;    // why not, when the choice is not the own one and not applied
+  double tune_ms = 0;         // this call: record lookup or tuning, and the final compile
+};
+
 class VYRE_API Backend {
  public:
   // Throws Error(no_adapter) with what to install when no adapter is usable.
@@ -256,6 +280,17 @@ class VYRE_API Backend {
   // given here is checked here (ProgramError); keep the CheckedProgram
   // that ProgramBuilder::build() or program_from_json() returns to check once.
   Pipeline compile(const CheckedProgram& program, const ShaderOptions& options = {});
+
+  // Compiles `program` for dispatches like this one (its inputs' lengths and
+  // grid: the size class) in the fastest configuration measured on this
+  // device: workgroup shapes the results cannot depend on, and widening.
+  // The choice is kept in the AOT cache for this device and driver; a later
+  // process reuses it without timing anything. Tuning never changes results:
+  // a candidate is tried only when it runs the same invocations. Dispatch the
+  // returned pipeline with the returned grid. Throws what compile() and
+  // dispatch() throw for a program or inputs that cannot run.
+  Tuned tune(const CheckedProgram& program, const Inputs& inputs, const std::optional<Dim3>& grid = std::nullopt,
+             const ShaderOptions& options = {}, const TuneOptions& tuning = TuneOptions::from_environment());
 
   // Copies host data into a new DeviceBuffer of this Backend's device, for
   // inputs that stay on the GPU across dispatches (Inputs::device). Returns

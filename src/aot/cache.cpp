@@ -432,7 +432,7 @@ Artifact Cache::replace(const KeyParts& parts, const std::function<std::string()
       log::warn_once("aot-write-exception", std::string("AOT cache: replacing an entry failed: ") + e.what());
     }
   }
-  log::warn("AOT cache: entry {}... was refused by the device; lowered afresh and replaced", short_key(artifact.key));
+  log::debug("AOT cache: entry {}... made afresh and replaced", short_key(artifact.key));
   impl.count(delta);
   return artifact;
 }

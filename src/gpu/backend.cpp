@@ -368,16 +368,21 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
 }
 
 Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& requested) {
-  auto& impl = checked(impl_);
+  const auto& impl = checked(impl_);
   ShaderOptions asked = requested;
   if (asked.vector_width == 1 && impl.widen && widenable(program, asked)) asked.vector_width = kWideWidth;
-  const WgslTarget target = wgsl_target(program, asked);
-  const ShaderOptions& options = target.options;
+  return compile_exact(impl_, program, asked);
+}
+
+Pipeline compile_exact(const std::shared_ptr<BackendState>& state, const CheckedProgram& program,
+                       const ShaderOptions& asked) {
+  BackendState& impl = checked(state);
+  const ShaderOptions options = with_driver_workarounds(asked, impl.adapter);
   CompileReport report;
-  auto compiled = impl.compiled(target.parts, program, options, report);
+  auto compiled = impl.compiled(aot::key_parts(program, impl.shaping_fingerprint, options), program, options, report);
   log::debug("compiled '{}': key {} ({})", program.name(), report.cache_key,
              report.memory_hit ? "in memory" : report.cache_hit ? "AOT cache hit" : "lowered");
-  return Pipeline(std::make_shared<PipelineState>(program, options, std::move(compiled), std::move(report), impl_,
+  return Pipeline(std::make_shared<PipelineState>(program, options, std::move(compiled), std::move(report), state,
                                                    impl.live().pool));
 }
 

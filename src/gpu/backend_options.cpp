@@ -27,4 +27,25 @@ BackendOptions BackendOptions::from_environment() {
   return options;
 }
 
+namespace {
+
+unsigned tune_count(const char* name, unsigned fallback, unsigned least) {
+  const auto text = sys::environment_value(name);
+  if (!text) return fallback;
+  const sys::Result<uint64_t> parsed = sys::parse_count(*text);
+  if (!parsed.ok() || *parsed < least || *parsed > 10'000)
+    throw Error(ErrorKind::invalid_input, std::string(name) + "='" + *text + "': a whole number from " +
+                                              std::to_string(least) + " to 10000");
+  return static_cast<unsigned>(*parsed);
+}
+
+}  // namespace
+
+TuneOptions TuneOptions::from_environment() {
+  TuneOptions options;
+  options.warmup = tune_count("VYRE_TUNE_WARMUP", options.warmup, 0);
+  options.repetitions = tune_count("VYRE_TUNE_REPETITIONS", options.repetitions, 1);
+  return options;
+}
+
 }  // namespace vyre::gpu

@@ -108,6 +108,11 @@ struct detail::PipelineState {
   void note_loss() { reported_loss = &dispatcher.pipeline().device(); }
 };
 
+// Compiles with exactly these options (and the adapter's driver
+// workarounds): Backend::compile less its choice of widening, for the tuner.
+Pipeline compile_exact(const std::shared_ptr<BackendState>& state, const CheckedProgram& program,
+                       const ShaderOptions& options);
+
 // The state behind a Backend or a Pipeline (for Batch and the tests that
 // reach inside); Error(invalid_input) for a moved-from or empty handle.
 const std::shared_ptr<BackendState>& state_of(const Backend& backend);

@@ -86,13 +86,23 @@ RunResult run_reference_and_dawn(const GeneratedCase& c) {
   return judge_dawn(c, *r.reference, batch.results.at(0));
 }
 
-RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c) {
+RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c, bool tuned) {
   RunResult r = run_reference(c);
   if (r.outcome != Outcome::agree) return r;
   try {
-    gpu::Pipeline pipeline = backend.compile(c.program, c.options);
-    r.wgsl = pipeline.wgsl();
-    r.gpu = pipeline.dispatch(c.inputs(), c.grid);
+    if (tuned) {
+      gpu::TuneOptions once;
+      once.warmup = 0;
+      once.repetitions = 1;
+      gpu::Tuned t = backend.tune(c.program, c.inputs(), c.grid, c.options, once);
+      r.retuned = t.applied && !t.record.chose_own();
+      r.wgsl = t.pipeline.wgsl();
+      r.gpu = t.pipeline.dispatch(c.inputs(), t.grid);
+    } else {
+      gpu::Pipeline pipeline = backend.compile(c.program, c.options);
+      r.wgsl = pipeline.wgsl();
+      r.gpu = pipeline.dispatch(c.inputs(), c.grid);
+    }
   } catch (const Error& e) {
     r.detail = std::string(vyre::to_string(e.kind())) + ": " + e.what();
     if (e.kind() == ErrorKind::limit_exceeded &&

@@ -37,9 +37,13 @@ struct RunResult {
   // short, docs/conformance.md): the right answer there, so the outcome is
   // agree; counted apart.
   bool refused_by_loop_guard = false;
+  // Tuned runs: the configuration ran differs from the program's own.
+  bool retuned = false;
 };
 
-RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c);
+// With `tuned`, the GPU runs the configuration Backend::tune picks (one
+// timed dispatch per candidate), and RunResult::tuned says what it was.
+RunResult run_differential(gpu::Backend& backend, const GeneratedCase& c, bool tuned = false);
 
 // The reference alone (for the shrinker's cheap checks and for replays).
 RunResult run_reference(const GeneratedCase& c);

@@ -29,7 +29,7 @@ CampaignReport run_campaign(const CampaignOptions& options) {
   size_t compiled = 0;
   auto run = [&](const GeneratedCase& c) {
     if (++compiled % kProgramsPerBackend == 0) backend = std::make_unique<gpu::Backend>(make_backend());
-    RunResult r = run_differential(*backend, c);
+    RunResult r = run_differential(*backend, c, options.tune);
     if (r.device_lost) backend = std::make_unique<gpu::Backend>(make_backend());
     return r;
   };
@@ -114,6 +114,7 @@ CampaignReport run_campaign(const CampaignOptions& options) {
     ++report.ran;
     ++report.outcomes[result.outcome];
     report.refused_by_loop_guard += result.refused_by_loop_guard;
+    report.retuned += result.retuned;
     if (options.on_seed) options.on_seed(seed, result);
     if (result.outcome != Outcome::agree) {
       failure(c, choices.decisions(), result);

@@ -26,6 +26,9 @@ struct CampaignOptions {
   // Run every case on wgpu-native (the GPU backend), and also, or only, on
   // Dawn (Chromium), in batches of one Chromium run.
   bool wgpu_native = true;
+  // Run each case on wgpu-native in the configuration Backend::tune picks
+  // (docs/tuning.md) instead of the program's own.
+  bool tune = false;
   bool dawn = false;
   size_t dawn_batch = 500;
   size_t dawn_shrink_attempts = 120;  // each one a Chromium run
@@ -53,6 +56,7 @@ struct CampaignReport {
   std::string dawn_skipped;                   // why Dawn did not run
   std::vector<Finding> findings;
   uint64_t refused_by_loop_guard = 0;  // agreed by failing loudly (a loop the driver cut short)
+  uint64_t retuned = 0;                // tuned runs whose configuration was not the program's own
   double seconds = 0;
 };
 

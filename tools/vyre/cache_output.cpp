@@ -250,7 +250,9 @@ std::string format_entry_table(const std::vector<aot::EntryInfo>& entries) {
   for (const auto& e : entries) {
     std::string state(aot::to_string(e.state));
     if (e.readonly_layer) state += " (read-only)";
-    rows.push_back({e.key.substr(0, 16), e.program.empty() ? "-" : printable(e.program),
+    std::string program = e.program.empty() ? "-" : printable(e.program);
+    if (aot::is_tuning_record(e.parts)) program += " (tuning)";
+    rows.push_back({e.key.substr(0, 16), program,
                     aot::units::format_size(e.wgsl_bytes + e.metadata_bytes), aot::units::format_age(now - e.last_used_unix_ms),
                     state, e.parts.fingerprint.empty() ? "-" : printable(e.parts.fingerprint)});
   }
@@ -275,21 +277,69 @@ std::string format_entry(const aot::EntryInfo& e) {
       << "state             " << aot::to_string(e.state) << (e.problem.empty() ? "" : " (" + e.problem + ")") << "\n"
       << "directory         " << e.directory.string() << (e.readonly_layer ? " (read-only layer)" : "") << "\n";
   if (e.format != 0) out << "format            " << e.format << "\n";
+  const bool tuning = aot::is_tuning_record(e.parts);
+  if (tuning) out << "kind              tuning record (docs/tuning.md)\n";
   if (!e.parts.program_digest.empty()) {
     out << "program           " << (e.program.empty() ? "-" : printable(e.program)) << "\n"
         << "program digest    " << e.parts.program_digest << "\n"
         << "shaping           " << (e.parts.shaping.empty() ? "(none)" : e.parts.shaping) << "\n"
-        << "lowering version  " << e.parts.lowering_version << "\n"
+        << (tuning ? "record format     " : "lowering version  ") << e.parts.lowering_version << "\n"
         << "vyre version      " << e.parts.vyre_version << "\n"
         << "fingerprint       " << e.parts.fingerprint << "\n"
         << "spec hash         " << e.spec_hash << "\n"
         << "content sha256    " << e.content_sha256 << "\n"
         << "created           " << aot::units::format_age(now - e.created_unix_ms) << " ago\n"
-        << "lowering took     " << fixed(e.lower_ms, 3) << " ms\n";
+        << (tuning ? "tuning took       " : "lowering took     ") << fixed(e.lower_ms, 3) << " ms\n";
   }
-  out << "size              " << e.wgsl_bytes << " B WGSL + " << e.metadata_bytes << " B metadata\n"
+  out << "size              " << e.wgsl_bytes << (tuning ? " B record + " : " B WGSL + ") << e.metadata_bytes
+      << " B metadata\n"
       << "last used         " << aot::units::format_age(now - e.last_used_unix_ms) << " ago\n";
   return out.str();
+}
+
+std::string format_tuning_record(const aot::TuningRecord& r) {
+  auto shape = [](const Dim3& d) {
+    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+  };
+  std::ostringstream out;
+  out << "size class        " << r.size_class << "\n"
+      << "chosen            workgroup " << shape(r.workgroup) << ", " << int{r.vector_width} << " per invocation"
+      << (r.chose_own() ? " (the program's own: " + r.reason + ")" : "") << "\n"
+      << "own               workgroup " << shape(r.own_workgroup) << ", 1 per invocation\n"
+      << "timing            " << r.warmup << " warm-up and " << r.repetitions
+      << " timed dispatches per candidate; the median decides\n";
+  std::vector<std::vector<std::string>> rows{{"WORKGROUP", "WIDTH", "MEDIAN MS", "MIN MS", "NOTE"}};
+  for (const aot::TuningCandidate& c : r.candidates) {
+    const bool chosen = c.workgroup == r.workgroup && c.vector_width == r.vector_width;
+    rows.push_back({shape(c.workgroup), std::to_string(c.vector_width), c.ran ? fixed(c.median_ms, 4) : "-",
+                    c.ran ? fixed(c.min_ms, 4) : "-", chosen ? "chosen" : fit(printable(c.note), 72)});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& r2 : rows)
+    for (size_t i = 0; i < r2.size(); ++i) widths[i] = std::max(widths[i], columns(r2[i]));
+  out << "candidates\n";
+  for (auto& r2 : rows) out << "  " << row(r2, widths);
+  return out.str();
+}
+
+nlohmann::json to_json(const aot::TuningRecord& r) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const aot::TuningCandidate& c : r.candidates)
+    candidates.push_back({{"workgroup", {c.workgroup[0], c.workgroup[1], c.workgroup[2]}},
+                          {"vector_width", c.vector_width},
+                          {"ran", c.ran},
+                          {"median_ms", c.median_ms},
+                          {"min_ms", c.min_ms},
+                          {"note", c.note}});
+  return {{"size_class", r.size_class},
+          {"workgroup", {r.workgroup[0], r.workgroup[1], r.workgroup[2]}},
+          {"vector_width", r.vector_width},
+          {"own_workgroup", {r.own_workgroup[0], r.own_workgroup[1], r.own_workgroup[2]}},
+          {"reason", r.reason},
+          {"warmup", r.warmup},
+          {"repetitions", r.repetitions},
+          {"tuning_ms", r.tuning_ms},
+          {"candidates", candidates}};
 }
 
 std::string format_driver_table(const std::vector<aot::DriverFolderInfo>& folders) {

@@ -26,6 +26,9 @@ std::string format_stats(const aot::CacheStats& stats, const aot::Cache& cache);
 std::string format_entry_table(const std::vector<aot::EntryInfo>& entries);
 std::string format_driver_table(const std::vector<aot::DriverFolderInfo>& folders);
 std::string format_entry(const aot::EntryInfo& entry);
+// A tuning record's choice and its candidates' timings (`cache show`).
+std::string format_tuning_record(const aot::TuningRecord& record);
+nlohmann::json to_json(const aot::TuningRecord& record);
 std::string format_explanation(const aot::Explanation& explanation);
 std::string format_transfer(const aot::TransferReport& report);  // export and import
 

@@ -88,19 +88,31 @@ void add_cache_show(CLI::App* cache_cmd, Action& action) {
     bool wgsl = false;
   };
   auto show_o = std::make_shared<ShowOptions>();
-  auto* show = cache_subcommand(cache_cmd, action, "show", "Show one entry, verified (its WGSL with --wgsl)",
+  auto* show = cache_subcommand(cache_cmd, action, "show", "Show one entry, verified: a WGSL entry, or a tuning record with its candidates' timings (the raw text with --wgsl)",
                                 [show_o](aot::Cache& cache) {
                                   std::string key = resolve_key(cache, show_o->key);
                                   std::string wgsl;
                                   auto entry = cache.show(key, &wgsl);
                                   if (!entry) throw Error(ErrorKind::invalid_input, "no cache entry " + key);
-                                  if (show_o->wgsl && entry->state == aot::EntryState::ok)
+                                  const bool ok = entry->state == aot::EntryState::ok;
+                                  // A tuning record's text is the record; shown decoded.
+                                  std::optional<aot::TuningRecord> record;
+                                  std::string problem;
+                                  if (ok && aot::is_tuning_record(entry->parts))
+                                    record = aot::decode_tuning_record(wgsl, &problem);
+                                  if (show_o->wgsl && ok) {
                                     std::cout << wgsl;
-                                  else if (show_o->json)
-                                    print_json(to_json(*entry));
-                                  else
+                                  } else if (show_o->json) {
+                                    nlohmann::json j = to_json(*entry);
+                                    if (record) j["tuning"] = to_json(*record);
+                                    if (!problem.empty()) j["tuning_problem"] = problem;
+                                    print_json(j);
+                                  } else {
                                     std::cout << format_entry(*entry);
-                                  return entry->state == aot::EntryState::ok ? kOk : kFailure;
+                                    if (record) std::cout << format_tuning_record(*record);
+                                    if (!problem.empty()) std::cout << "record            unusable: " << problem << "\n";
+                                  }
+                                  return ok && problem.empty() ? kOk : kFailure;
                                 });
   show->add_option("key", show_o->key, "Cache key or a unique prefix of it")->required();
   show->add_flag("--json", show_o->json, "Print one JSON object");

@@ -30,6 +30,8 @@ struct RunOptions {
   std::string backend = "gpu";
   bool check = false;
   bool verbose = false;
+  bool tune = false;
+  bool retune = false;
   std::string report_json;
   std::optional<double> timeout;  // seconds; 0: none
 };
@@ -45,6 +47,41 @@ std::string fmt_ms(double ms) {
   char buf[32];
   (void)std::snprintf(buf, sizeof buf, "%.2f ms", ms);  // timings: far under 32
   return buf;
+}
+
+std::string dim3_text(const Dim3& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+nlohmann::json pipeline_workgroup(const gpu::Pipeline& pipeline) {
+  const Dim3& size = pipeline.interface().workgroup_size;
+  return nlohmann::json::array({size[0], size[1], size[2]});
+}
+
+// What --tune did, for --verbose.
+std::string tuning_text(const std::optional<gpu::Tuned>& tuned) {
+  if (!tuned) return "";
+  const aot::TuningRecord& r = tuned->record;
+  std::string out = "vyre: tuning record " + std::string(tuned->reused ? "reused from the cache" : "made now") +
+                    " (key " + tuned->record_key + ", " + r.size_class + "): workgroup " + dim3_text(r.workgroup) +
+                    ", " + std::to_string(r.vector_width) + " per invocation";
+  if (r.chose_own()) out += " (the program's own: " + r.reason + ")";
+  if (!tuned->reused) out += "; timed " + std::to_string(r.candidates.size()) + " candidates in " + fmt_ms(r.tuning_ms);
+  if (!tuned->applied) out += "; not applied to this dispatch: " + tuned->not_applied;
+  return out + "; this call " + fmt_ms(tuned->tune_ms) + "\n";
+}
+
+nlohmann::json tuning_json(const std::optional<gpu::Tuned>& tuned) {
+  if (!tuned) return nullptr;
+  const aot::TuningRecord& r = tuned->record;
+  return {{"record_key", tuned->record_key},
+          {"reused", tuned->reused},
+          {"applied", tuned->applied},
+          {"size_class", r.size_class},
+          {"workgroup", {r.workgroup[0], r.workgroup[1], r.workgroup[2]}},
+          {"vector_width", r.vector_width},
+          {"candidates", r.candidates.size()},
+          {"tuning_ms", r.tuning_ms}};
 }
 
 // Outputs in binding order, one JSON object on stdout.
@@ -160,10 +197,18 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
   const ShaderOptions config = o.config.to_config();
 
   t = std::chrono::steady_clock::now();
-  gpu::Pipeline pipeline = backend.compile(program, config);
+  // With --tune the pipeline and grid are the tuned ones (docs/tuning.md).
+  std::optional<gpu::Tuned> tuned;
+  if (o.tune || o.retune) {
+    gpu::TuneOptions tuning = gpu::TuneOptions::from_environment();
+    tuning.retune = o.retune;
+    tuned.emplace(backend.tune(program, run.inputs, run.grid, config, tuning));
+  }
+  gpu::Pipeline pipeline = tuned ? std::move(tuned->pipeline) : backend.compile(program, config);
+  const std::optional<Dim3> grid = tuned ? tuned->grid : run.grid;
   const double compile_ms = ms_since(t);
   gpu::DispatchReport dispatch_report;
-  const Outputs outputs = pipeline.dispatch(run.inputs, run.grid, &dispatch_report);
+  const Outputs outputs = pipeline.dispatch(run.inputs, grid, &dispatch_report);
   const double total_ms = ms_since(start);
 
   print_outputs(program, outputs);
@@ -183,6 +228,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
               << dispatch_report.grid[2] << " workgroups, " << int{dispatch_report.vector_width}
               << (dispatch_report.vector_width == 1 ? " element" : " elements (widened)") << " per invocation: upload " << fmt_ms(dispatch_report.upload_ms) << ", run "
               << fmt_ms(dispatch_report.dispatch_ms) << ", readback " << fmt_ms(dispatch_report.readback_ms) << "\n"
+              << tuning_text(tuned)
               << "vyre: total " << fmt_ms(total_ms) << " (reading and checking the program " << fmt_ms(parse_ms)
               << ", beside the device's start; compile " << fmt_ms(compile_ms) << ")\n";
   }
@@ -193,6 +239,8 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
         {"cache_hit", c.cache_hit},
         {"cache_key", c.cache_key},
         {"vector_width", dispatch_report.vector_width},
+        {"workgroup", pipeline_workgroup(pipeline)},
+        {"tuning", tuning_json(tuned)},
         {"driver_cache",
          {{"vyres", driver_cache.active},
           {"files_before", driver_cache.files_before},
@@ -213,6 +261,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
           {"upload", dispatch_report.upload_ms},
           {"dispatch", dispatch_report.dispatch_ms},
           {"readback", dispatch_report.readback_ms},
+          {"tune", tuned ? tuned->tune_ms : 0.0},
           {"total", total_ms}}}};
     write_output_file(o.report_json, report.dump() + "\n");
   }
@@ -236,6 +285,10 @@ void add_run(CLI::App& app, Action& action) {
                   "Seconds a dispatch may run before the device is given up (default: VYRE_DISPATCH_TIMEOUT, else 600; 0: none)");
   add_config_options(cmd, o->config);
   cmd->add_flag("--check", o->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");
+  cmd->add_flag("--tune", o->tune,
+                "Run in the configuration tuned for this device and dispatch size: from the cache's tuning record, "
+                "else timed now and recorded (docs/tuning.md)");
+  cmd->add_flag("--retune", o->retune, "Like --tune, but time the candidates again and replace the record");
   cmd->add_flag("-v,--verbose", o->verbose, "Tell on stderr whether the cache hit and how long each stage took");
   cmd->add_option("--report-json", o->report_json, "Write the cache result and stage timings as JSON to this file");
   cmd->footer(
