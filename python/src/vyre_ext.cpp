@@ -457,11 +457,41 @@ struct PyBackend {
   std::shared_ptr<vyre::gpu::Backend> backend;
 };
 
+nb::object tuning_dict(const std::optional<vyre::gpu::Tuned>& tuned) {
+  if (!tuned) return nb::none();
+  const vyre::aot::TuningRecord& r = tuned->record;
+  nb::list candidates;
+  for (const vyre::aot::TuningCandidate& c : r.candidates) {
+    nb::dict d;
+    d["workgroup"] = nb::make_tuple(c.workgroup[0], c.workgroup[1], c.workgroup[2]);
+    d["vector_width"] = c.vector_width;
+    d["ran"] = c.ran;
+    d["median_ms"] = c.median_ms;
+    d["min_ms"] = c.min_ms;
+    d["note"] = c.note;
+    candidates.append(d);
+  }
+  nb::dict d;
+  d["record_key"] = tuned->record_key;
+  d["reused"] = tuned->reused;
+  d["applied"] = tuned->applied;
+  d["not_applied"] = tuned->not_applied;
+  d["size_class"] = r.size_class;
+  d["workgroup"] = nb::make_tuple(r.workgroup[0], r.workgroup[1], r.workgroup[2]);
+  d["vector_width"] = r.vector_width;
+  d["reason"] = r.reason;
+  d["tuning_ms"] = r.tuning_ms;
+  d["candidates"] = candidates;
+  return d;
+}
+
 struct PyKernel {
   std::shared_ptr<vyre::gpu::Backend> backend;  // outlives the pipeline
   std::shared_ptr<vyre::gpu::Pipeline> pipeline;
   vyre::CheckedProgram checked;
   vyre::ShaderOptions options;
+  // From Backend.tune: what was chosen, and the grid for the tuned dispatch.
+  std::optional<vyre::gpu::Tuned> tuned;
 
   const vyre::Program& program() const { return checked.program(); }
 
@@ -821,6 +851,13 @@ NB_MODULE(_ext, m) {
       .def_prop_ro("cache_key", [](const PyKernel& k) { return k.pipeline->compile_report().cache_key; })
       .def_prop_ro("cache_hit", [](const PyKernel& k) { return k.pipeline->compile_report().cache_hit; })
       .def_prop_ro("compile_report", [](const PyKernel& k) { return compile_report_dict(k.pipeline->compile_report()); })
+      .def_prop_ro("tuning", [](const PyKernel& k) -> nb::object { return tuning_dict(k.tuned); })
+      .def_prop_ro("tuned_grid",
+                   [](const PyKernel& k) -> nb::object {
+                     if (!k.tuned || !k.tuned->grid) return nb::none();
+                     const vyre::Dim3& g = *k.tuned->grid;
+                     return nb::make_tuple(g[0], g[1], g[2]);
+                   })
       .def("__repr__", [](const PyKernel& k) { return "<vyre.Kernel '" + k.checked.name() + "'>"; });
 
   // ---- Batch ----
@@ -871,9 +908,33 @@ NB_MODULE(_ext, m) {
               nb::gil_scoped_release release;
               pipeline = std::make_shared<vyre::gpu::Pipeline>(b.backend->compile(p.checked, options));
             }
-            return PyKernel{b.backend, std::move(pipeline), p.checked, options};
+            return PyKernel{b.backend, std::move(pipeline), p.checked, options, std::nullopt};
           },
           "program"_a, "workgroup"_a = nb::none(), "ulp"_a = 0)
+      .def(
+          "tune",
+          [](PyBackend& b, nb::handle program, nb::handle inputs, nb::handle sizes, nb::handle grid,
+             nb::handle workgroup, int ulp, bool retune, const nb::kwargs& buffers) {
+            PyProgram p = program_from_source(program);
+            const vyre::ShaderOptions options = shader_options(workgroup, ulp);
+            Holds holds;
+            CallArgs args;
+            fill(args, holds, p.checked.program(), inputs, sizes, grid, buffers);
+            vyre::gpu::TuneOptions tuning = vyre::gpu::TuneOptions::from_environment();
+            tuning.retune = retune;
+            std::optional<vyre::gpu::Tuned> tuned;
+            {
+              nb::gil_scoped_release release;
+              tuned.emplace(b.backend->tune(p.checked, args.inputs, args.grid, options, tuning));
+            }
+            auto pipeline = std::make_shared<vyre::gpu::Pipeline>(std::move(tuned->pipeline));
+            return PyKernel{b.backend, std::move(pipeline), p.checked, options, std::move(tuned)};
+          },
+          "program"_a, "inputs"_a = nb::none(), nb::kw_only(), "sizes"_a = nb::none(), "grid"_a = nb::none(),
+          "workgroup"_a = nb::none(), "ulp"_a = 0, "retune"_a = false, "buffers"_a,
+          "Compiles the program in the configuration fastest on this device for a dispatch like this one "
+          "(docs/tuning.md): from the cache's tuning record, else timed now and recorded. Dispatch the kernel "
+          "with grid=kernel.tuned_grid for dispatches of this size; kernel.tuning says what was chosen.")
       .def(
           "upload",
           [](PyBackend& b, nb::handle array) {

@@ -164,3 +164,24 @@ def test_devices_and_backend_info(backend):
     assert set(backend.report) == {"instance_ms", "adapter_ms", "device_ms", "cache_ms"}
     assert vyre.wgpu_native_version().count(".") == 3
     assert vyre.__version__
+
+
+def test_tune_picks_a_configuration_that_gives_the_same_results_and_reuses_it(backend, saxpy):
+    n = 4096
+    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    y = np.random.default_rng(4).standard_normal(n).astype(np.float32)
+    args = dict(alpha=1.5, x=x, y=y, sizes={"out": n})
+    tuned = backend.tune(saxpy, **args)
+    t = tuned.tuning
+    assert t is not None and t["applied"] and len(t["record_key"]) == 64
+    assert len(t["candidates"]) >= 10 and t["candidates"][0]["workgroup"] == (64, 1, 1)
+    assert tuned.workgroup_size == t["workgroup"]
+    own = backend.compile(saxpy)(**args)["out"]
+    np.testing.assert_array_equal(tuned(**args, grid=tuned.tuned_grid)["out"], own)
+    # The record is in the cache: a second tune times nothing.
+    again = backend.tune(saxpy, **args)
+    assert again.tuning["reused"] and again.tuning["record_key"] == t["record_key"]
+    assert again.tuning["workgroup"] == t["workgroup"] and again.tuning["vector_width"] == t["vector_width"]
+    assert backend.compile(saxpy).tuning is None
+    with pytest.raises(vyre.InputError):
+        backend.tune(saxpy, alpha=1.5, x=x, sizes={"out": n})  # y missing
