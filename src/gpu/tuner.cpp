@@ -5,8 +5,8 @@
 // The record of what was chosen goes to the AOT cache under a key naming the
 // program, the size class and the device with its driver.
 #include <algorithm>
-#include <exception>
 #include <cmath>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -152,37 +152,78 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-aot::TuningCandidate time_candidate(Backend& backend, const CheckedProgram& program, const Candidate& c,
-                                    TuningInputs& inputs, const TuneOptions& tuning, std::exception_ptr& failure) {
-  aot::TuningCandidate out;
-  out.workgroup = effective_workgroup_size(program.program(), c.options);
-  out.vector_width = c.options.vector_width;
-  try {
-    Pipeline pipeline = compile_exact(state_of(backend), program, c.options);
-    std::vector<double> times;
-    for (unsigned i = 0; i < tuning.warmup + tuning.repetitions; ++i) {
+// One candidate being timed: its compiled pipeline, its samples, and the
+// first error that took it out.
+struct Trial {
+  const Candidate* candidate = nullptr;
+  aot::TuningCandidate result;
+  std::optional<Pipeline> pipeline;
+  std::vector<double> samples;
+  std::exception_ptr failure;
+
+  bool alive() const { return pipeline.has_value() && result.note.empty(); }
+
+  // One dispatch, waited for, in milliseconds from submission to completion.
+  // A failure ends the candidate (and is kept, for a dispatch no candidate runs).
+  std::optional<double> dispatch(Backend& backend, TuningInputs& inputs) {
+    try {
       Inputs in = inputs.fresh();
       Batch batch(backend);
-      batch.dispatch_resident(pipeline, in, c.grid);
+      batch.dispatch_resident(*pipeline, in, candidate->grid);
       DispatchReport report;
       const auto start = Clock::now();
       batch.run(&report);
       const double ms = ms_since(start);
-      if (report.vector_width != c.options.vector_width) {
-        out.note = "this dispatch's lengths or grid do not allow the widened shader";
-        return out;
+      if (report.vector_width != candidate->options.vector_width) {
+        result.note = "this dispatch's lengths or grid do not allow the widened shader";
+        return std::nullopt;
       }
-      if (i >= tuning.warmup) times.push_back(ms);
+      return ms;
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::device_lost) throw;
+      result.note = e.what();
+      failure = std::current_exception();
+      return std::nullopt;
     }
-    out.ran = true;
-    out.median_ms = median(times);
-    out.min_ms = *std::min_element(times.begin(), times.end());
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::device_lost) throw;
-    out.note = e.what();
-    failure = std::current_exception();
   }
-  return out;
+};
+
+// Compiles and warms every candidate, then times them in rounds, one
+// dispatch of each per round in a rotating order, so that drift of the
+// device's clocks and of the host falls on all candidates alike.
+std::vector<Trial> time_candidates(Backend& backend, const CheckedProgram& program,
+                                   const std::vector<Candidate>& candidates, TuningInputs& inputs,
+                                   const TuneOptions& tuning) {
+  std::vector<Trial> trials(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Trial& t = trials[i];
+    t.candidate = &candidates[i];
+    t.result.workgroup = effective_workgroup_size(program.program(), candidates[i].options);
+    t.result.vector_width = candidates[i].options.vector_width;
+    try {
+      t.pipeline.emplace(compile_exact(state_of(backend), program, candidates[i].options));
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::device_lost) throw;
+      t.result.note = e.what();
+      t.failure = std::current_exception();
+      continue;
+    }
+    for (unsigned w = 0; w < tuning.warmup && t.alive(); ++w) (void)t.dispatch(backend, inputs);
+  }
+  for (unsigned round = 0; round < tuning.repetitions; ++round) {
+    for (size_t k = 0; k < trials.size(); ++k) {
+      Trial& t = trials[(k + round) % trials.size()];
+      if (!t.alive()) continue;
+      if (const std::optional<double> ms = t.dispatch(backend, inputs)) t.samples.push_back(*ms);
+    }
+  }
+  for (Trial& t : trials) {
+    if (!t.alive() || t.samples.empty()) continue;
+    t.result.ran = true;
+    t.result.median_ms = median(t.samples);
+    t.result.min_ms = *std::min_element(t.samples.begin(), t.samples.end());
+  }
+  return trials;
 }
 
 // The candidates for one dispatch: the own configuration first.
@@ -231,12 +272,9 @@ aot::TuningRecord run_tuning(Backend& backend, const CheckedProgram& program, co
   std::string fixed_shape;
   const std::vector<Candidate> candidates = candidates_for(program, own, grid, plan, device->limits(), fixed_shape);
   TuningInputs inputs(backend, plan);
-  std::exception_ptr own_failure;  // why the program's own configuration did not run
-  for (const Candidate& c : candidates) {
-    std::exception_ptr failure;
-    record.candidates.push_back(time_candidate(backend, program, c, inputs, used, failure));
-    if (record.candidates.size() == 1) own_failure = failure;
-  }
+  std::vector<Trial> trials = time_candidates(backend, program, candidates, inputs, used);
+  const std::exception_ptr own_failure = trials.front().failure;  // why the own configuration did not run
+  for (Trial& t : trials) record.candidates.push_back(std::move(t.result));
 
   const aot::TuningCandidate& mine = record.candidates.front();
   const aot::TuningCandidate* best = nullptr;
