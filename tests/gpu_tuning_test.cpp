@@ -5,6 +5,7 @@
 // does not fit a dispatch is not applied.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "dispatch/plan.hpp"
@@ -126,11 +127,21 @@ TEST(GpuTuning, TunedSaxpyMatchesTheOwnConfigurationAndTheReference) {
   EXPECT_EQ(tuned.pipeline.interface().vector_width, r.vector_width);
 
   gpu::DispatchReport report;
-  const Outputs got = tuned.pipeline.dispatch(in, tuned.grid, &report);
+  const std::vector<float> got = tuned.pipeline.dispatch(in, tuned.grid, &report).get<float>("out");
   EXPECT_EQ(report.vector_width, r.vector_width);
-  const Outputs own = backend.compile(p).dispatch(in);
-  EXPECT_EQ(got.bytes("out"), own.bytes("out"));
-  EXPECT_EQ(got.bytes("out"), reference::run(p, in).bytes("out"));
+  // alpha * x + y: WGSL lets a compiler fuse it into one rounding or not, and
+  // a driver may decide differently for two shaders of the same program (the
+  // H200 does), so configurations agree within two roundings of the terms,
+  // not to the bit (docs/tuning.md; the u32 programs below are bit-exact).
+  const std::vector<float> own = backend.compile(p).dispatch(in).get<float>("out");
+  const std::vector<float> want = reference::run(p, in).get<float>("out");
+  const std::vector<float> x = random_floats(1 << 16, 1), y = random_floats(1 << 16, 2);
+  ASSERT_EQ(got.size(), x.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const float bound = std::ldexp(std::abs(1.5f * x[i]) + std::abs(y[i]), -22);
+    ASSERT_LE(std::abs(got[i] - own[i]), bound) << i;
+    ASSERT_LE(std::abs(got[i] - want[i]), bound) << i;
+  }
 }
 
 TEST(GpuTuning, ALaterBackendReusesTheRecordWithoutTiming) {

@@ -94,6 +94,7 @@ aot::TuningRecord sample_record() {
   r.vector_width = 4;
   r.warmup = 2;
   r.repetitions = 7;
+  r.batch = 4;
   r.tuning_ms = 812.5;
   r.candidates.push_back({{64, 1, 1}, 1, true, 1.25, 1.2, ""});
   r.candidates.push_back({{256, 1, 1}, 4, true, 0.5, 0.49, ""});
@@ -111,6 +112,7 @@ TEST(TuningRecord, RoundTrips) {
   EXPECT_EQ(back->workgroup, r.workgroup);
   EXPECT_EQ(back->vector_width, 4);
   EXPECT_EQ(back->repetitions, 7u);
+  EXPECT_EQ(back->batch, 4u);
   EXPECT_DOUBLE_EQ(back->tuning_ms, 812.5);
   ASSERT_EQ(back->candidates.size(), 3u);
   EXPECT_DOUBLE_EQ(back->candidates[1].median_ms, 0.5);
@@ -142,6 +144,7 @@ TEST(TuningRecord, HostileTextIsRefusedWithAReason) {
   EXPECT_NE(refused(replaced("workgroup = [ 256, 1, 1 ]", "workgroup = [ 64, 64, 1 ]")).find("1024 invocations"),
             std::string::npos);
   EXPECT_NE(refused(replaced("tuning_ms = 812.5", "tuning_ms = nan")).find("tuning_ms"), std::string::npos);
+  EXPECT_NE(refused(replaced("batch = 4", "batch = 0")).find("batch"), std::string::npos);
   EXPECT_NE(refused(replaced("tuning_ms = 812.5", "tuning_ms = -1.0")).find("tuning_ms"), std::string::npos);
   EXPECT_NE(refused(replaced("median_ms = 0.5", "median_ms = \"fast\"")).find("candidate 2"), std::string::npos);
 }

@@ -334,6 +334,7 @@ struct VYRE_API TuningRecord {
   std::string reason;             // why the own configuration stays, when it does
   unsigned warmup = 0;
   unsigned repetitions = 0;
+  unsigned batch = 1;             // dispatches per timed sample (one submission)
   double tuning_ms = 0;           // the whole tuning, compiles included
   std::vector<TuningCandidate> candidates;  // in the order they were tried; the first is the own configuration
 

@@ -114,6 +114,7 @@ std::string encode_tuning_record(const TuningRecord& r) {
       {"reason", r.reason},
       {"warmup", int64_t{r.warmup}},
       {"repetitions", int64_t{r.repetitions}},
+      {"batch", int64_t{r.batch}},
       {"tuning_ms", r.tuning_ms},
       {"candidate", std::move(candidates)},
   };
@@ -137,7 +138,7 @@ std::optional<TuningRecord> decode_tuning_record(std::string_view text, std::str
   }
   TuningRecord r;
   Reader read{table, why};
-  int64_t format = 0, warmup = 0, repetitions = 0;
+  int64_t format = 0, warmup = 0, repetitions = 0, batch = 0;
   if (!read.integer("format", 0, std::numeric_limits<uint32_t>::max(), format)) return refuse(why);
   if (format != kTuningRecordFormat)
     return refuse("format " + std::to_string(format) + ", this vyre reads format " +
@@ -146,10 +147,12 @@ std::optional<TuningRecord> decode_tuning_record(std::string_view text, std::str
   const bool ok = read.text("size_class", r.size_class) && read.dim3("own_workgroup", r.own_workgroup) &&
                   read.dim3("workgroup", r.workgroup) && read.width("vector_width", r.vector_width) &&
                   read.text("reason", r.reason) && read.integer("warmup", 0, 1'000'000, warmup) &&
-                  read.integer("repetitions", 0, 1'000'000, repetitions) && read.number("tuning_ms", r.tuning_ms);
+                  read.integer("repetitions", 0, 1'000'000, repetitions) && read.integer("batch", 1, 1024, batch) &&
+                  read.number("tuning_ms", r.tuning_ms);
   if (!ok) return refuse(why);
   r.warmup = static_cast<unsigned>(warmup);
   r.repetitions = static_cast<unsigned>(repetitions);
+  r.batch = static_cast<unsigned>(batch);
   const toml::array* list = table["candidate"].as_array();
   if (list == nullptr) return refuse("field `candidate` is missing or not an array of tables");
   if (list->size() > kMaxCandidates) return refuse("more than " + std::to_string(kMaxCandidates) + " candidates");

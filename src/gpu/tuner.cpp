@@ -112,21 +112,31 @@ class TuningInputs {
     pool_ = state_of(backend)->live().pool;
   }
 
-  Inputs fresh() {
-    Inputs in = base_;
-    if (pristine_.empty()) return in;
+  // `count` independent sets of inputs, each with its own restored copies.
+  std::vector<Inputs> fresh(unsigned count) {
+    std::vector<Inputs> sets(count, base_);
+    if (pristine_.empty()) return sets;
     wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(device_->device(), nullptr));
-    for (const Pristine& p : pristine_) {
-      const uint64_t bytes = p.buffer->size_bytes();
-      auto copy = make_device_buffer(pool_, bytes, p.type, "a tuning copy of '" + p.name + "'");
-      if (bytes > 0)
-        wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), p.buffer->state(kStateKey).buffer.buffer.get(), 0,
-                                             copy->state(kStateKey).buffer.buffer.get(), 0, bytes);
-      in.device(p.name, std::move(copy));
+    for (Inputs& in : sets) {
+      for (const Pristine& p : pristine_) {
+        const uint64_t bytes = p.buffer->size_bytes();
+        auto copy = make_device_buffer(pool_, bytes, p.type, "a tuning copy of '" + p.name + "'");
+        if (bytes > 0)
+          wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), p.buffer->state(kStateKey).buffer.buffer.get(), 0,
+                                               copy->state(kStateKey).buffer.buffer.get(), 0, bytes);
+        in.device(p.name, std::move(copy));
+      }
     }
     const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     device_->wait_for(device_->submit(commands.get()));
-    return in;
+    return sets;
+  }
+
+  // Bytes one set's restored copies take.
+  uint64_t copy_bytes() const {
+    uint64_t total = 0;
+    for (const Pristine& p : pristine_) total += p.buffer->size_bytes();
+    return total;
   }
 
  private:
@@ -163,17 +173,18 @@ struct Trial {
 
   bool alive() const { return pipeline.has_value() && result.note.empty(); }
 
-  // One dispatch, waited for, in milliseconds from submission to completion.
-  // A failure ends the candidate (and is kept, for a dispatch no candidate runs).
-  std::optional<double> dispatch(Backend& backend, TuningInputs& inputs) {
+  // `count` dispatches in one submission, waited for: milliseconds per
+  // dispatch from submission to completion. A failure ends the candidate
+  // (and is kept, for a dispatch no candidate runs).
+  std::optional<double> dispatch(Backend& backend, TuningInputs& inputs, unsigned count) {
     try {
-      Inputs in = inputs.fresh();
+      const std::vector<Inputs> sets = inputs.fresh(count);
       Batch batch(backend);
-      batch.dispatch_resident(*pipeline, in, candidate->grid);
+      for (const Inputs& in : sets) batch.dispatch_resident(*pipeline, in, candidate->grid);
       DispatchReport report;
       const auto start = Clock::now();
       batch.run(&report);
-      const double ms = ms_since(start);
+      const double ms = ms_since(start) / count;
       if (report.vector_width != candidate->options.vector_width) {
         result.note = "this dispatch's lengths or grid do not allow the widened shader";
         return std::nullopt;
@@ -188,12 +199,24 @@ struct Trial {
   }
 };
 
-// Compiles and warms every candidate, then times them in rounds, one
-// dispatch of each per round in a rotating order, so that drift of the
-// device's clocks and of the host falls on all candidates alike.
+// Dispatches per timed sample: enough that a sample spans about a
+// millisecond, so that submitting and waiting do not drown a short kernel,
+// at most 16, and within 512 MiB of restored copies.
+unsigned dispatches_per_sample(double one_ms, uint64_t copy_bytes) {
+  constexpr double kSampleMs = 1.0;
+  constexpr uint64_t kCopyBudget = 512ull << 20;
+  unsigned count = one_ms > 0 ? static_cast<unsigned>(std::clamp(kSampleMs / one_ms, 1.0, 16.0)) : 16;
+  if (copy_bytes > 0) count = static_cast<unsigned>(std::min<uint64_t>(count, std::max<uint64_t>(1, kCopyBudget / copy_bytes)));
+  return count;
+}
+
+// Compiles and warms every candidate, then times them in rounds, one sample
+// of each per round in a rotating order, so that drift of the device's
+// clocks and of the host falls on all candidates alike. A sample is `batch`
+// dispatches in one submission, each on its own restored inputs.
 std::vector<Trial> time_candidates(Backend& backend, const CheckedProgram& program,
                                    const std::vector<Candidate>& candidates, TuningInputs& inputs,
-                                   const TuneOptions& tuning) {
+                                   const TuneOptions& tuning, unsigned& batch) {
   std::vector<Trial> trials(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
     Trial& t = trials[i];
@@ -208,13 +231,21 @@ std::vector<Trial> time_candidates(Backend& backend, const CheckedProgram& progr
       t.failure = std::current_exception();
       continue;
     }
-    for (unsigned w = 0; w < tuning.warmup && t.alive(); ++w) (void)t.dispatch(backend, inputs);
+    for (unsigned w = 0; w < tuning.warmup && t.alive(); ++w) (void)t.dispatch(backend, inputs, 1);
+  }
+  // The sample size, from one dispatch of the first candidate that runs.
+  batch = 1;
+  for (Trial& t : trials) {
+    if (!t.alive()) continue;
+    if (const std::optional<double> ms = t.dispatch(backend, inputs, 1))
+      batch = dispatches_per_sample(*ms, inputs.copy_bytes());
+    break;
   }
   for (unsigned round = 0; round < tuning.repetitions; ++round) {
     for (size_t k = 0; k < trials.size(); ++k) {
       Trial& t = trials[(k + round) % trials.size()];
       if (!t.alive()) continue;
-      if (const std::optional<double> ms = t.dispatch(backend, inputs)) t.samples.push_back(*ms);
+      if (const std::optional<double> ms = t.dispatch(backend, inputs, batch)) t.samples.push_back(*ms);
     }
   }
   for (Trial& t : trials) {
@@ -272,7 +303,7 @@ aot::TuningRecord run_tuning(Backend& backend, const CheckedProgram& program, co
   std::string fixed_shape;
   const std::vector<Candidate> candidates = candidates_for(program, own, grid, plan, device->limits(), fixed_shape);
   TuningInputs inputs(backend, plan);
-  std::vector<Trial> trials = time_candidates(backend, program, candidates, inputs, used);
+  std::vector<Trial> trials = time_candidates(backend, program, candidates, inputs, used, record.batch);
   const std::exception_ptr own_failure = trials.front().failure;  // why the own configuration did not run
   for (Trial& t : trials) record.candidates.push_back(std::move(t.result));
 

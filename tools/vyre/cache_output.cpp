@@ -306,8 +306,8 @@ std::string format_tuning_record(const aot::TuningRecord& r) {
       << "chosen            workgroup " << shape(r.workgroup) << ", " << int{r.vector_width} << " per invocation"
       << (r.chose_own() ? " (the program's own: " + r.reason + ")" : "") << "\n"
       << "own               workgroup " << shape(r.own_workgroup) << ", 1 per invocation\n"
-      << "timing            " << r.warmup << " warm-up and " << r.repetitions
-      << " timed dispatches per candidate; the median decides\n";
+      << "timing            " << r.warmup << " warm-up dispatches, then " << r.repetitions << " samples of " << r.batch
+      << (r.batch == 1 ? " dispatch" : " dispatches") << " per candidate, in rotating rounds; the median decides\n";
   std::vector<std::vector<std::string>> rows{{"WORKGROUP", "WIDTH", "MEDIAN MS", "MIN MS", "NOTE"}};
   for (const aot::TuningCandidate& c : r.candidates) {
     const bool chosen = c.workgroup == r.workgroup && c.vector_width == r.vector_width;
@@ -338,6 +338,7 @@ nlohmann::json to_json(const aot::TuningRecord& r) {
           {"reason", r.reason},
           {"warmup", r.warmup},
           {"repetitions", r.repetitions},
+          {"batch", r.batch},
           {"tuning_ms", r.tuning_ms},
           {"candidates", candidates}};
 }
