@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "samples/programs.hpp"
+#include "support/json_lines.hpp"
 #include "support/saxpy_vec4.hpp"
 #include "support/raw_wgpu.hpp"
 #include "vyre/error.hpp"
@@ -41,25 +42,12 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using vyre::bench::emit;
+using vyre::bench::emit_text;
+using vyre::bench::median;
 using vyre::bench::RawWgpu;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-void emit(const std::string& name, double value, const std::string& unit) {
-  std::printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n", name.c_str(), value, unit.c_str());
-  std::fflush(stdout);
-}
-
-void emit_text(const std::string& name, const std::string& value) {
-  std::printf("{\"name\": \"%s\", \"value\": \"%s\", \"unit\": \"\"}\n", name.c_str(), value.c_str());
-  std::fflush(stdout);
-}
 
 [[noreturn]] void fail(const std::string& why) {
   std::fprintf(stderr, "pipeline_figures: %s\n", why.c_str());

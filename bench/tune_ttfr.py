@@ -116,12 +116,14 @@ def main():
 
         for name in args.programs.split(","):
             cold, warm, untuned, cold_wall, warm_wall, tuning = [], [], [], [], [], []
+            cold_stages, warm_stages = [], []
             for rep in range(args.reps):
                 cache = os.path.join(work, "cache-%s-%d" % (name, rep))
                 r, wall = run(name, cache, True)
                 if r["tuning"]["reused"]:
                     sys.exit("a cold run found a tuning record")
                 cold.append(r["timings_ms"]["total"])
+                cold_stages.append(r["timings_ms"])
                 cold_wall.append(wall)
                 tuning.append(r["tuning"]["tuning_ms"])
                 r, wall = run(name, cache, True)
@@ -129,6 +131,7 @@ def main():
                 if not r["tuning"]["reused"]:
                     sys.exit("a warm run did not find the tuning record")
                 warm.append(r["timings_ms"]["total"])
+                warm_stages.append(r["timings_ms"])
                 warm_wall.append(wall)
                 r, _ = run(name, cache, False)
                 untuned.append(r["timings_ms"]["total"])
@@ -141,6 +144,10 @@ def main():
             emit(p + ".wall_warm_over_cold", med(warm_wall) / med(cold_wall), "x")
             emit(p + ".tuning_ms", med(tuning), "ms")
             emit(p + ".untuned_warm_ms", med(untuned), "ms")
+            # Where the time goes: each stage's median, cold and warm.
+            for stage in cold_stages[0]:
+                emit(p + ".cold_stage." + stage, med([t[stage] for t in cold_stages]), "ms")
+                emit(p + ".warm_stage." + stage, med([t[stage] for t in warm_stages]), "ms")
             emit(p + ".chosen", "workgroup %s, %d per invocation" % (
                 "x".join(str(v) for v in chosen["workgroup"]), chosen["vector_width"]), "")
     finally:

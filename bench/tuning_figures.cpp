@@ -20,29 +20,18 @@
 #include <unistd.h>
 
 #include "samples/programs.hpp"
+#include "support/json_lines.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/reference.hpp"
 
 namespace {
 
+using vyre::bench::emit;
+using vyre::bench::emit_text;
+using vyre::bench::median;
+
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-void emit(const std::string& name, double value, const std::string& unit) {
-  std::printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"}\n", name.c_str(), value, unit.c_str());
-  std::fflush(stdout);
-}
-
-void emit_text(const std::string& name, const std::string& value) {
-  std::printf("{\"name\": \"%s\", \"value\": \"%s\", \"unit\": \"\"}\n", name.c_str(), value.c_str());
-  std::fflush(stdout);
-}
 
 [[noreturn]] void fail(const std::string& why) {
   std::fprintf(stderr, "tuning_figures: %s\n", why.c_str());
@@ -64,9 +53,10 @@ std::string shape(const vyre::Dim3& d) {
 struct Kernel {
   std::string name;
   vyre::CheckedProgram program;
-  vyre::Inputs inputs;  // read-only contents as device buffers; outputs by size
+  vyre::Inputs inputs;  // contents as device buffers (a read_write one is written in place); outputs by size
   std::optional<vyre::Dim3> grid;
   std::string output;
+  vyre::Inputs check;   // host contents, for comparing results (empty: `inputs`)
 };
 
 // Seconds per dispatch of `pipeline`: `per` dispatches in one Batch, waited for.
@@ -86,8 +76,9 @@ void measure(vyre::gpu::Backend& backend, const Kernel& k, bool quick) {
   // Same results, or the figure means nothing: to the bit, or (f32) within
   // 2^-20 of the output's largest magnitude, since a driver may fuse a
   // multiply and an add in one shader and not in another (docs/tuning.md).
-  const std::vector<float> a = own.dispatch(k.inputs, k.grid).get<float>(k.output);
-  const std::vector<float> b = tuned.pipeline.dispatch(k.inputs, tuned.grid).get<float>(k.output);
+  const vyre::Inputs& check = k.check.entries().empty() ? k.inputs : k.check;
+  const std::vector<float> a = own.dispatch(check, k.grid).get<float>(k.output);
+  const std::vector<float> b = tuned.pipeline.dispatch(check, tuned.grid).get<float>(k.output);
   float largest = 0;
   for (float v : a) largest = std::max(largest, std::abs(v));
   for (size_t i = 0; i < a.size(); ++i)
@@ -123,14 +114,14 @@ void run(const vyre::gpu::BackendOptions& options, bool quick) {
   std::vector<Kernel> kernels;
   {
     const uint32_t partials = quick ? 1u << 15 : 1u << 20;
-    Kernel k{"partial_sum", vyre::samples::partial_sum_program(), {}, std::nullopt, "partial"};
+    Kernel k{"partial_sum", vyre::samples::partial_sum_program(), {}, std::nullopt, "partial", {}};
     k.inputs.device("x", backend.upload(random_floats(size_t{partials} * vyre::samples::kPartialSumTerms, 1)))
         .size("partial", partials);
     kernels.push_back(std::move(k));
   }
   {
     const uint32_t n = quick ? 256 : 2048;
-    Kernel k{"matmul", vyre::samples::matmul_program(), {}, vyre::Dim3{n / 8, n / 8, 1}, "c"};
+    Kernel k{"matmul", vyre::samples::matmul_program(), {}, vyre::Dim3{n / 8, n / 8, 1}, "c", {}};
     k.inputs.set<uint32_t>("dims", {n, n, n})
         .device("a", backend.upload(random_floats(size_t{n} * n, 2)))
         .device("b", backend.upload(random_floats(size_t{n} * n, 3)))
@@ -139,7 +130,7 @@ void run(const vyre::gpu::BackendOptions& options, bool quick) {
   }
   {
     const uint32_t rows = quick ? 4096 : 1u << 17, cols = quick ? 128 : 256;
-    Kernel k{"softmax_rows", vyre::samples::softmax_rows_program(), {}, std::nullopt, "y"};
+    Kernel k{"softmax_rows", vyre::samples::softmax_rows_program(), {}, std::nullopt, "y", {}};
     k.inputs.set<uint32_t>("dims", {cols})
         .device("x", backend.upload(random_floats(size_t{rows} * cols, 4)))
         .size("y", rows * cols);
@@ -151,10 +142,12 @@ void run(const vyre::gpu::BackendOptions& options, bool quick) {
   {
     // A streaming kernel: its index reads nwg, so its shape stays; widening is what tuning can pick.
     const uint32_t n = quick ? 1u << 21 : 1u << 24;
-    Kernel k{"saxpy", vyre::samples::saxpy_program(), {}, vyre::samples::saxpy_grid(n), "y"};
-    k.inputs.set<float>("alpha", {2.0f})
-        .device("x", backend.upload(random_floats(n, 5)))
-        .set("y", random_floats(n, 6));
+    Kernel k{"saxpy", vyre::samples::saxpy_program(), {}, vyre::samples::saxpy_grid(n), "y", {}};
+    const std::vector<float> x = random_floats(n, 5), y = random_floats(n, 6);
+    // Timed in place on the GPU (y grows from dispatch to dispatch; its
+    // time does not depend on the values); checked on host copies.
+    k.inputs.set<float>("alpha", {2.0f}).device("x", backend.upload(x)).device("y", backend.upload(y));
+    k.check.set<float>("alpha", {2.0f}).set("x", x).set("y", y);
     kernels.push_back(std::move(k));
   }
   for (const Kernel& k : kernels) measure(backend, k, quick);

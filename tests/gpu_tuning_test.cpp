@@ -13,6 +13,7 @@
 #include "lower/widening.hpp"
 #include "support/element_wise_programs.hpp"
 #include "support/gpu_test_support.hpp"
+#include "support/programs.hpp"
 #include "support/test_support.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
@@ -24,11 +25,9 @@ namespace vyre {
 namespace {
 
 using namespace vyre::build;
+using vyre::test::example;
+using vyre::test::grid_2d_program;
 using vyre::test::TempDir;
-
-CheckedProgram example(const std::string& name) {
-  return program_from_json(test::read_file(std::filesystem::path(VYRE_SOURCE_DIR) / "examples" / (name + ".json")));
-}
 
 gpu::BackendOptions on_cache(const std::filesystem::path& dir) {
   aot::CacheOptions c;
@@ -71,18 +70,6 @@ Inputs saxpy_inputs(uint32_t n) {
   Inputs in;
   in.set<float>("alpha", {1.5f}).set("x", random_floats(n, 1)).set("y", random_floats(n, 2)).size("out", n);
   return in;
-}
-
-// out[gid.y * width + gid.x] = a[i] * 3 + i, width from a uniform: reads only gid.
-CheckedProgram grid_2d_program() {
-  return ProgramBuilder("scale_2d")
-      .workgroup_size(8, 8)
-      .uniform("width", 0, ScalarType::U32, 1)
-      .input("a", 1, ScalarType::U32)
-      .output("out", 2, ScalarType::U32)
-      .body({let("i", add(mul(gid(Axis::Y), load("width", u32(0))), gid(Axis::X))),
-             store("out", var("i"), add(mul(load("a", var("i")), u32(3)), var("i")))})
-      .build();
 }
 
 // Each invocation adds its own index into a read_write buffer it also

@@ -6,6 +6,7 @@
 #include "dispatch/plan.hpp"
 #include "dispatch/retile.hpp"
 #include "lower/widening.hpp"
+#include "support/programs.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -15,22 +16,8 @@ namespace vyre {
 namespace {
 
 using namespace vyre::build;
-
-CheckedProgram example(const std::string& name) {
-  return program_from_json(test::read_file(std::filesystem::path(VYRE_SOURCE_DIR) / "examples" / (name + ".json")));
-}
-
-// out[gid.y * width + gid.x] = a[...] + 1, width from a uniform: reads only gid.
-CheckedProgram grid_2d_program() {
-  return ProgramBuilder("add_one_2d")
-      .workgroup_size(8, 8)
-      .uniform("width", 0, ScalarType::U32, 1)
-      .input("a", 1, ScalarType::U32)
-      .output("out", 2, ScalarType::U32)
-      .body({let("i", add(mul(gid(Axis::Y), load("width", u32(0))), gid(Axis::X))),
-             store("out", var("i"), add(load("a", var("i")), u32(1)))})
-      .build();
-}
+using vyre::test::example;
+using vyre::test::grid_2d_program;
 
 TEST(Retile, ProgramsThatSeeTheirWorkgroupSayWhy) {
   EXPECT_EQ(workgroup_dependence(example("saxpy")), std::nullopt);

@@ -139,6 +139,18 @@ std::vector<Program> constant_hazard_programs() {
   return out;
 }
 
+CheckedProgram grid_2d_program() {
+  using namespace vyre::build;
+  return ProgramBuilder("scale_2d")
+      .workgroup_size(8, 8)
+      .uniform("width", 0, ScalarType::U32, 1)
+      .input("a", 1, ScalarType::U32)
+      .output("out", 2, ScalarType::U32)
+      .body({let("i", add(mul(gid(Axis::Y), load("width", u32(0))), gid(Axis::X))),
+             store("out", var("i"), add(mul(load("a", var("i")), u32(3)), var("i")))})
+      .build();
+}
+
 Program example(const std::string& name) { return program_from_json_file(source_path("examples/" + name + ".json")); }
 
 }  // namespace vyre::test

@@ -5,6 +5,7 @@
 
 #include "samples/programs.hpp"
 #include "vyre/builder.hpp"
+#include "vyre/checked.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre::test {
@@ -21,6 +22,10 @@ Program every_construct_program();
 // errors if lowered naively (division by a zero literal, overflow, shifts
 // past the width, out-of-range constant indices, special floats...).
 std::vector<Program> constant_hazard_programs();
+
+// out[gid.y * width + gid.x] = a[i] * 3 + i, width from a uniform: reads
+// nothing of its workgroup (8 x 8), so tuning may re-tile it.
+CheckedProgram grid_2d_program();
 
 // Reads examples/NAME.json.
 Program example(const std::string& name);
