@@ -1,10 +1,13 @@
 #include "gpu/device.hpp"
 
-#include <chrono>
-#include <utility>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <thread>
+#include <utility>
 
+#include "gpu/kept_forever.hpp"
 #include "util/log.hpp"
 #include "vyre/error.hpp"
 
@@ -164,13 +167,13 @@ std::string DeviceContext::last_uncaptured_error() const {
   return callbacks_->last_uncaptured;
 }
 
-void DeviceContext::wait_bounded(const std::function<bool(bool idle)>& done) {
+void DeviceContext::wait_bounded(const std::function<bool()>& done) {
   const auto deadline = std::chrono::steady_clock::now() + *wait_limit_;
   std::chrono::microseconds pause{0};
   for (;;) {
     check_alive();
-    const bool idle = wgpuDevicePoll(device_.get(), WGPU_FALSE, nullptr);
-    if (done(idle)) return;
+    (void)wgpuDevicePoll(device_.get(), WGPU_FALSE, nullptr);  // runs the callbacks of finished work
+    if (done()) return;
     if (std::chrono::steady_clock::now() >= deadline) {
       abandoned_ = true;
       mark_lost("a dispatch ran longer than the wait limit of " + std::to_string(wait_limit_->count()) +
@@ -185,7 +188,7 @@ void DeviceContext::wait_bounded(const std::function<bool(bool idle)>& done) {
 }
 
 void DeviceContext::poll_until(const std::function<bool()>& done) {
-  if (wait_limit_) return wait_bounded([&](bool) { return done(); });
+  if (wait_limit_) return wait_bounded(done);
   // The device may report "idle" a few times before the callback of work it
   // just finished runs; a long run of idle polls means it never will.
   int idle_polls = 0;
@@ -199,10 +202,30 @@ void DeviceContext::poll_until(const std::function<bool()>& done) {
 }
 
 void DeviceContext::wait_for(WGPUSubmissionIndex submission) {
-  if (wait_limit_) return wait_bounded([](bool idle) { return idle; });
-  check_alive();
-  wgpuDevicePoll(device_.get(), WGPU_TRUE, &submission);
-  check_alive();
+  if (!wait_limit_) {
+    check_alive();
+    wgpuDevicePoll(device_.get(), WGPU_TRUE, &submission);
+    check_alive();
+    return;
+  }
+  // A poll that does not block reports an empty queue while NVIDIA's driver
+  // still runs the work (seen on the H200: a Batch returned in 7 us), so the
+  // bounded wait waits for the queue's own "work done" callback, which covers
+  // everything submitted so far. The flag outlives a wait that gives up.
+  auto done = std::make_unique<std::atomic<bool>>(false);
+  WGPUQueueWorkDoneCallbackInfo callback{};
+  callback.mode = WGPUCallbackMode_AllowSpontaneous;
+  callback.callback = [](WGPUQueueWorkDoneStatus, WGPUStringView, void* flag, void*) {
+    static_cast<std::atomic<bool>*>(flag)->store(true);
+  };
+  callback.userdata1 = done.get();
+  wgpuQueueOnSubmittedWorkDone(queue_.get(), callback);
+  try {
+    wait_bounded([&] { return done->load(); });
+  } catch (...) {
+    keep_forever(std::move(done));
+    throw;
+  }
 }
 
 void DeviceContext::drain() {
@@ -222,10 +245,8 @@ void DeviceContext::throttle(WGPUSubmissionIndex submission) {
   }
   check_alive();
   // Long done, as a rule; polling also runs the callbacks of finished work.
-  // With a wait limit, a full window waits for the whole queue (a
-  // non-blocking poll tells only whether the queue is empty).
-  if (oldest != 0 && wait_limit_) wait_bounded([](bool idle) { return idle; });
-  else if (oldest != 0) wgpuDevicePoll(device_.get(), WGPU_TRUE, &oldest);
+  // With a wait limit, a full window waits for the whole queue (wait_for).
+  if (oldest != 0) wait_for(oldest);
   else wgpuDevicePoll(device_.get(), WGPU_FALSE, nullptr);
 }
 

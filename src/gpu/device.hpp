@@ -93,10 +93,10 @@ class DeviceContext {
  private:
   DeviceContext() = default;
 
-  // With a wait limit: polls without blocking until `done(idle)` holds
-  // (`idle`: the queue has nothing left to run), sleeping a little longer
-  // each round, and gives the device up as lost at the deadline.
-  void wait_bounded(const std::function<bool(bool idle)>& done);
+  // With a wait limit: polls without blocking until `done()` holds (a
+  // callback has said so), sleeping a little longer each round, and gives
+  // the device up as lost at the deadline.
+  void wait_bounded(const std::function<bool()>& done);
 
   std::optional<std::chrono::milliseconds> wait_limit_;
   bool abandoned_ = false;  // lost to a wait limit with work still running: never released
