@@ -228,14 +228,6 @@ void DeviceContext::wait_for(WGPUSubmissionIndex submission) {
   }
 }
 
-void DeviceContext::drain() {
-  check_alive();
-  wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(device_.get(), nullptr));
-  const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
-  wait_for(submit(commands.get()));
-  (void)wgpuDevicePoll(device_.get(), WGPU_FALSE, nullptr);
-}
-
 void DeviceContext::throttle(WGPUSubmissionIndex submission) {
   WGPUSubmissionIndex oldest = 0;
   {

@@ -79,9 +79,6 @@ class DeviceContext {
   void poll_until(const std::function<bool()>& done);
   // Blocks until the given submission has finished.
   void wait_for(WGPUSubmissionIndex submission);
-  // Blocks until everything submitted so far has finished and the device has
-  // processed what was released (wgpu-native frees resources when polled).
-  void drain();
   // For work submitted without a wait: blocks only while more than
   // kMaxInFlight submissions are unfinished, so that a loop of asynchronous
   // dispatches cannot queue without bound.

@@ -309,13 +309,6 @@ aot::TuningRecord run_tuning(Backend& backend, const CheckedProgram& program, co
     own_failure = trials.front().failure;
     for (Trial& t : trials) record.candidates.push_back(std::move(t.result));
   }
-  // What the candidates held (pipelines, copies, outputs) is released now;
-  // the device finishes releasing it here, inside the tuning's time, rather
-  // than in the caller's next dispatch.
-  const auto release = Clock::now();
-  device->drain();
-  log::debug("tuning '{}': the device released the candidates' resources in {:.1f} ms", program.name(),
-             ms_since(release));
 
   const aot::TuningCandidate& mine = record.candidates.front();
   const aot::TuningCandidate* best = nullptr;
