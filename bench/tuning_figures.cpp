@@ -34,7 +34,7 @@ using vyre::bench::median;
 using Clock = std::chrono::steady_clock;
 
 [[noreturn]] void fail(const std::string& why) {
-  std::fprintf(stderr, "tuning_figures: %s\n", why.c_str());
+  (void)std::fprintf(stderr, "tuning_figures: %s\n", why.c_str());
   std::exit(1);
 }
 
