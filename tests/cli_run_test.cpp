@@ -140,6 +140,32 @@ TEST(CliRun, VerboseSaysWhetherTheCacheHitAndTimesEachStage) {
     EXPECT_NE(hit.err.find(stage), std::string::npos) << stage << "\n" << hit.err;
 }
 
+TEST(CliRun, TuneRecordsAChoiceThatALaterProcessReusesAndCacheShowDisplays) {
+  TempDir dir;
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()},
+                                               {"VYRE_TUNE_REPETITIONS", "2"}};
+  const std::string report_path = (dir / "r.json").string();
+  auto first = run_vyre(example_run("saxpy", {"--tune", "--check", "--report-json", report_path}), env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(report(report_path)["tuning"]["reused"], false);
+  auto second = run_vyre(example_run("saxpy", {"--tune", "--check", "--verbose", "--report-json", report_path}), env);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.err.find("tuning record reused from the cache"), std::string::npos) << second.err;
+  const nlohmann::json reused = report(report_path);
+  EXPECT_EQ(reused["tuning"]["reused"], true);
+  const std::string key = reused["tuning"]["record_key"];
+  auto show = run_vyre({"cache", "show", key}, env);
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  for (const char* line : {"kind              tuning record", "size class", "chosen", "candidates", "MEDIAN MS"})
+    EXPECT_NE(show.out.find(line), std::string::npos) << line << "\n" << show.out;
+  auto ls = run_vyre({"cache", "ls"}, env);
+  EXPECT_NE(ls.out.find("saxpy (tuning)"), std::string::npos) << ls.out;
+  // The reference interpreter has nothing to tune: said, not ignored.
+  auto reference = run_vyre(example_run("saxpy", {"--tune", "--backend", "reference"}), env);
+  EXPECT_EQ(reference.exit_code, 3);
+  EXPECT_NE(reference.err.find("--tune"), std::string::npos) << reference.err;
+}
+
 TEST(CliRun, InputsFromOptionsAndFiles) {
   TempDir dir;
   // 1, 2, 3 as raw little-endian u32.

@@ -141,6 +141,9 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
 int run(const RunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   if (o.backend != "reference") return run_on_gpu(o, start);
+  if (o.tune || o.retune)
+    throw Error(ErrorKind::invalid_input, "--tune and --retune time configurations on the GPU; the reference "
+                                          "interpreter has none (leave out --backend reference)");
   const CheckedProgram program = load_program(o.file);
 
   RunInputs run = o.run_file.empty() ? RunInputs{} : read_run_file(program, o.run_file);
