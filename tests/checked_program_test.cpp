@@ -135,7 +135,9 @@ TEST(CheckedProgram, CopiesShareOneStateSoFactsOutliveTheOriginal) {
 
 // The promise of the middle stage, counted: a program read from JSON is
 // checked once, and lowering, the cache key, the planner, the pipeline and
-// the reference interpreter all take that checked form.
+// the reference interpreter all take that checked form. (The lowering's
+// passes check what they make: a program they change is checked again,
+// as a new program; xor they leave as it is.)
 TEST(CheckedProgram, AProgramIsValidatedOncePerProcess) {
   const std::string text = vyre::test::read_file(vyre::test::source_path("examples/xor.json"));
   const uint64_t before = ir::checks_run();

@@ -1,9 +1,10 @@
 // Conformance: every operator and every edge case the format names, run on
 // the GPU and on the reference interpreter and compared, integers exactly and
-// f32 within WGSL's accuracy (docs/conformance.md). Each case runs twice on
-// the GPU: with its operands loaded from buffers, and with the same operands
-// as literals, which proves the lowering never leaves a constant expression
-// for WGSL to reject at shader creation.
+// f32 within WGSL's accuracy (docs/conformance.md). Each case runs three
+// times on the GPU: with its operands loaded from buffers, and with the same
+// operands as literals, with the lowering's passes (which fold what they
+// can) and without them, which proves the lowering never leaves a constant
+// expression for WGSL to reject at shader creation.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -56,6 +57,11 @@ TEST_P(Conformance, GpuAgreesWithTheReferenceOnLoadedAndLiteralOperands) {
   const CheckedProgram literal = literal_program(c);
   const auto on_gpu_literal = backend().compile(literal).dispatch(literals, one).get<uint32_t>("out");
   EXPECT_EQ(reference::run(literal, literals, {}, one).get<uint32_t>("out"), ref);
+  // The literal operands again without the lowering's passes, which fold
+  // what they can: then the shader computes every case itself.
+  ShaderOptions no_passes;
+  no_passes.passes = false;
+  const auto unfolded = backend().compile(literal, no_passes).dispatch(literals, one).get<uint32_t>("out");
 
   int reported = 0;
   for (size_t k = 0; k < c.tuples.size() && reported < 8; ++k) {
@@ -67,6 +73,11 @@ TEST_P(Conformance, GpuAgreesWithTheReferenceOnLoadedAndLiteralOperands) {
     if (!c.accept(c.tuples[k], ref[k], on_gpu_literal[k])) {
       ADD_FAILURE() << describe(c, c.tuples[k]) << ": reference 0x" << std::hex << ref[k] << ", GPU 0x"
                     << on_gpu_literal[k] << " (operands as literals)";
+      ++reported;
+    }
+    if (!c.accept(c.tuples[k], ref[k], unfolded[k])) {
+      ADD_FAILURE() << describe(c, c.tuples[k]) << ": reference 0x" << std::hex << ref[k] << ", GPU 0x" << unfolded[k]
+                    << " (operands as literals, without the passes)";
       ++reported;
     }
   }

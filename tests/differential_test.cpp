@@ -112,13 +112,45 @@ TEST(Differential, RandomProgramsAgreeWithTheReferenceWhenTuned) {
               report.seconds);
 }
 
-TEST(Differential, RandomProgramsAgreeOnDawn) {
-  // The same seeds on Dawn (Chromium's WebGPU: Tint compiles the WGSL).
+// The passes are on in the tests above (the default); here they are off,
+// and then on with every runtime length fixed in the shader.
+TEST(Differential, RandomProgramsAgreeWithTheReferenceWithoutThePasses) {
   CampaignOptions options;
   options.first_seed = env_number("VYRE_DIFF_SEED_START", 0);
   options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
+  options.passes = false;
+  options.save_to = std::filesystem::temp_directory_path() / ("vyre-differential-no-passes-" + std::to_string(getpid()));
+  CampaignReport report = run_campaign(options);
+  EXPECT_EQ(report.ran, options.seeds);
+  for (const Finding& f : report.findings)
+    ADD_FAILURE() << "without the passes, seed " << f.seed << ": " << to_string(f.outcome) << ", saved as "
+                  << f.saved_as.string() << "\n" << f.detail;
+}
+
+TEST(Differential, RandomProgramsAgreeWithTheReferenceWithFixedLengths) {
+  CampaignOptions options;
+  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0) + 1000000;  // other programs than the runs above
+  options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
+  options.specialize_lengths = true;
+  options.save_to = std::filesystem::temp_directory_path() / ("vyre-differential-fixed-lengths-" + std::to_string(getpid()));
+  CampaignReport report = run_campaign(options);
+  EXPECT_EQ(report.ran, options.seeds);
+  for (const Finding& f : report.findings)
+    ADD_FAILURE() << "with fixed lengths, seed " << f.seed << ": " << to_string(f.outcome) << ", saved as "
+                  << f.saved_as.string() << "\n" << f.detail;
+}
+
+// The same seeds on Dawn (Chromium's WebGPU: Tint compiles the WGSL), in
+// the lowering's default (the passes on) and without the passes, and on
+// other seeds with their lengths fixed.
+void run_on_dawn(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what) {
+  CampaignOptions options;
+  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0) + seed_offset;
+  options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
   options.wgpu_native = false;
   options.dawn = true;
+  options.passes = passes;
+  options.specialize_lengths = fixed_lengths;
   const char* out = std::getenv("VYRE_DIFF_OUT");
   options.save_to = out && *out ? std::filesystem::path(out)
                                 : std::filesystem::temp_directory_path() /
@@ -129,11 +161,15 @@ TEST(Differential, RandomProgramsAgreeOnDawn) {
     GTEST_SKIP() << report.dawn_skipped;
   }
   for (const Finding& f : report.findings)
-    ADD_FAILURE() << "seed " << f.seed << ": " << to_string(f.outcome) << ", shrunk from " << f.original_nodes
+    ADD_FAILURE() << what << ", seed " << f.seed << ": " << to_string(f.outcome) << ", shrunk from " << f.original_nodes
                   << " to " << f.shrunk_nodes << " nodes and saved as " << f.saved_as.string() << "\n"
                   << f.detail;
-  std::printf("%llu seeds on Dawn in %.1f s\n", static_cast<unsigned long long>(report.ran), report.seconds);
+  std::printf("%llu seeds on Dawn (%s) in %.1f s\n", static_cast<unsigned long long>(report.ran), what, report.seconds);
 }
+
+TEST(Differential, RandomProgramsAgreeOnDawn) { run_on_dawn(true, false, 0, "the passes on"); }
+TEST(Differential, RandomProgramsAgreeOnDawnWithoutThePasses) { run_on_dawn(false, false, 0, "the passes off"); }
+TEST(Differential, RandomProgramsAgreeOnDawnWithFixedLengths) { run_on_dawn(true, true, 1000000, "lengths fixed"); }
 
 // Every reproducer saved in `folder` still gives its known-right outputs on
 // the reference, and the GPU and Dawn agree with it.

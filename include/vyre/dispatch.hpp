@@ -189,4 +189,13 @@ class VYRE_API Outputs {
   std::map<std::string, std::vector<uint8_t>> buffers_;
 };
 
+class CheckedProgram;
+
+// Length specialization (ShaderOptions::fixed_lengths) for these inputs: the
+// element count each runtime-sized buffer whose `len` the program reads is
+// dispatched with. Throws Error(invalid_input) for inputs the program cannot
+// take, as a dispatch would.
+VYRE_API std::map<std::string, uint32_t> dispatched_lengths(const CheckedProgram& program, const Inputs& inputs,
+                                                            const std::optional<Dim3>& grid = std::nullopt);
+
 }  // namespace vyre

@@ -9,7 +9,9 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "vyre/export.hpp"
 #include "vyre/program.hpp"
@@ -35,6 +37,16 @@ struct VYRE_API ShaderOptions {
   // vec4 loads and stores (docs/lowering.md, "Vector widening"). gpu::Backend
   // picks the width per dispatch; a program that cannot be widened refuses 4.
   uint8_t vector_width = 1;
+  // Constant folding, dead-code elimination and common-subexpression
+  // elimination before the WGSL is written (docs/lowering.md, "Passes").
+  // Results are the same either way; off only to compare or to test.
+  bool passes = true;
+  // Length specialization: a runtime-sized buffer named here has its `len`
+  // written into the shader as this element count, so checks against it can
+  // fold away (docs/lowering.md, "Length specialization"). A dispatch must
+  // then give the buffer exactly that many elements; the planner refuses
+  // any other length.
+  std::map<std::string, uint32_t> fixed_lengths;
 
   friend bool operator==(const ShaderOptions&, const ShaderOptions&) = default;
 };
@@ -44,5 +56,11 @@ struct VYRE_API ShaderOptions {
 // size at least 1 and the product at most 1024 invocations. Throws
 // Error(invalid_input) naming what is wrong.
 VYRE_API Dim3 effective_workgroup_size(const Program& program, const ShaderOptions& options);
+
+// options.fixed_lengths, after checking that each names a runtime-sized
+// buffer bound by `program`; throws Error(invalid_input) naming the first
+// that does not.
+VYRE_API const std::map<std::string, uint32_t>& checked_fixed_lengths(const Program& program,
+                                                                      const ShaderOptions& options);
 
 }  // namespace vyre

@@ -155,7 +155,9 @@ void refuse_oversized_grid(const Dim3& grid) {
 }  // namespace
 
 DispatchPlanner::DispatchPlanner(const CheckedProgram& program, const ShaderOptions& options)
-    : program_(program), workgroup_size_(effective_workgroup_size(program, options)) {}
+    : program_(program),
+      workgroup_size_(effective_workgroup_size(program, options)),
+      fixed_lengths_(checked_fixed_lengths(program, options)) {}
 
 void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const {
   const Program& program = program_.program();
@@ -179,6 +181,14 @@ void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid
   out.workgroup_size = workgroup_size_;
   for (size_t i = 0; i < bound.size(); ++i) plan_buffer(*bound[i], out.buffers[i].entry, out.buffers[i]);
   refuse_written_aliases(out.buffers);
+  for (const auto& fixed : fixed_lengths_) {
+    auto it = std::find_if(out.buffers.begin(), out.buffers.end(),
+                           [&fixed](const BufferPlan& p) { return p.buffer->name == fixed.first; });
+    if (it->elements != fixed.second)
+      refuse(describe(*it->buffer) + " has " + std::to_string(it->elements) + " elements; the shader was specialized for " +
+             std::to_string(fixed.second) + " (ShaderOptions::fixed_lengths): dispatch it with that length, or compile "
+             "without the specialization");
+  }
 
   out.grid = grid ? *grid : default_grid(program, out.workgroup_size, out.buffers);
   refuse_oversized_grid(out.grid);

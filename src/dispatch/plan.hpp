@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <span>
 #include <vector>
 
@@ -49,6 +51,7 @@ class DispatchPlanner {
  private:
   CheckedProgram program_;
   Dim3 workgroup_size_;
+  std::map<std::string, uint32_t> fixed_lengths_;  // ShaderOptions::fixed_lengths: a dispatch must give these
 };
 
 // Per plan buffer, the caller memory its output is read into (empty: not

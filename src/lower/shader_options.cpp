@@ -19,4 +19,19 @@ Dim3 effective_workgroup_size(const Program& program, const ShaderOptions& optio
   return wg;
 }
 
+const std::map<std::string, uint32_t>& checked_fixed_lengths(const Program& program, const ShaderOptions& options) {
+  for (const auto& [name, length] : options.fixed_lengths) {
+    const Buffer* b = program.find_buffer(name);
+    if (b == nullptr || b->access == Access::Workgroup || !b->runtime_sized())
+      throw Error(ErrorKind::invalid_input,
+                  "fixed length for '" + name + "': " +
+                      (b == nullptr                          ? std::string("the program has no buffer of that name")
+                       : b->access == Access::Workgroup      ? std::string("it is a workgroup buffer")
+                                                             : "it has a fixed size (" + std::to_string(b->count) +
+                                                                   " elements) already") +
+                      "; only runtime-sized bound buffers take a fixed length");
+  }
+  return options.fixed_lengths;
+}
+
 }  // namespace vyre

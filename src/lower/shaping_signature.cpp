@@ -4,15 +4,25 @@ namespace vyre {
 
 std::string shaping_signature(const CheckedProgram& program, const ShaderOptions& options) {
   std::string out;
+  auto add = [&out](const std::string& part) { out += (out.empty() ? "" : ";") + part; };
+  const auto& fixed = checked_fixed_lengths(program, options);
   // The override shapes the text only when it differs from the program's own size.
   const Dim3 wg = effective_workgroup_size(program, options);
   if (wg != program.program().workgroup_size)
-    out += "workgroup=" + std::to_string(wg[0]) + "," + std::to_string(wg[1]) + "," + std::to_string(wg[2]);
+    add("workgroup=" + std::to_string(wg[0]) + "," + std::to_string(wg[1]) + "," + std::to_string(wg[2]));
   // ulp_budget: this lowering has no approximate forms yet, so a budget never
   // changes the text and is left out (docs/lowering.md).
-  if (options.loop_guard && program.has_loop()) out += std::string(out.empty() ? "" : ";") + "loop_guard";
-  if (options.vector_width != 1)
-    out += std::string(out.empty() ? "" : ";") + "vector_width=" + std::to_string(options.vector_width);
+  if (options.loop_guard && program.has_loop()) add("loop_guard");
+  if (options.vector_width != 1) {
+    add("vector_width=" + std::to_string(options.vector_width));
+    return out;  // a widened shader is written without the passes (lower())
+  }
+  // With the passes on (the default) the signature says nothing of them;
+  // off, it does even where they would have changed nothing.
+  if (!options.passes) add("passes=off");
+  // A fixed length changes the text exactly when the program reads that len.
+  for (const Buffer* b : program.length_buffers())
+    if (auto it = fixed.find(b->name); it != fixed.end()) add("len(" + b->name + ")=" + std::to_string(it->second));
   return out;
 }
 

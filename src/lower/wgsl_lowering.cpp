@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "lower/program_passes.hpp"
 #include "lower/widening.hpp"
 #include "lower/wgsl_helpers.hpp"
 #include "lower/wgsl_literal.hpp"
@@ -28,8 +29,13 @@ std::string local_name(const std::string& name) { return "l_" + name; }
 
 class WgslLowering {
  public:
-  WgslLowering(const CheckedProgram& c, const ShaderInterface& iface, std::optional<Widening> widening)
-      : c_(c), p_(c.program()), iface_(iface), workgroup_size_(iface.workgroup_size), widening_(std::move(widening)) {
+  // `c` is the program the text is written from: `original` after the passes
+  // (program_passes.hpp), which keep its buffers, so buffer indices agree and
+  // atomicity is the original's, as the interface declares it.
+  WgslLowering(const CheckedProgram& c, const CheckedProgram& original, const ShaderInterface& iface,
+               std::optional<Widening> widening)
+      : c_(c), original_(original), p_(c.program()), iface_(iface), workgroup_size_(iface.workgroup_size),
+        widening_(std::move(widening)) {
     for (size_t i = 0; i < iface.length_bindings.size(); ++i)
       length_slot_[c.bound_buffers()[iface.length_bindings[i]]] = i;
   }
@@ -78,7 +84,7 @@ class WgslLowering {
     for (const Buffer* b : c_.canonical_buffers()) {
       if (b->access != Access::Workgroup) continue;
       const std::string t = wgsl_type(b->type);
-      const std::string element = c_.atomic(*b) ? "atomic<" + t + ">" : t;
+      const std::string element = atomic(*b) ? "atomic<" + t + ">" : t;
       out += "var<workgroup> " + buffer_name(b->name) + ": array<" + element + ", " + std::to_string(b->count) + ">;\n";
     }
     if (!length_slot_.empty())
@@ -124,7 +130,7 @@ class WgslLowering {
       const std::string element = n + "[vyre_i]";
       line(1, "for (var vyre_i: u32 = vyre_lidx; vyre_i < " + std::to_string(b->count) + "u; vyre_i = vyre_i + " +
                   std::to_string(invocations) + "u) {");
-      line(2, c_.atomic(*b) ? "atomicStore(&" + element + ", " + zero + ");" : element + " = " + zero + ";");
+      line(2, atomic(*b) ? "atomicStore(&" + element + ", " + zero + ");" : element + " = " + zero + ";");
       line(1, "}");
     }
     if (any) line(1, "workgroupBarrier();");
@@ -204,7 +210,7 @@ class WgslLowering {
           return;
         }
         const std::string element = buffer_name(b.name) + "[" + index(s.exprs[0], b) + "]";
-        if (c_.atomic(b))
+        if (atomic(b))
           line(depth, "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");");
         else
           line(depth, element + " = " + expr(s.exprs[1]) + ";");
@@ -280,6 +286,8 @@ class WgslLowering {
   }
 
   // ---- types ---------------------------------------------------------------
+
+  bool atomic(const Buffer& b) const { return original_.atomic(static_cast<uint32_t>(&b - p_.buffers.data())); }
 
   ScalarType type_of(const Expr& e) const { return c_.type(e); }
 
@@ -413,7 +421,7 @@ class WgslLowering {
       return helpers_.use_uniform_loader(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ")";
     if (auto lane = lane_element(b)) return *lane;
     const std::string element = buffer_name(b.name) + "[" + index(e.args[0], b) + "]";
-    return c_.atomic(b) ? "atomicLoad(&" + element + ")" : element;
+    return atomic(b) ? "atomicLoad(&" + element + ")" : element;
   }
 
   std::string atomic(const Expr& e) {
@@ -495,6 +503,7 @@ class WgslLowering {
   }
 
   const CheckedProgram& c_;
+  const CheckedProgram& original_;
   const Program& p_;
   const ShaderInterface& iface_;
   Dim3 workgroup_size_;
@@ -513,9 +522,15 @@ class WgslLowering {
 ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options) {
   ShaderSpec spec;
   spec.interface = shader_interface(program, options);
-  std::optional<Widening> widening;
-  if (spec.interface.vector_width != 1) widening = find_widening(program, options);
-  spec.wgsl = WgslLowering(program, spec.interface, std::move(widening)).run();
+  checked_fixed_lengths(program, options);
+  if (spec.interface.vector_width != 1) {
+    // A widened shader is written from the program as it is: its body is the
+    // pattern find_widening recognised (docs/lowering.md, "Passes").
+    spec.wgsl = WgslLowering(program, program, spec.interface, find_widening(program, options)).run();
+    return spec;
+  }
+  const CheckedProgram shaped = passes::run_passes(program, options);
+  spec.wgsl = WgslLowering(shaped, program, spec.interface, std::nullopt).run();
   return spec;
 }
 

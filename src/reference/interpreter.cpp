@@ -9,12 +9,13 @@
 #include <optional>
 
 #include "dispatch/plan.hpp"
-#include "reference/scalar_ops.hpp"
+#include "ir/scalar_ops.hpp"
 #include "reference/workgroup_fibers.hpp"
 #include "vyre/error.hpp"
 #include "vyre/reference.hpp"
 
 namespace vyre::reference {
+using namespace vyre::scalar;  // the format's operators (ir/scalar_ops.hpp)
 namespace {
 
 // ---- the resolved program ------------------------------------------------------

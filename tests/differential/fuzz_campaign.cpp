@@ -110,6 +110,16 @@ CampaignReport run_campaign(const CampaignOptions& options) {
     ChoiceStream choices = ChoiceStream::from_seed(seed);
     GeneratedCase c = generate_case(choices, options.generator);
     c.seed = seed;
+    c.options.passes = options.passes;
+    if (options.specialize_lengths) {
+      for (const Buffer& b : c.program.buffers) {
+        if (!b.binding || !b.runtime_sized()) continue;
+        auto contents = c.contents.find(b.name);
+        auto size = c.sizes.find(b.name);
+        if (contents != c.contents.end()) c.options.fixed_lengths[b.name] = static_cast<uint32_t>(contents->second.size());
+        else if (size != c.sizes.end()) c.options.fixed_lengths[b.name] = size->second;
+      }
+    }
     RunResult result = options.wgpu_native ? run(c) : run_reference(c);
     ++report.ran;
     ++report.outcomes[result.outcome];

@@ -29,6 +29,11 @@ struct CampaignOptions {
   // Run each case on wgpu-native in the configuration Backend::tune picks
   // (docs/tuning.md) instead of the program's own.
   bool tune = false;
+  // The lowering's passes (ShaderOptions::passes), and length
+  // specialization: each runtime-sized buffer's length, as dispatched, fixed
+  // in the shader (ShaderOptions::fixed_lengths).
+  bool passes = true;
+  bool specialize_lengths = false;
   bool dawn = false;
   size_t dawn_batch = 500;
   size_t dawn_shrink_attempts = 120;  // each one a Chromium run

@@ -7,7 +7,7 @@
 #include <limits>
 #include <numbers>
 
-#include "reference/scalar_ops.hpp"
+#include "ir/scalar_ops.hpp"
 #include "support/f32_compare.hpp"
 #include "vyre/builder.hpp"
 
@@ -75,13 +75,13 @@ uint32_t evaluate_impl(const Case& c, const Tuple& in) {
     case OpClass::Binary:
       if (c.op == Op::LAnd) return (in[0] && in[1]) ? 1 : 0;
       if (c.op == Op::LOr) return (in[0] || in[1]) ? 1 : 0;
-      return reference::apply_binary(c.op, c.operands[0], in[0], in[1]);
-    case OpClass::Unary: return reference::apply_unary(c.op, c.operands[0], in[0]);
+      return scalar::apply_binary(c.op, c.operands[0], in[0], in[1]);
+    case OpClass::Unary: return scalar::apply_unary(c.op, c.operands[0], in[0]);
     case OpClass::Ternary:
       if (c.op == Op::Select) return in[0] ? in[1] : in[2];
-      return reference::apply_ternary(c.op, c.operands[0], in[0], in[1], in[2]);
+      return scalar::apply_ternary(c.op, c.operands[0], in[0], in[1], in[2]);
     case OpClass::Conversion:
-      return c.op == Op::Bitcast ? in[0] : reference::apply_cast(c.operands[0], static_cast<ScalarType>(c.imm), in[0]);
+      return c.op == Op::Bitcast ? in[0] : scalar::apply_cast(c.operands[0], static_cast<ScalarType>(c.imm), in[0]);
     default: break;
   }
   return 0;

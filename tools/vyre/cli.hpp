@@ -63,10 +63,13 @@ int run_guarded(const Action& action);
 // reported with the file name in front of each JSON path.
 CheckedProgram load_program(const std::string& path);
 
-// --workgroup X,Y,Z and --ulp N: the ShaderOptions that shape WGSL.
+// --workgroup X,Y,Z, --ulp N, --no-passes and --fixed-length NAME=N: the
+// ShaderOptions that shape WGSL.
 struct ConfigOptions {
   std::string workgroup;
   std::optional<int> ulp;
+  bool no_passes = false;
+  std::vector<std::string> fixed_lengths;  // NAME=N each
   ShaderOptions to_config() const;
 };
 void add_config_options(CLI::App* cmd, ConfigOptions& options);

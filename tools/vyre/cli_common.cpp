@@ -143,12 +143,28 @@ ShaderOptions ConfigOptions::to_config() const {
     if (*ulp < 0 || *ulp > 255) throw Error(ErrorKind::invalid_input, "--ulp must be between 0 and 255");
     c.ulp_budget = static_cast<uint8_t>(*ulp);
   }
+  c.passes = !no_passes;
+  for (const std::string& text : fixed_lengths) {
+    const size_t eq = text.find('=');
+    uint32_t n = 0;
+    const char* end = text.data() + text.size();
+    const auto res = eq == std::string::npos ? std::from_chars_result{nullptr, std::errc::invalid_argument}
+                                             : std::from_chars(text.data() + eq + 1, end, n);
+    if (eq == std::string::npos || eq == 0 || res.ec != std::errc() || res.ptr != end || eq + 1 == text.size())
+      throw Error(ErrorKind::invalid_input, "--fixed-length '" + text + "' is not of the form NAME=N (N a u32)");
+    c.fixed_lengths[text.substr(0, eq)] = n;
+  }
   return c;
 }
 
 void add_config_options(CLI::App* cmd, ConfigOptions& options) {
   cmd->add_option("--workgroup", options.workgroup, "Workgroup size override X[,Y,Z] (shapes the shader)");
   cmd->add_option("--ulp", options.ulp, "ULP budget for approximate transcendentals, 0-255 (0: WGSL's builtins)");
+  cmd->add_flag("--no-passes", options.no_passes,
+                "Write the shader without constant folding, dead-code and common-subexpression elimination");
+  cmd->add_option("--fixed-length", options.fixed_lengths,
+                  "NAME=N: write len(NAME) into the shader as N (length specialization; dispatches must then give "
+                  "NAME exactly N elements). Repeatable");
 }
 
 std::string json_quote(const std::string& s) { return nlohmann::json(s).dump(); }

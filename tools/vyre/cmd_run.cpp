@@ -32,6 +32,7 @@ struct RunOptions {
   bool verbose = false;
   bool tune = false;
   bool retune = false;
+  bool specialize_lengths = false;
   std::string report_json;
   std::optional<double> timeout;  // seconds; 0: none
 };
@@ -150,7 +151,9 @@ int run(const RunOptions& o) {
   for (const auto& opt : o.inputs) apply_input_option(program, opt, run.inputs);
   for (const auto& opt : o.sizes) apply_size_option(program, opt, run.inputs);
   if (!o.grid.empty()) run.grid = parse_dim3(o.grid, "--grid");
-  const ShaderOptions config = o.config.to_config();
+  ShaderOptions config = o.config.to_config();
+  if (o.specialize_lengths)
+    for (const auto& [name, length] : dispatched_lengths(program, run.inputs, run.grid)) config.fixed_lengths.try_emplace(name, length);
 
   const auto t = std::chrono::steady_clock::now();
   const Outputs outputs = reference::run(program, run.inputs, config, run.grid);
@@ -197,7 +200,9 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
   for (const auto& opt : o.inputs) apply_input_option(program, opt, run.inputs);
   for (const auto& opt : o.sizes) apply_size_option(program, opt, run.inputs);
   if (!o.grid.empty()) run.grid = parse_dim3(o.grid, "--grid");
-  const ShaderOptions config = o.config.to_config();
+  ShaderOptions config = o.config.to_config();
+  if (o.specialize_lengths)
+    for (const auto& [name, length] : dispatched_lengths(program, run.inputs, run.grid)) config.fixed_lengths.try_emplace(name, length);
 
   t = std::chrono::steady_clock::now();
   // With --tune the pipeline and grid are the tuned ones (docs/tuning.md).
@@ -242,6 +247,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
         {"cache_hit", c.cache_hit},
         {"cache_key", c.cache_key},
         {"vector_width", dispatch_report.vector_width},
+        {"fixed_lengths", config.fixed_lengths},
         {"workgroup", pipeline_workgroup(pipeline)},
         {"tuning", tuning_json(tuned)},
         {"driver_cache",
@@ -287,6 +293,9 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--timeout", o->timeout,
                   "Seconds a dispatch may run before the device is given up (default: VYRE_DISPATCH_TIMEOUT, else 600; 0: none)");
   add_config_options(cmd, o->config);
+  cmd->add_flag("--specialize-lengths", o->specialize_lengths,
+                "Write the lengths this run dispatches into the shader (length specialization: checks against them "
+                "can fold away; the shader is cached per lengths). Same as --fixed-length for each len the program reads");
   cmd->add_flag("--check", o->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");
   cmd->add_flag("--tune", o->tune,
                 "Run in the configuration tuned for this device and dispatch size: from the cache's tuning record, "

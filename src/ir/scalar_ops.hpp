@@ -8,7 +8,7 @@
 
 #include "vyre/program.hpp"
 
-namespace vyre::reference {
+namespace vyre::scalar {
 
 // `type` is the operands' type (for comparisons too).
 uint32_t apply_binary(Op op, ScalarType type, uint32_t a, uint32_t b);
@@ -19,4 +19,4 @@ uint32_t apply_cast(ScalarType from, ScalarType to, uint32_t a);
 // The new value an atomic read-modify-write stores (exchange: the operand).
 uint32_t apply_atomic(AtomicOp op, ScalarType type, uint32_t old_value, uint32_t operand);
 
-}  // namespace vyre::reference
+}  // namespace vyre::scalar

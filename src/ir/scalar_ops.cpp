@@ -1,4 +1,4 @@
-#include "reference/scalar_ops.hpp"
+#include "ir/scalar_ops.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace vyre::reference {
+namespace vyre::scalar {
 namespace {
 
 float as_f32(uint32_t bits) { return std::bit_cast<float>(bits); }
@@ -204,4 +204,4 @@ uint32_t apply_atomic(AtomicOp op, ScalarType type, uint32_t old_value, uint32_t
   throw std::logic_error("reference: bad atomic operation");
 }
 
-}  // namespace vyre::reference
+}  // namespace vyre::scalar
