@@ -1,7 +1,7 @@
 // Autotuning's figures (docs/benchmarks.md, "Autotuning"): for three kernels
 // that read nothing of their workgroup (samples/programs.hpp: the first
-// stage of a sum, a matrix product, a row softmax) and a saxpy (whose shape
-// stays but which may widen), the kernel time of the
+// stage of a sum, a matrix product, a row softmax; and a 16-tap stencil) and
+// a saxpy (whose shape stays but which may widen), the kernel time of the
 // program's own configuration against the one Backend::tune picks, measured
 // side by side in one process, alternating. Prints JSON lines
 // {"name", "value", "unit"}.
@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@
 
 #include "samples/programs.hpp"
 #include "support/json_lines.hpp"
+#include "support/kernels.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/reference.hpp"
@@ -29,6 +29,8 @@ namespace {
 
 using vyre::bench::emit;
 using vyre::bench::emit_text;
+using vyre::bench::batch_seconds;
+using vyre::bench::Kernel;
 using vyre::bench::median;
 
 using Clock = std::chrono::steady_clock;
@@ -38,35 +40,8 @@ using Clock = std::chrono::steady_clock;
   std::exit(1);
 }
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& f : v) f = d(rng);
-  return v;
-}
-
 std::string shape(const vyre::Dim3& d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
-struct Kernel {
-  std::string name;
-  vyre::CheckedProgram program;
-  vyre::Inputs inputs;  // contents as device buffers (a read_write one is written in place); outputs by size
-  std::optional<vyre::Dim3> grid;
-  std::string output;
-  vyre::Inputs check;   // host contents, for comparing results (empty: `inputs`)
-};
-
-// Seconds per dispatch of `pipeline`: `per` dispatches in one Batch, waited for.
-double batch_seconds(vyre::gpu::Backend& backend, vyre::gpu::Pipeline& pipeline, const Kernel& k,
-                     const std::optional<vyre::Dim3>& grid, int per) {
-  vyre::gpu::Batch batch(backend);
-  for (int i = 0; i < per; ++i) batch.dispatch_resident(pipeline, k.inputs, grid);
-  const auto start = Clock::now();
-  batch.run();
-  return std::chrono::duration<double>(Clock::now() - start).count() / per;
 }
 
 void measure(vyre::gpu::Backend& backend, const Kernel& k, bool quick) {
@@ -79,11 +54,8 @@ void measure(vyre::gpu::Backend& backend, const Kernel& k, bool quick) {
   const vyre::Inputs& check = k.check.entries().empty() ? k.inputs : k.check;
   const std::vector<float> a = own.dispatch(check, k.grid).get<float>(k.output);
   const std::vector<float> b = tuned.pipeline.dispatch(check, tuned.grid).get<float>(k.output);
-  float largest = 0;
-  for (float v : a) largest = std::max(largest, std::abs(v));
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!(std::abs(a[i] - b[i]) <= std::ldexp(largest, -20)))
-      fail(k.name + ": the tuned configuration gives other results at " + std::to_string(i));
+  if (auto i = vyre::bench::first_difference(a, b))
+    fail(k.name + ": the tuned configuration gives other results at " + std::to_string(*i));
   const int reps = quick ? 7 : 15, per = quick ? 3 : 10;
   std::vector<double> own_s, tuned_s;
   for (int rep = 0; rep < reps; ++rep) {
@@ -111,46 +83,7 @@ void run(const vyre::gpu::BackendOptions& options, bool quick) {
   vyre::gpu::Backend backend(options);
   emit_text("tuning.adapter", backend.adapter().name);
 
-  std::vector<Kernel> kernels;
-  {
-    const uint32_t partials = quick ? 1u << 15 : 1u << 20;
-    Kernel k{"partial_sum", vyre::samples::partial_sum_program(), {}, std::nullopt, "partial", {}};
-    k.inputs.device("x", backend.upload(random_floats(size_t{partials} * vyre::samples::kPartialSumTerms, 1)))
-        .size("partial", partials);
-    kernels.push_back(std::move(k));
-  }
-  {
-    const uint32_t n = quick ? 256 : 2048;
-    Kernel k{"matmul", vyre::samples::matmul_program(), {}, vyre::Dim3{n / 8, n / 8, 1}, "c", {}};
-    k.inputs.set<uint32_t>("dims", {n, n, n})
-        .device("a", backend.upload(random_floats(size_t{n} * n, 2)))
-        .device("b", backend.upload(random_floats(size_t{n} * n, 3)))
-        .size("c", n * n);
-    kernels.push_back(std::move(k));
-  }
-  {
-    const uint32_t rows = quick ? 4096 : 1u << 17, cols = quick ? 128 : 256;
-    Kernel k{"softmax_rows", vyre::samples::softmax_rows_program(), {}, std::nullopt, "y", {}};
-    k.inputs.set<uint32_t>("dims", {cols})
-        .device("x", backend.upload(random_floats(size_t{rows} * cols, 4)))
-        .size("y", rows * cols);
-    // The default grid follows y's length (one invocation per element):
-    // give one invocation per row instead.
-    k.grid = vyre::Dim3{rows / 64, 1, 1};
-    kernels.push_back(std::move(k));
-  }
-  {
-    // A streaming kernel: its index reads nwg, so its shape stays; widening is what tuning can pick.
-    const uint32_t n = quick ? 1u << 21 : 1u << 24;
-    Kernel k{"saxpy", vyre::samples::saxpy_program(), {}, vyre::samples::saxpy_grid(n), "y", {}};
-    const std::vector<float> x = random_floats(n, 5), y = random_floats(n, 6);
-    // Timed in place on the GPU (y grows from dispatch to dispatch; its
-    // time does not depend on the values); checked on host copies.
-    k.inputs.set<float>("alpha", {2.0f}).device("x", backend.upload(x)).device("y", backend.upload(y));
-    k.check.set<float>("alpha", {2.0f}).set("x", x).set("y", y);
-    kernels.push_back(std::move(k));
-  }
-  for (const Kernel& k : kernels) measure(backend, k, quick);
+  for (const Kernel& k : vyre::bench::sample_kernels(backend, quick)) measure(backend, k, quick);
 }
 
 }  // namespace

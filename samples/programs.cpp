@@ -70,6 +70,23 @@ CheckedProgram chain_program(int statements) {
       .build();
 }
 
+CheckedProgram stencil_program(int taps) {
+  std::vector<Stmt> body = {let("acc", f32(0.0f))};
+  for (int t = 0; t < taps; ++t) {
+    const auto tt = static_cast<uint32_t>(t);
+    Expr at = add(var("i"), mul(u32(tt), u32(kStencilStride)));
+    Expr weight = mul(f32(static_cast<float>(t + 1)), f32(0.125f));
+    body.push_back(if_(lt(at, len("x")), {assign("acc", add(var("acc"), mul(load("x", at), weight)))}));
+  }
+  body.push_back(store("out", var("i"), var("acc")));
+  return ProgramBuilder("stencil" + std::to_string(taps))
+      .workgroup_size(64)
+      .input("x", 0, ScalarType::F32)
+      .output("out", 1, ScalarType::F32)
+      .body({let("i", gid()), if_(lt(var("i"), len("out")), body)})
+      .build();
+}
+
 CheckedProgram partial_sum_program() {
   return ProgramBuilder("partial_sum")
       .workgroup_size(64)

@@ -45,4 +45,13 @@ CheckedProgram matmul_program();
 // invocation: the row's maximum, the sum of exp(x - max), then each value.
 CheckedProgram softmax_rows_program();
 
+// A 1-D stencil unrolled by the C++ builder, as generated kernels are:
+// out[i] = the sum over `taps` taps t of x[i + t * kStencilStride] * w_t,
+// each read checked against len(x). The builder writes each offset and
+// weight as the constant expression it comes from (t * stride, the weight's
+// numerator over its denominator), which the lowering's constant folding
+// settles. x holds len(out) + taps * kStencilStride elements.
+CheckedProgram stencil_program(int taps);
+inline constexpr uint32_t kStencilStride = 64;
+
 }  // namespace vyre::samples

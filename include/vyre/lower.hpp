@@ -20,7 +20,7 @@
 namespace vyre {
 
 // Bumped whenever the lowering can emit different text for the same input.
-inline constexpr uint32_t kLoweringVersion = 9;
+inline constexpr uint32_t kLoweringVersion = 10;
 
 enum class BindingKind : uint8_t { StorageRead, StorageReadWrite, Uniform };
 

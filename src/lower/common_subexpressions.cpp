@@ -4,7 +4,8 @@
 // that no assign statement writes. A block's largest such expressions that
 // occur twice or more (in its statements or the blocks inside them) are
 // computed once, in a new local declared before the first statement that
-// uses them; inner blocks then do the same with what is left.
+// uses them, where that leaves fewer nodes to compile; inner blocks then do
+// the same with what is left.
 #include <algorithm>
 #include <set>
 #include <unordered_map>
@@ -14,9 +15,9 @@
 namespace vyre::passes {
 namespace {
 
-// Expressions smaller than this (an operator on two leaves) are cheaper to
-// repeat than to name.
-constexpr size_t kMinNodes = 3;
+// Whether naming an expression of `nodes` nodes that occurs `count` times
+// leaves less to compile: a local and its uses against the copies.
+bool pays(size_t nodes, size_t count) { return count * nodes > nodes + count + 1; }
 
 bool composite(const Expr& e) {
   switch (op_info(e.op).cls) {
@@ -34,7 +35,7 @@ class Sharing {
 
   Program run() {
     Program out = c_.program();
-    out.body = block(c_.program().body, {}, {});
+    out.body = block(c_.program().body, {});
     return out;
   }
 
@@ -47,13 +48,35 @@ class Sharing {
     const Expr* example = nullptr;
   };
 
+  // Numbers declarations in program order, so that the declarations inside
+  // a statement (its loop variable, the locals of its blocks) are those
+  // numbered within its span.
   void scan(const std::vector<Stmt>& stmts) {
     for (const Stmt& s : stmts) {
-      if (s.op == StmtOp::Let || s.op == StmtOp::Loop) names_.insert(s.name);
+      const uint32_t begin = next_position_;
+      if (s.op == StmtOp::Let || s.op == StmtOp::Loop) {
+        names_.insert(s.name);
+        position_[c_.slot(s)] = next_position_++;
+      }
       if (s.op == StmtOp::Assign) assigned_.insert(c_.slot(s));
       scan(s.body);
       scan(s.else_body);
+      span_[&s] = {begin, next_position_};
     }
+  }
+
+  // Whether every local `e` reads is in scope before statement `s`: none is
+  // declared inside it (an occurrence inside `s` sees only those and the
+  // ones in scope before it).
+  bool in_scope_before(const Expr& e, const Stmt& s) const {
+    if (op_info(e.op).cls == OpClass::Var) {
+      const auto [begin, end] = span_.at(&s);
+      const uint32_t at = position_.at(c_.slot(e));
+      if (at >= begin && at < end) return false;
+    }
+    for (const Expr& a : e.args)
+      if (!in_scope_before(a, s)) return false;
+    return true;
   }
 
   // The structural identity of a qualifying expression (locals by slot, so
@@ -94,7 +117,7 @@ class Sharing {
     return n;
   }
 
-  bool shareable(const Expr& e) { return composite(e) && !key(e).empty() && nodes(e) >= kMinNodes; }
+  bool shareable(const Expr& e) { return composite(e) && !key(e).empty() && nodes(e) >= 3; }
 
   // Counts shareable expressions of statement `index` (and the blocks in
   // it), not looking inside those already named by an enclosing block or,
@@ -132,7 +155,7 @@ class Sharing {
   void choose(const Expr& e, const std::unordered_map<std::string, Candidate>& seen, std::set<std::string>& chosen) {
     if (composite(e) && shareable(e)) {
       auto it = seen.find(key(e));
-      if (it != seen.end() && it->second.count >= 2) {
+      if (it != seen.end() && pays(nodes(e), it->second.count)) {
         chosen.insert(key(e));
         return;
       }
@@ -146,11 +169,6 @@ class Sharing {
       choose(s.body, seen, chosen);
       choose(s.else_body, seen, chosen);
     }
-  }
-
-  void slots_of(const Expr& e, std::set<uint32_t>& out) {
-    if (op_info(e.op).cls == OpClass::Var) out.insert(c_.slot(e));
-    for (const Expr& a : e.args) slots_of(a, out);
   }
 
   std::string fresh_name() {
@@ -181,7 +199,7 @@ class Sharing {
     return out;
   }
 
-  std::vector<Stmt> block(const std::vector<Stmt>& stmts, const Names& outer, const std::set<uint32_t>& visible) {
+  std::vector<Stmt> block(const std::vector<Stmt>& stmts, const Names& outer) {
     // Which expressions this block shares, and where each is first used.
     std::unordered_map<std::string, Candidate> all;
     for (size_t i = 0; i < stmts.size(); ++i) count(stmts[i], i, outer, nullptr, all);
@@ -191,23 +209,10 @@ class Sharing {
     if (!chosen.empty())
       for (size_t i = 0; i < stmts.size(); ++i) count(stmts[i], i, outer, &chosen, kept);
     // A local can hold an expression only where every local it reads is in scope.
-    std::vector<std::set<uint32_t>> visible_at;
     std::vector<std::pair<size_t, std::string>> lets;  // (statement, key)
-    std::set<uint32_t> in_scope = visible;
-    for (size_t i = 0; i < stmts.size(); ++i) {
-      visible_at.push_back(in_scope);
-      if (stmts[i].op == StmtOp::Let) in_scope.insert(c_.slot(stmts[i]));
-    }
+    for (const auto& [k, c] : kept)
+      if (pays(nodes(*c.example), c.count) && in_scope_before(*c.example, stmts[c.first])) lets.emplace_back(c.first, k);
     Names named = outer;
-    std::unordered_map<std::string, std::string> here;  // key -> name, declared in this block
-    for (const auto& [k, c] : kept) {
-      if (c.count < 2) continue;
-      std::set<uint32_t> reads;
-      slots_of(*c.example, reads);
-      bool ok = true;
-      for (uint32_t s : reads) ok = ok && visible_at[c.first].count(s);
-      if (ok) lets.emplace_back(c.first, k);
-    }
     std::sort(lets.begin(), lets.end());
     std::vector<Stmt> out;
     size_t next = 0;
@@ -227,10 +232,8 @@ class Sharing {
       copy.name = s.name;
       copy.barrier = s.barrier;
       for (const Expr& e : s.exprs) copy.exprs.push_back(rebuild(e, named));
-      std::set<uint32_t> inner = visible_at[i];
-      if (s.op == StmtOp::Loop) inner.insert(c_.slot(s));
-      copy.body = block(s.body, named, inner);
-      copy.else_body = block(s.else_body, named, visible_at[i]);
+      copy.body = block(s.body, named);
+      copy.else_body = block(s.else_body, named);
       out.push_back(std::move(copy));
     }
     return out;
@@ -240,6 +243,9 @@ class Sharing {
   std::set<std::string> names_;     // every name the program declares, and those added
   std::set<uint32_t> assigned_;     // slots some assign statement writes
   std::unordered_map<const Expr*, std::string> keys_;
+  std::unordered_map<uint32_t, uint32_t> position_;  // slot -> the declaration's number
+  std::unordered_map<const Stmt*, std::pair<uint32_t, uint32_t>> span_;  // numbers declared inside a statement
+  uint32_t next_position_ = 0;
   int next_name_ = 0;
 };
 
