@@ -3,11 +3,12 @@
 // side by side in one process, alternating. Prints JSON lines
 // {"name", "value", "unit"}.
 //
-// compile  for each example, a 64-tap builder-unrolled stencil and a
-//          5,000-statement chain: the WGSL's size,
-//          and a cold compile (lowering, naga's shader module, the driver's
-//          pipeline) with the passes on and off, each in a fresh Backend
-//          with an empty in-memory cache. The driver's own shader caches are
+// compile  for each example (with its run file), a 64-tap builder-unrolled
+//          stencil and a 5,000-statement chain: the WGSL's size, and a cold
+//          compile and first dispatch (lowering, naga's shader module, the
+//          driver's pipeline, and the first dispatch, in which lavapipe
+//          compiles the shader with LLVM) with the passes on and off, each
+//          in a fresh Backend with an empty in-memory cache. The driver's own shader caches are
 //          off (set before the first device), so every compile is the
 //          driver's full work.
 // kernels  kernel time of the sample kernels (bench/support/kernels.hpp)
@@ -17,6 +18,8 @@
 //
 //   specialization_figures [--quick] [--examples DIR] [--only compile,kernels]
 //                          --quick: fewer repetitions and sizes for a CPU device
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +27,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "samples/programs.hpp"
@@ -33,6 +37,7 @@
 #include "vyre/gpu.hpp"
 #include "vyre/json.hpp"
 #include "vyre/lower.hpp"
+#include "vyre/run_file.hpp"
 
 namespace {
 
@@ -66,56 +71,78 @@ vyre::gpu::BackendOptions fresh_backend_options() {
 }
 
 struct CompileTimes {
-  std::vector<double> lower, shader, pipeline, total;
+  std::vector<double> lower, shader, pipeline, dispatch, total;
 };
 
-void compile_once(const vyre::CheckedProgram& program, bool passes, CompileTimes& t) {
+// A program to compile cold, with inputs for its first dispatch: on lavapipe
+// the driver's own compile (LLVM) happens there, not in the pipeline.
+struct CompileCase {
+  std::string name;
+  vyre::CheckedProgram program;
+  vyre::RunInputs run;
+};
+
+void compile_once(const CompileCase& c, bool passes, CompileTimes& t) {
   vyre::gpu::Backend backend(fresh_backend_options());
-  const vyre::gpu::Pipeline pipeline = backend.compile(program, with_passes(passes));
+  vyre::gpu::Pipeline pipeline = backend.compile(c.program, with_passes(passes));
   const vyre::gpu::CompileReport& r = pipeline.compile_report();
-  if (r.cache_hit || r.memory_hit) fail(program.name() + ": a compile that should be cold hit a cache");
+  if (r.cache_hit || r.memory_hit) fail(c.name + ": a compile that should be cold hit a cache");
+  vyre::gpu::DispatchReport d;
+  (void)pipeline.dispatch(c.run.inputs, c.run.grid, &d);
   t.lower.push_back(r.lower_ms);
   t.shader.push_back(r.shader_ms);
   t.pipeline.push_back(r.pipeline_ms);
-  t.total.push_back(r.lower_ms + r.shader_ms + r.pipeline_ms);
+  t.dispatch.push_back(d.dispatch_ms);
+  t.total.push_back(r.lower_ms + r.shader_ms + r.pipeline_ms + d.dispatch_ms);
 }
 
-void compile_figures(const std::string& name, const vyre::CheckedProgram& program, int reps) {
-  const std::string on_text = vyre::lower_to_wgsl(program, with_passes(true));
-  const std::string off_text = vyre::lower_to_wgsl(program, with_passes(false));
-  emit("compile." + name + ".wgsl_bytes_on", static_cast<double>(on_text.size()), "B");
-  emit("compile." + name + ".wgsl_bytes_off", static_cast<double>(off_text.size()), "B");
+void compile_figures(const CompileCase& c, int reps) {
+  const std::string on_text = vyre::lower_to_wgsl(c.program, with_passes(true));
+  const std::string off_text = vyre::lower_to_wgsl(c.program, with_passes(false));
+  const std::string name = "compile." + c.name;
+  emit(name + ".wgsl_bytes_on", static_cast<double>(on_text.size()), "B");
+  emit(name + ".wgsl_bytes_off", static_cast<double>(off_text.size()), "B");
   CompileTimes on, off;
   for (int rep = 0; rep < reps; ++rep) {
     const bool on_first = rep % 2 == 0;
-    compile_once(program, on_first, on_first ? on : off);
-    compile_once(program, !on_first, on_first ? off : on);
+    compile_once(c, on_first, on_first ? on : off);
+    compile_once(c, !on_first, on_first ? off : on);
   }
-  for (const auto& [part, a, b] : {std::tuple{"lower", &on.lower, &off.lower}, std::tuple{"shader", &on.shader, &off.shader},
-                                   std::tuple{"pipeline", &on.pipeline, &off.pipeline}}) {
-    emit("compile." + name + "." + part + "_ms_on", median(*a), "ms");
-    emit("compile." + name + "." + part + "_ms_off", median(*b), "ms");
+  for (const auto& [part, a, b] :
+       {std::tuple{"lower", &on.lower, &off.lower}, std::tuple{"shader", &on.shader, &off.shader},
+        std::tuple{"pipeline", &on.pipeline, &off.pipeline}, std::tuple{"first_dispatch", &on.dispatch, &off.dispatch}}) {
+    emit(name + "." + part + "_ms_on", median(*a), "ms");
+    emit(name + "." + part + "_ms_off", median(*b), "ms");
   }
-  emit("compile." + name + ".total_ms_on", median(on.total), "ms");
-  emit("compile." + name + ".total_ms_off", median(off.total), "ms");
-  emit("compile." + name + ".off_over_on", median(off.total) / median(on.total), "x");
+  emit(name + ".total_ms_on", median(on.total), "ms");
+  emit(name + ".total_ms_off", median(off.total), "ms");
+  emit(name + ".off_over_on", median(off.total) / median(on.total), "x");
 }
 
-vyre::CheckedProgram read_example(const std::filesystem::path& file) {
+CompileCase example_case(const std::filesystem::path& dir, const std::string& name) {
+  const std::filesystem::path file = dir / (name + ".json");
   std::ifstream in(file);
   if (!in) fail("cannot read " + file.string() + " (give --examples DIR)");
   std::stringstream text;
   text << in.rdbuf();
-  return vyre::program_from_json(text.str());
+  vyre::CheckedProgram program = vyre::program_from_json(text.str());
+  vyre::RunInputs run = vyre::read_run_file(program, (dir / (name + ".run.json")).string());
+  return {name, std::move(program), std::move(run)};
 }
 
 void compile_section(const Options& options) {
   const int reps = options.quick ? 3 : 7;
   for (const char* name : {"xor", "saxpy", "collatz", "histogram", "reduction", "prefix_sum", "matmul_tiled", "softmax",
                            "bitonic_sort"})
-    compile_figures(name, read_example(options.examples / (std::string(name) + ".json")), reps);
-  compile_figures("stencil_64", vyre::samples::stencil_program(64), reps);
-  compile_figures("chain_5000", vyre::samples::chain_program(5000), options.quick ? 2 : 3);
+    compile_figures(example_case(options.examples, name), reps);
+  constexpr uint32_t kElements = 4096;
+  CompileCase stencil{"stencil_64", vyre::samples::stencil_program(64), {}};
+  stencil.run.inputs.set("x", vyre::bench::random_floats(kElements + 64 * vyre::samples::kStencilStride, 8))
+      .size("out", kElements);
+  compile_figures(stencil, reps);
+  CompileCase chain{"chain_5000", vyre::samples::chain_program(5000), {}};
+  chain.run.inputs.set("a", std::vector<uint32_t>(kElements, 7)).size("out", kElements);
+  compile_figures(chain, options.quick ? 2 : 3);
 }
 
 void kernel_figures(vyre::gpu::Backend& backend, const vyre::bench::Kernel& k, bool quick) {
@@ -142,7 +169,12 @@ void kernel_figures(vyre::gpu::Backend& backend, const vyre::bench::Kernel& k, b
   for (size_t v = 1; v < variants.size(); ++v)
     if (auto i = vyre::bench::first_difference(want, variants[v].pipeline.dispatch(check, k.grid).get<float>(k.output)))
       fail(k.name + ": the '" + variants[v].name + "' shader gives other results at " + std::to_string(*i));
-  const int rounds = quick ? 7 : 15, per = quick ? 3 : 10;
+  // About 2 ms of dispatches per sample (3 to 200 of them), so that short
+  // kernels are not timed at the resolution of one submission.
+  const double one = vyre::bench::batch_seconds(backend, variants[0].pipeline, k, k.grid, 3);
+  const int per = std::clamp(static_cast<int>(std::ceil(2e-3 / std::max(one, 1e-7))), 3, quick ? 10 : 200);
+  const int rounds = quick ? 7 : 15;
+  emit("kernel." + k.name + ".dispatches_per_sample", per, "");
   for (int round = 0; round < rounds; ++round)
     for (size_t i = 0; i < variants.size(); ++i) {
       Variant& v = variants[(i + static_cast<size_t>(round)) % variants.size()];  // rotating order

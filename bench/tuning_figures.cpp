@@ -40,10 +40,6 @@ using Clock = std::chrono::steady_clock;
   std::exit(1);
 }
 
-std::string shape(const vyre::Dim3& d) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
 void measure(vyre::gpu::Backend& backend, const Kernel& k, bool quick) {
   vyre::gpu::Pipeline own = backend.compile(k.program);
   vyre::gpu::Tuned tuned = backend.tune(k.program, k.inputs, k.grid);
@@ -71,8 +67,8 @@ void measure(vyre::gpu::Backend& backend, const Kernel& k, bool quick) {
   emit("tuning." + k.name + ".own_ms", o * 1e3, "ms");
   emit("tuning." + k.name + ".tuned_ms", t * 1e3, "ms");
   emit("tuning." + k.name + ".own_over_tuned", o / t, "x");
-  emit_text("tuning." + k.name + ".own", "workgroup " + shape(r.own_workgroup) + ", 1 per invocation");
-  emit_text("tuning." + k.name + ".chosen", "workgroup " + shape(r.workgroup) + ", " +
+  emit_text("tuning." + k.name + ".own", "workgroup " + vyre::dim3_text(r.own_workgroup) + ", 1 per invocation");
+  emit_text("tuning." + k.name + ".chosen", "workgroup " + vyre::dim3_text(r.workgroup) + ", " +
                                                 std::to_string(r.vector_width) + " per invocation" +
                                                 (r.chose_own() ? " (own: " + r.reason + ")" : ""));
   emit("tuning." + k.name + ".candidates", static_cast<double>(r.candidates.size()), "");

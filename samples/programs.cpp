@@ -80,7 +80,7 @@ CheckedProgram stencil_program(int taps) {
   }
   body.push_back(store("out", var("i"), var("acc")));
   return ProgramBuilder("stencil" + std::to_string(taps))
-      .workgroup_size(64)
+      .workgroup_size(256)
       .input("x", 0, ScalarType::F32)
       .output("out", 1, ScalarType::F32)
       .body({let("i", gid()), if_(lt(var("i"), len("out")), body)})

@@ -57,7 +57,8 @@ std::vector<Kernel> sample_kernels(gpu::Backend& backend, bool quick) {
     kernels.push_back(std::move(k));
   }
   {
-    const uint32_t n = quick ? 1u << 18 : 1u << 24;
+    // 2^23 elements: 32,768 workgroups of 256, within every device's 65,535 per axis.
+    const uint32_t n = quick ? 1u << 18 : 1u << 23;
     constexpr int kTaps = 16;
     Kernel k{"stencil", samples::stencil_program(kTaps), {}, std::nullopt, "out", {}};
     k.inputs.device("x", backend.upload(random_floats(n + size_t{kTaps} * samples::kStencilStride, 7))).size("out", n);

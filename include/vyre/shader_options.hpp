@@ -57,6 +57,9 @@ struct VYRE_API ShaderOptions {
 // Error(invalid_input) naming what is wrong.
 VYRE_API Dim3 effective_workgroup_size(const Program& program, const ShaderOptions& options);
 
+// A size or grid as people write it: "64x1x1".
+VYRE_API std::string dim3_text(const Dim3& d);
+
 // options.fixed_lengths, after checking that each names a runtime-sized
 // buffer bound by `program`; throws Error(invalid_input) naming the first
 // that does not.

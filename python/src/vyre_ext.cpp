@@ -162,11 +162,22 @@ vyre::Dim3 dim3_of(nb::handle value, const char* what) {
   return d;
 }
 
-vyre::ShaderOptions shader_options(nb::handle workgroup, int ulp) {
+vyre::ShaderOptions shader_options(nb::handle workgroup, int ulp, bool passes = true,
+                                   nb::handle fixed_lengths = nb::none()) {
   vyre::ShaderOptions o;
   if (!workgroup.is_none()) o.workgroup_override = dim3_of(workgroup, "workgroup");
   if (ulp < 0 || ulp > 255) throw nb::value_error("ulp must be 0..255 (0: WGSL's builtins)");
   if (ulp > 0) o.ulp_budget = static_cast<uint8_t>(ulp);
+  o.passes = passes;
+  if (!fixed_lengths.is_none()) {
+    if (!nb::isinstance<nb::dict>(fixed_lengths))
+      throw nb::type_error("fixed_lengths must be a dict of buffer name to element count");
+    for (auto [name, length] : nb::borrow<nb::dict>(fixed_lengths)) {
+      const auto n = nb::cast<int64_t>(length);
+      if (n < 0 || n > 0xffffffffLL) throw nb::value_error("fixed_lengths: an element count is 0 to 2**32 - 1");
+      o.fixed_lengths[nb::cast<std::string>(name)] = static_cast<uint32_t>(n);
+    }
+  }
   return o;
 }
 
@@ -772,12 +783,13 @@ NB_MODULE(_ext, m) {
                    })
       .def(
           "wgsl",
-          [](const PyProgram& p, nb::handle workgroup, int ulp) {
-            vyre::ShaderOptions o = shader_options(workgroup, ulp);
+          [](const PyProgram& p, nb::handle workgroup, int ulp, bool passes, nb::handle fixed_lengths) {
+            vyre::ShaderOptions o = shader_options(workgroup, ulp, passes, fixed_lengths);
             nb::gil_scoped_release release;
             return vyre::lower_to_wgsl(p.checked, o);
           },
-          "workgroup"_a = nb::none(), "ulp"_a = 0, "The WGSL, as `vyre lower` prints it.")
+          "workgroup"_a = nb::none(), "ulp"_a = 0, nb::kw_only(), "passes"_a = true, "fixed_lengths"_a = nb::none(),
+          "The WGSL, as `vyre lower` prints it.")
       .def("to_json", [](const PyProgram& p, int indent) { return vyre::program_to_json(p.checked.program(), indent); },
            "indent"_a = 2)
       .def("__eq__", [](const PyProgram& a, nb::handle b) {
@@ -900,9 +912,9 @@ NB_MODULE(_ext, m) {
       .def_prop_ro("fingerprint", [](const PyBackend& b) { return b.backend->fingerprint(); })
       .def(
           "compile",
-          [](PyBackend& b, nb::handle program, nb::handle workgroup, int ulp) {
+          [](PyBackend& b, nb::handle program, nb::handle workgroup, int ulp, bool passes, nb::handle fixed_lengths) {
             PyProgram p = program_from_source(program);
-            vyre::ShaderOptions options = shader_options(workgroup, ulp);
+            vyre::ShaderOptions options = shader_options(workgroup, ulp, passes, fixed_lengths);
             std::shared_ptr<vyre::gpu::Pipeline> pipeline;
             {
               nb::gil_scoped_release release;
@@ -910,13 +922,15 @@ NB_MODULE(_ext, m) {
             }
             return PyKernel{b.backend, std::move(pipeline), p.checked, options, std::nullopt};
           },
-          "program"_a, "workgroup"_a = nb::none(), "ulp"_a = 0)
+          "program"_a, "workgroup"_a = nb::none(), "ulp"_a = 0, nb::kw_only(), "passes"_a = true,
+          "fixed_lengths"_a = nb::none())
       .def(
           "tune",
           [](PyBackend& b, nb::handle program, nb::handle inputs, nb::handle sizes, nb::handle grid,
-             nb::handle workgroup, int ulp, bool retune, const nb::kwargs& buffers) {
+             nb::handle workgroup, int ulp, bool passes, nb::handle fixed_lengths, bool retune,
+             const nb::kwargs& buffers) {
             PyProgram p = program_from_source(program);
-            const vyre::ShaderOptions options = shader_options(workgroup, ulp);
+            const vyre::ShaderOptions options = shader_options(workgroup, ulp, passes, fixed_lengths);
             Holds holds;
             CallArgs args;
             fill(args, holds, p.checked.program(), inputs, sizes, grid, buffers);
@@ -931,7 +945,8 @@ NB_MODULE(_ext, m) {
             return PyKernel{b.backend, std::move(pipeline), p.checked, options, std::move(tuned)};
           },
           "program"_a, "inputs"_a = nb::none(), nb::kw_only(), "sizes"_a = nb::none(), "grid"_a = nb::none(),
-          "workgroup"_a = nb::none(), "ulp"_a = 0, "retune"_a = false, "buffers"_a,
+          "workgroup"_a = nb::none(), "ulp"_a = 0, "passes"_a = true, "fixed_lengths"_a = nb::none(), "retune"_a = false,
+          "buffers"_a,
           "Compiles the program in the configuration fastest on this device for a dispatch like this one "
           "(docs/tuning.md): from the cache's tuning record, else timed now and recorded. Dispatch the kernel "
           "with grid=kernel.tuned_grid for dispatches of this size; kernel.tuning says what was chosen.")

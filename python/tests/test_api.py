@@ -41,6 +41,21 @@ def test_digest_and_wgsl_agree_with_the_cli(saxpy):
     assert saxpy.wgsl() != saxpy.wgsl(workgroup=(128, 1, 1))
 
 
+def test_passes_and_fixed_lengths_shape_the_shader_not_the_results(backend, saxpy):
+    assert "< 64u" in saxpy.wgsl(fixed_lengths={"out": 64}) and "vyre_lengths[0]" in saxpy.wgsl()
+    assert saxpy.wgsl(passes=False) == saxpy.wgsl()  # nothing in saxpy to fold
+    x = np.arange(64, dtype=np.float32)
+    args = dict(alpha=2.0, x=x, y=np.ones(64, np.float32), sizes={"out": 64})
+    fixed = backend.compile(saxpy, fixed_lengths={"out": 64})
+    np.testing.assert_array_equal(fixed(**args)["out"], backend.compile(saxpy, passes=False)(**args)["out"])
+    with pytest.raises(vyre.InputError, match="specialized for 64"):
+        fixed(alpha=2.0, x=x, y=np.ones(64, np.float32), sizes={"out": 32})
+    with pytest.raises(vyre.InputError, match="no buffer of that name"):
+        backend.compile(saxpy, fixed_lengths={"nope": 3})
+    with pytest.raises(TypeError):
+        saxpy.wgsl(fixed_lengths=[("out", 64)])
+
+
 def test_kernel_call_returns_owned_numpy_arrays(backend, saxpy):
     k = backend.compile(saxpy)
     x = np.random.default_rng(1).standard_normal(N).astype(np.float32)

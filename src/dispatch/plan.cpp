@@ -146,7 +146,7 @@ Dim3 default_grid(const Program& program, const Dim3& workgroup, const std::vect
 void refuse_oversized_grid(const Dim3& grid) {
   const uint64_t xy = uint64_t{grid[0]} * grid[1];  // fits: both below 2^32
   if (xy == 0 || grid[2] <= kMaxWorkgroupsPerDispatch / xy) return;
-  refuse("grid " + std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) +
+  refuse("grid " + dim3_text(grid) +
          " has more than " + std::to_string(kMaxWorkgroupsPerDispatch) +
          " workgroups, the most one dispatch may have on any device. Use a larger workgroup size, several elements "
          "per invocation (a grid-stride loop), or several dispatches.");

@@ -12,7 +12,7 @@ namespace {
 void check_limits(const ShaderInterface& iface, const DeviceContext& device) {
   const WGPULimits& limits = device.limits();
   const Dim3& wg = iface.workgroup_size;
-  const std::string size = std::to_string(wg[0]) + "x" + std::to_string(wg[1]) + "x" + std::to_string(wg[2]);
+  const std::string size = dim3_text(wg);
   const std::string on = " of '" + device.adapter().name + "'";
   const uint32_t per_axis[3] = {limits.maxComputeWorkgroupSizeX, limits.maxComputeWorkgroupSizeY,
                                 limits.maxComputeWorkgroupSizeZ};

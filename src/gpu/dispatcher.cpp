@@ -83,7 +83,7 @@ void Dispatcher::check_limits(const DispatchPlan& plan) const {
   const Dim3& grid = plan.grid;
   for (int axis = 0; axis < 3; ++axis)
     if (grid[axis] > limits.maxComputeWorkgroupsPerDimension)
-      beyond_limit("grid " + std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" + std::to_string(grid[2]) +
+      beyond_limit("grid " + dim3_text(grid) +
                        " has " + std::to_string(grid[axis]) + " workgroups on axis " + "xyz"[axis],
                    "maxComputeWorkgroupsPerDimension", limits.maxComputeWorkgroupsPerDimension, "", device,
                    "Give a smaller grid (--grid X,Y,Z) and have the program cover the elements in a grid-stride "

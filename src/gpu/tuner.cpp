@@ -5,7 +5,6 @@
 // The record of what was chosen goes to the AOT cache under a key naming the
 // program, the size class and the device with its driver.
 #include <algorithm>
-#include <cmath>
 #include <exception>
 #include <optional>
 #include <string>
@@ -40,10 +39,6 @@ std::string size_class_of(const DispatchPlan& plan) {
     out += (a == 0 ? " 2^" : " x 2^") + std::to_string(log2_bucket(n));
   }
   return out;
-}
-
-std::string shape_text(const Dim3& d) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
 // Workgroup shapes worth timing for a dispatch's active axes, within the
@@ -328,7 +323,7 @@ aot::TuningRecord run_tuning(Backend& backend, const CheckedProgram& program, co
   }
   record.tuning_ms = ms_since(start);
   log::info("tuned '{}' for {}: workgroup {}, {} per invocation ({} candidates, {:.1f} ms){}", program.name(),
-            size_class, shape_text(record.workgroup), int{record.vector_width}, record.candidates.size(),
+            size_class, dim3_text(record.workgroup), int{record.vector_width}, record.candidates.size(),
             record.tuning_ms, record.reason.empty() ? "" : "; " + record.reason);
   return record;
 }
@@ -382,7 +377,7 @@ Tuned Backend::tune(const CheckedProgram& program, const Inputs& inputs, const s
       ShaderOptions wide = own;
       wide.vector_width = kWideWidth;
       retiled = retiled_grid(program.program(), plan, r.workgroup, find_widening(program, wide));
-      if (!retiled) why = "its grid does not re-tile onto workgroups of " + shape_text(r.workgroup);
+      if (!retiled) why = "its grid does not re-tile onto workgroups of " + dim3_text(r.workgroup);
     }
     if (retiled) {
       chosen.workgroup_override = r.workgroup;

@@ -19,6 +19,10 @@ Dim3 effective_workgroup_size(const Program& program, const ShaderOptions& optio
   return wg;
 }
 
+std::string dim3_text(const Dim3& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
 const std::map<std::string, uint32_t>& checked_fixed_lengths(const Program& program, const ShaderOptions& options) {
   for (const auto& [name, length] : options.fixed_lengths) {
     const Buffer* b = program.find_buffer(name);

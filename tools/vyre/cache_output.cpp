@@ -298,20 +298,17 @@ std::string format_entry(const aot::EntryInfo& e) {
 }
 
 std::string format_tuning_record(const aot::TuningRecord& r) {
-  auto shape = [](const Dim3& d) {
-    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-  };
   std::ostringstream out;
   out << "size class        " << r.size_class << "\n"
-      << "chosen            workgroup " << shape(r.workgroup) << ", " << int{r.vector_width} << " per invocation"
+      << "chosen            workgroup " << dim3_text(r.workgroup) << ", " << int{r.vector_width} << " per invocation"
       << (r.chose_own() ? " (the program's own: " + r.reason + ")" : "") << "\n"
-      << "own               workgroup " << shape(r.own_workgroup) << ", 1 per invocation\n"
+      << "own               workgroup " << dim3_text(r.own_workgroup) << ", 1 per invocation\n"
       << "timing            " << r.warmup << " warm-up dispatches, then " << r.repetitions << " samples of " << r.batch
       << (r.batch == 1 ? " dispatch" : " dispatches") << " per candidate, in rotating rounds; the median decides\n";
   std::vector<std::vector<std::string>> rows{{"WORKGROUP", "WIDTH", "MEDIAN MS", "MIN MS", "NOTE"}};
   for (const aot::TuningCandidate& c : r.candidates) {
     const bool chosen = c.workgroup == r.workgroup && c.vector_width == r.vector_width;
-    rows.push_back({shape(c.workgroup), std::to_string(c.vector_width), c.ran ? fixed(c.median_ms, 4) : "-",
+    rows.push_back({dim3_text(c.workgroup), std::to_string(c.vector_width), c.ran ? fixed(c.median_ms, 4) : "-",
                     c.ran ? fixed(c.min_ms, 4) : "-", chosen ? "chosen" : fit(printable(c.note), 72)});
   }
   std::vector<size_t> widths(rows[0].size(), 0);

@@ -50,10 +50,6 @@ std::string fmt_ms(double ms) {
   return buf;
 }
 
-std::string dim3_text(const Dim3& d) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
 nlohmann::json pipeline_workgroup(const gpu::Pipeline& pipeline) {
   const Dim3& size = pipeline.interface().workgroup_size;
   return nlohmann::json::array({size[0], size[1], size[2]});
@@ -232,8 +228,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
               << "vyre: driver pipeline cache: " << driver_cache_text(driver_cache) << "\n"
               << "vyre: shader module (naga) " << fmt_ms(c.shader_ms) << ", compute pipeline (driver) "
               << fmt_ms(c.pipeline_ms) << "\n"
-              << "vyre: dispatch of " << dispatch_report.grid[0] << "x" << dispatch_report.grid[1] << "x"
-              << dispatch_report.grid[2] << " workgroups, " << int{dispatch_report.vector_width}
+              << "vyre: dispatch of " << dim3_text(dispatch_report.grid) << " workgroups, " << int{dispatch_report.vector_width}
               << (dispatch_report.vector_width == 1 ? " element" : " elements (widened)") << " per invocation: upload " << fmt_ms(dispatch_report.upload_ms) << ", run "
               << fmt_ms(dispatch_report.dispatch_ms) << ", readback " << fmt_ms(dispatch_report.readback_ms) << "\n"
               << tuning_text(tuned)
