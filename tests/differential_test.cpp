@@ -113,37 +113,34 @@ TEST(Differential, RandomProgramsAgreeWithTheReferenceWhenTuned) {
 }
 
 // The passes are on in the tests above (the default); here they are off,
-// and then on with every runtime length fixed in the shader.
-TEST(Differential, RandomProgramsAgreeWithTheReferenceWithoutThePasses) {
+// and then on, on other seeds, with every runtime length fixed in the shader.
+void run_with_options(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what) {
   CampaignOptions options;
-  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0);
+  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0) + seed_offset;
   options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
-  options.passes = false;
-  options.save_to = std::filesystem::temp_directory_path() / ("vyre-differential-no-passes-" + std::to_string(getpid()));
+  options.passes = passes;
+  options.specialize_lengths = fixed_lengths;
+  options.save_to = std::filesystem::temp_directory_path() /
+                    ("vyre-differential-" + std::string(passes ? "fixed-lengths-" : "no-passes-") + std::to_string(getpid()));
   CampaignReport report = run_campaign(options);
   EXPECT_EQ(report.ran, options.seeds);
   for (const Finding& f : report.findings)
-    ADD_FAILURE() << "without the passes, seed " << f.seed << ": " << to_string(f.outcome) << ", saved as "
-                  << f.saved_as.string() << "\n" << f.detail;
+    ADD_FAILURE() << what << ", seed " << f.seed << ": " << to_string(f.outcome) << ", saved as " << f.saved_as.string()
+                  << "\n" << f.detail;
+}
+
+TEST(Differential, RandomProgramsAgreeWithTheReferenceWithoutThePasses) {
+  run_with_options(false, false, 0, "without the passes");
 }
 
 TEST(Differential, RandomProgramsAgreeWithTheReferenceWithFixedLengths) {
-  CampaignOptions options;
-  options.first_seed = env_number("VYRE_DIFF_SEED_START", 0) + 1000000;  // other programs than the runs above
-  options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
-  options.specialize_lengths = true;
-  options.save_to = std::filesystem::temp_directory_path() / ("vyre-differential-fixed-lengths-" + std::to_string(getpid()));
-  CampaignReport report = run_campaign(options);
-  EXPECT_EQ(report.ran, options.seeds);
-  for (const Finding& f : report.findings)
-    ADD_FAILURE() << "with fixed lengths, seed " << f.seed << ": " << to_string(f.outcome) << ", saved as "
-                  << f.saved_as.string() << "\n" << f.detail;
+  run_with_options(true, true, 1000000, "with fixed lengths");
 }
 
 // The same seeds on Dawn (Chromium's WebGPU: Tint compiles the WGSL), in
 // the lowering's default (the passes on) and without the passes, and on
 // other seeds with their lengths fixed.
-void run_on_dawn(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what) {
+void dawn_campaign(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what) {
   CampaignOptions options;
   options.first_seed = env_number("VYRE_DIFF_SEED_START", 0) + seed_offset;
   options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
@@ -167,9 +164,9 @@ void run_on_dawn(bool passes, bool fixed_lengths, uint64_t seed_offset, const ch
   std::printf("%llu seeds on Dawn (%s) in %.1f s\n", static_cast<unsigned long long>(report.ran), what, report.seconds);
 }
 
-TEST(Differential, RandomProgramsAgreeOnDawn) { run_on_dawn(true, false, 0, "the passes on"); }
-TEST(Differential, RandomProgramsAgreeOnDawnWithoutThePasses) { run_on_dawn(false, false, 0, "the passes off"); }
-TEST(Differential, RandomProgramsAgreeOnDawnWithFixedLengths) { run_on_dawn(true, true, 1000000, "lengths fixed"); }
+TEST(Differential, RandomProgramsAgreeOnDawn) { dawn_campaign(true, false, 0, "the passes on"); }
+TEST(Differential, RandomProgramsAgreeOnDawnWithoutThePasses) { dawn_campaign(false, false, 0, "the passes off"); }
+TEST(Differential, RandomProgramsAgreeOnDawnWithFixedLengths) { dawn_campaign(true, true, 1000000, "lengths fixed"); }
 
 // Every reproducer saved in `folder` still gives its known-right outputs on
 // the reference, and the GPU and Dawn agree with it.
