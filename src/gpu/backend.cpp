@@ -130,7 +130,7 @@ std::shared_ptr<const Compiled> BackendState::compiled(const aot::KeyParts& part
 
 PipelineState::PipelineState(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
                              std::weak_ptr<BackendState> owner, std::shared_ptr<BufferPool> buffers)
-    : program(std::move(p)), options(o), compiled(std::move(shared)), report(std::move(r)),
+    : program(std::move(p)), options(std::move(o)), compiled(std::move(shared)), report(std::move(r)),
       backend(std::move(owner)), pool(std::move(buffers)), planner(program, options), dispatcher(compiled->pipeline) {
   if (options.vector_width != 1) widening = find_widening(program, options);
 }
