@@ -14,12 +14,14 @@
 #include <set>
 
 #include "ir/scalar_ops.hpp"
+#include "lower/expr_queries.hpp"
 #include "lower/program_passes.hpp"
 
 namespace vyre::passes {
 namespace {
 
-bool is_literal(const Expr& e) { return op_info(e.op).cls == OpClass::Literal; }
+using lowering::holds_atomic;
+using lowering::is_literal;
 
 Expr literal(ScalarType type, uint32_t bits) {
   Expr e;
@@ -49,13 +51,6 @@ bool exact_f32_operator(Op op) {
       return true;
     default: return false;
   }
-}
-
-bool holds_atomic(const Expr& e) {
-  if (e.op == Op::Atomic) return true;
-  for (const Expr& a : e.args)
-    if (holds_atomic(a)) return true;
-  return false;
 }
 
 class Folder {

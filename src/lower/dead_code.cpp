@@ -4,25 +4,21 @@
 // atomics can go when nothing reads what it computes.
 #include <set>
 
+#include "lower/expr_queries.hpp"
 #include "lower/program_passes.hpp"
 
 namespace vyre::passes {
 namespace {
 
-bool holds_atomic(const Expr& e) {
-  if (e.op == Op::Atomic) return true;
-  for (const Expr& a : e.args)
-    if (holds_atomic(a)) return true;
-  return false;
-}
+using lowering::holds_atomic;
+using lowering::is_literal;
+
 
 bool holds_atomic(const Stmt& s) {
   for (const Expr& e : s.exprs)
     if (holds_atomic(e)) return true;
   return false;
 }
-
-bool is_literal(const Expr& e) { return op_info(e.op).cls == OpClass::Literal; }
 
 bool ends_block(StmtOp op) { return op == StmtOp::Return || op == StmtOp::Break || op == StmtOp::Continue; }
 

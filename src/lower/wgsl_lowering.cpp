@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "lower/expr_queries.hpp"
 #include "lower/program_passes.hpp"
 #include "lower/widening.hpp"
 #include "lower/wgsl_helpers.hpp"
@@ -21,6 +22,7 @@
 namespace vyre {
 namespace {
 
+using lowering::holds_atomic;
 using wgsl::HelperSet;
 using wgsl::wgsl_type;
 
@@ -290,13 +292,6 @@ class WgslLowering {
   bool atomic(const Buffer& b) const { return original_.atomic(static_cast<uint32_t>(&b - p_.buffers.data())); }
 
   ScalarType type_of(const Expr& e) const { return c_.type(e); }
-
-  static bool holds_atomic(const Expr& e) {
-    if (e.op == Op::Atomic) return true;
-    for (const auto& a : e.args)
-      if (holds_atomic(a)) return true;
-    return false;
-  }
 
   // ---- constants -------------------------------------------------------------
 
