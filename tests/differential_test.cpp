@@ -12,6 +12,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "../fuzz/choice_bytes.hpp"
 #include "differential/choice_stream.hpp"
 #include "differential/dawn_batch.hpp"
 #include "differential/fuzz_campaign.hpp"
@@ -114,14 +115,16 @@ TEST(Differential, RandomProgramsAgreeWithTheReferenceWhenTuned) {
 
 // The passes are on in the tests above (the default); here they are off,
 // and then on, on other seeds, with every runtime length fixed in the shader.
-void run_with_options(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what) {
+void run_with_options(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what,
+                      std::optional<uint8_t> ulp_budget = std::nullopt) {
   CampaignOptions options;
   options.first_seed = env_number("VYRE_DIFF_SEED_START", 0) + seed_offset;
   options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
   options.passes = passes;
   options.specialize_lengths = fixed_lengths;
+  options.ulp_budget = ulp_budget;
   options.save_to = std::filesystem::temp_directory_path() /
-                    ("vyre-differential-" + std::string(passes ? "fixed-lengths-" : "no-passes-") + std::to_string(getpid()));
+                    ("vyre-differential-" + std::to_string(seed_offset) + "-" + std::to_string(getpid()));
   CampaignReport report = run_campaign(options);
   EXPECT_EQ(report.ran, options.seeds);
   for (const Finding& f : report.findings)
@@ -137,10 +140,17 @@ TEST(Differential, RandomProgramsAgreeWithTheReferenceWithFixedLengths) {
   run_with_options(true, true, 1000000, "with fixed lengths");
 }
 
+// With the largest ULP budget, every operator that has a faster form gets
+// it (docs/lowering.md, "ULP-budgeted forms"), on seeds of their own.
+TEST(Differential, RandomProgramsAgreeWithTheReferenceWithTheUlpBudget) {
+  run_with_options(true, false, 2000000, "with the ULP budget", 255);
+}
+
 // The same seeds on Dawn (Chromium's WebGPU: Tint compiles the WGSL), in
 // the lowering's default (the passes on) and without the passes, and on
 // other seeds with their lengths fixed.
-void dawn_campaign(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what) {
+void dawn_campaign(bool passes, bool fixed_lengths, uint64_t seed_offset, const char* what,
+                   std::optional<uint8_t> ulp_budget = std::nullopt) {
   CampaignOptions options;
   options.first_seed = env_number("VYRE_DIFF_SEED_START", 0) + seed_offset;
   options.seeds = env_number("VYRE_DIFF_SEEDS", stress() ? 20000 : 300);
@@ -148,6 +158,7 @@ void dawn_campaign(bool passes, bool fixed_lengths, uint64_t seed_offset, const 
   options.dawn = true;
   options.passes = passes;
   options.specialize_lengths = fixed_lengths;
+  options.ulp_budget = ulp_budget;
   const char* out = std::getenv("VYRE_DIFF_OUT");
   options.save_to = out && *out ? std::filesystem::path(out)
                                 : std::filesystem::temp_directory_path() /
@@ -167,6 +178,9 @@ void dawn_campaign(bool passes, bool fixed_lengths, uint64_t seed_offset, const 
 TEST(Differential, RandomProgramsAgreeOnDawn) { dawn_campaign(true, false, 0, "the passes on"); }
 TEST(Differential, RandomProgramsAgreeOnDawnWithoutThePasses) { dawn_campaign(false, false, 0, "the passes off"); }
 TEST(Differential, RandomProgramsAgreeOnDawnWithFixedLengths) { dawn_campaign(true, true, 1000000, "lengths fixed"); }
+TEST(Differential, RandomProgramsAgreeOnDawnWithTheUlpBudget) {
+  dawn_campaign(true, false, 2000000, "the ULP budget", 255);
+}
 
 // Every reproducer saved in `folder` still gives its known-right outputs on
 // the reference, and the GPU and Dawn agree with it.
@@ -296,6 +310,20 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
 // Found by the tester (seeds 2912 and 2913): a workgroup f32 buffer whose
 // domain left out zero fed `bitcast(i32, 0.0 - x)`; workgroup memory starts
 // as zeros, the result was a zero, and lavapipe gave it the other sign.
+// A choice sequence the fuzzer found, which nested buffer loads inside the
+// indexes of buffer loads past the format's 200 levels: the generator now
+// ends such nesting with a literal (kMaxIndexNesting). The file is also in
+// the fuzzer's seed corpus, which every fuzz run replays.
+TEST(Differential, LoadsInsideIndexesStayWithinTheFormatsNesting) {
+  const std::string path = std::string(VYRE_SOURCE_DIR) + "/fuzz/corpus/program_roundtrip_fuzz/regression-index-nesting";
+  const std::string bytes = test::read_file(path);
+  ASSERT_FALSE(bytes.empty()) << path;
+  ChoiceStream choices = ChoiceStream::replay(
+      fuzz::decisions_from_bytes(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  const GeneratedCase c = generate_case(choices);
+  for (const Diagnostic& d : validate(c.program)) ADD_FAILURE() << d.path.substr(0, 200) << ": " << d.message;
+}
+
 TEST(Differential, MemoryThatStartsAsZerosHasZeroInItsDomain) {
   for (uint64_t seed = 0; seed < 3000; ++seed) {
     const GeneratedCase c = generate_case(seed);

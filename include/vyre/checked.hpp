@@ -61,6 +61,7 @@ class VYRE_API CheckedProgram {
   const std::vector<const Buffer*>& length_buffers() const;
   bool has_barrier() const;
   bool has_loop() const;  // a loop or while statement anywhere
+  bool uses(Op op) const;  // an expression with this operator occurs
 
  private:
   struct State;

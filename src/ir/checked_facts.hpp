@@ -3,6 +3,8 @@
 // only meaningful for the program object that was checked.
 #pragma once
 
+#include <bitset>
+#include <cstddef>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +23,8 @@ struct CheckedFacts {
   std::vector<bool> atomic;  // indexed like Program::buffers
   bool has_barrier = false;
   bool has_loop = false;  // a loop or while statement anywhere
+  std::bitset<64> ops;    // by Op: an expression with that operator occurs
+  static_assert(static_cast<size_t>(Op::Atomic) < 64, "ops holds one bit per operator");
 };
 
 // Validates `program`, recording facts as it goes (when `facts` is given).

@@ -83,5 +83,6 @@ bool CheckedProgram::atomic(const Buffer& buffer) const {
 const std::vector<const Buffer*>& CheckedProgram::length_buffers() const { return state_->lengths; }
 bool CheckedProgram::has_barrier() const { return state_->facts.has_barrier; }
 bool CheckedProgram::has_loop() const { return state_->facts.has_loop; }
+bool CheckedProgram::uses(Op op) const { return state_->facts.ops.test(static_cast<size_t>(op)); }
 
 }  // namespace vyre

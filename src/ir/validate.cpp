@@ -257,7 +257,10 @@ class Validator {
       return std::nullopt;
     }
     Type t = check_expr_inner(e, at);
-    if (t && facts_) facts_->types[&e] = *t;
+    if (t && facts_) {
+      facts_->types[&e] = *t;
+      facts_->ops.set(static_cast<size_t>(e.op));
+    }
     --depth_;
     return t;
   }

@@ -1,3 +1,4 @@
+#include "lower/approximate_forms.hpp"
 #include "vyre/lower.hpp"
 
 namespace vyre {
@@ -10,8 +11,12 @@ std::string shaping_signature(const CheckedProgram& program, const ShaderOptions
   const Dim3 wg = effective_workgroup_size(program, options);
   if (wg != program.program().workgroup_size)
     add("workgroup=" + std::to_string(wg[0]) + "," + std::to_string(wg[1]) + "," + std::to_string(wg[2]));
-  // ulp_budget: this lowering has no approximate forms yet, so a budget never
-  // changes the text and is left out (docs/lowering.md).
+  // A ULP budget shapes the text through the forms it chooses for the
+  // program's operators: named are those forms, not the budget, so budgets
+  // that choose the same forms share the entry, and one choosing none
+  // leaves the key as without a budget.
+  if (const std::string forms = lowering::chosen_forms_text(program, options); !forms.empty())
+    add("approximate=" + forms);
   if (options.loop_guard && program.has_loop()) add("loop_guard");
   if (options.vector_width != 1) {
     add("vector_width=" + std::to_string(options.vector_width));

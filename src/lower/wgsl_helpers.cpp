@@ -92,7 +92,7 @@ const std::string& HelperSet::use(const std::string& name) {
 std::string HelperSet::use_uniform_loader(const std::string& wgsl_buffer, ScalarType type) {
   std::string name = "vyre_load_" + wgsl_buffer;
   const std::string t = wgsl_type(type);
-  per_buffer_.emplace(name, "fn " + name + "(i: u32) -> " + t + " {\n  return " + wgsl_buffer + "[i / 4u][i % 4u];\n}\n");
+  generated_.emplace(name, "fn " + name + "(i: u32) -> " + t + " {\n  return " + wgsl_buffer + "[i / 4u][i % 4u];\n}\n");
   return name;
 }
 
@@ -101,7 +101,7 @@ std::string HelperSet::use_compare_exchange(const std::string& wgsl_buffer, Scal
   const std::string t = wgsl_type(type);
   // WGSL only has a weak compare-exchange, which may fail spuriously; retry
   // until it either succeeds or sees a different value.
-  per_buffer_.emplace(name, "fn " + name + "(i: u32, expected: " + t + ", value: " + t + ") -> " + t +
+  generated_.emplace(name, "fn " + name + "(i: u32, expected: " + t + ", value: " + t + ") -> " + t +
                                 " {\n"
                                 "  var old: " + t + ";\n"
                                 "  loop {\n"
@@ -114,11 +114,15 @@ std::string HelperSet::use_compare_exchange(const std::string& wgsl_buffer, Scal
   return name;
 }
 
+void HelperSet::define(const std::string& name, std::string definition) {
+  generated_.emplace(name, std::move(definition));
+}
+
 std::string HelperSet::definitions() const {
   std::string out;
   for (const auto& h : kFixedHelpers)
     if (fixed_.count(std::string(h.name))) out += std::string(h.text);
-  for (const auto& [name, text] : per_buffer_) out += text;
+  for (const auto& [name, text] : generated_) out += text;
   return out;
 }
 

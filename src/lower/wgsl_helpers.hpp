@@ -8,6 +8,7 @@
 //   constants when the shader is created, and rejects overflow, division by
 //   zero or an out-of-range constant index there; passing the constants
 //   through a function call makes the expression an ordinary runtime one;
+// - faster forms of transcendentals within a ULP budget (approximate_forms.hpp);
 // - per-buffer functions for uniform arrays (packed four to a 16-byte row)
 //   and for a strong compare-exchange on top of WGSL's weak one.
 #pragma once
@@ -28,13 +29,16 @@ class HelperSet {
   std::string use_uniform_loader(const std::string& wgsl_buffer, ScalarType type);
   // The strong compare-exchange for an atomic buffer; returns its name.
   std::string use_compare_exchange(const std::string& wgsl_buffer, ScalarType type);
+  // A function whose text the caller supplies (an approximate form); once
+  // per name.
+  void define(const std::string& name, std::string definition);
 
   // WGSL text of every helper used, in a fixed order.
   std::string definitions() const;
 
  private:
   std::set<std::string> fixed_;
-  std::map<std::string, std::string> per_buffer_;  // name -> definition
+  std::map<std::string, std::string> generated_;  // name -> definition
 };
 
 std::string wgsl_type(ScalarType t);

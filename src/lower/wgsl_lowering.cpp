@@ -14,6 +14,7 @@
 #include "lower/expr_queries.hpp"
 #include "lower/program_passes.hpp"
 #include "lower/widening.hpp"
+#include "lower/approximate_forms.hpp"
 #include "lower/wgsl_helpers.hpp"
 #include "lower/wgsl_literal.hpp"
 #include "vyre/error.hpp"
@@ -35,9 +36,9 @@ class WgslLowering {
   // (program_passes.hpp), which keep its buffers, so buffer indices agree and
   // atomicity is the original's, as the interface declares it.
   WgslLowering(const CheckedProgram& c, const CheckedProgram& original, const ShaderInterface& iface,
-               std::optional<Widening> widening)
-      : c_(c), original_(original), p_(c.program()), iface_(iface), workgroup_size_(iface.workgroup_size),
-        widening_(std::move(widening)) {
+               const ShaderOptions& options, std::optional<Widening> widening)
+      : c_(c), original_(original), p_(c.program()), iface_(iface), options_(options),
+        workgroup_size_(iface.workgroup_size), widening_(std::move(widening)) {
     for (size_t i = 0; i < iface.length_bindings.size(); ++i)
       length_slot_[c.bound_buffers()[iface.length_bindings[i]]] = i;
   }
@@ -462,7 +463,7 @@ class WgslLowering {
       case Op::Ge: return infix(">=");
       case Op::LAnd: return infix("&&");
       case Op::LOr: return infix("||");
-      case Op::Pow: return "pow(" + a + ", " + b + ")";
+      case Op::Pow: return approximate_or(op, "pow") + "(" + a + ", " + b + ")";
       case Op::Atan2: return "atan2(" + a + ", " + b + ")";
       default: break;
     }
@@ -484,7 +485,17 @@ class WgslLowering {
       case Op::BitNot: return "(~" + a + ")";
       default: break;
     }
-    return std::string(kCalls.at(op)) + "(" + a + ")";
+    return approximate_or(op, kCalls.at(op)) + "(" + a + ")";
+  }
+
+  // The function computing `op`: its faster form where the ULP budget
+  // allows one (approximate_forms.hpp), else the builtin.
+  std::string approximate_or(Op op, const char* builtin) {
+    const lowering::ApproximateForm* form = lowering::chosen_form(op, options_);
+    if (!form) return builtin;
+    if (!form->shared_name.empty()) helpers_.define(std::string(form->shared_name), std::string(form->shared_definition));
+    helpers_.define(std::string(form->helper), std::string(form->definition));
+    return std::string(form->helper);
   }
 
   std::string conversion(const Expr& e, const std::string& a) {
@@ -501,6 +512,7 @@ class WgslLowering {
   const CheckedProgram& original_;
   const Program& p_;
   const ShaderInterface& iface_;
+  const ShaderOptions& options_;
   Dim3 workgroup_size_;
   HelperSet helpers_;
   std::map<const Buffer*, size_t> length_slot_;
@@ -521,11 +533,11 @@ ShaderSpec lower(const CheckedProgram& program, const ShaderOptions& options) {
   if (spec.interface.vector_width != 1) {
     // A widened shader is written from the program as it is: its body is the
     // pattern find_widening recognised (docs/lowering.md, "Passes").
-    spec.wgsl = WgslLowering(program, program, spec.interface, find_widening(program, options)).run();
+    spec.wgsl = WgslLowering(program, program, spec.interface, options, find_widening(program, options)).run();
     return spec;
   }
   const CheckedProgram shaped = passes::run_passes(program, options);
-  spec.wgsl = WgslLowering(shaped, program, spec.interface, std::nullopt).run();
+  spec.wgsl = WgslLowering(shaped, program, spec.interface, options, std::nullopt).run();
   return spec;
 }
 

@@ -111,6 +111,7 @@ CampaignReport run_campaign(const CampaignOptions& options) {
     GeneratedCase c = generate_case(choices, options.generator);
     c.seed = seed;
     c.options.passes = options.passes;
+    if (options.ulp_budget) c.options.ulp_budget = options.ulp_budget;
     if (options.specialize_lengths) {
       for (const Buffer& b : c.program.buffers) {
         if (!b.binding || !b.runtime_sized()) continue;

@@ -34,6 +34,9 @@ struct CampaignOptions {
   // in the shader (ShaderOptions::fixed_lengths).
   bool passes = true;
   bool specialize_lengths = false;
+  // A ULP budget for every case (ShaderOptions::ulp_budget): the faster
+  // forms must stay within WGSL's accuracy, which the comparison allows.
+  std::optional<uint8_t> ulp_budget;
   bool dawn = false;
   size_t dawn_batch = 500;
   size_t dawn_shrink_attempts = 120;  // each one a Chromium run

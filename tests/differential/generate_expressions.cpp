@@ -97,20 +97,32 @@ Expr ProgramGenerator::read_index(const BufferInfo& b, int depth) {
 }
 
 Expr ProgramGenerator::any_index(const BufferInfo& b, int depth) {
+  // An index may read a buffer whose index reads another: past
+  // kMaxIndexNesting the operand is a literal, so that no choice sequence
+  // nests deeper than the format allows.
+  const bool innermost = index_nesting_ >= kMaxIndexNesting;
+  ++index_nesting_;
+  struct Leave {
+    int& nesting;
+    ~Leave() { --nesting; }
+  } leave{index_nesting_};
+  auto operand = [&](ScalarType t) {
+    return innermost ? integer_literal(t, pick_integer_bits(choices_, t)) : int_expr(t, depth - 1);
+  };
   if (b.role == Role::group_shared) {
     // Any slot of this workgroup's slice.
     const uint32_t slice = group_size_ * b.per_owner;
-    return add(mul(var("s_wg"), u32(slice)), rem(int_expr(ScalarType::U32, depth - 1), u32(slice)));
+    return add(mul(var("s_wg"), u32(slice)), rem(operand(ScalarType::U32), u32(slice)));
   }
   const bool fixed = !b.decl.runtime_sized();
   Expr length = fixed && choices_.coin(50) ? u32(b.decl.count) : len(b.decl.name);
   switch (choices_.below(fixed ? 5 : 4)) {
     case 0:
       if (fixed) return u32(choices_.below(b.decl.count));
-      return rem(int_leaf(ScalarType::U32, 0), std::move(length));
-    case 1: return rem(int_expr(ScalarType::U32, depth - 1), std::move(length));
-    case 2: return cast(ScalarType::I32, rem(int_expr(ScalarType::U32, depth - 1), std::move(length)));
-    case 3: return rem(bitcast(ScalarType::U32, int_expr(ScalarType::I32, depth - 1)), std::move(length));
+      return rem(innermost ? operand(ScalarType::U32) : int_leaf(ScalarType::U32, 0), std::move(length));
+    case 1: return rem(operand(ScalarType::U32), std::move(length));
+    case 2: return cast(ScalarType::I32, rem(operand(ScalarType::U32), std::move(length)));
+    case 3: return rem(bitcast(ScalarType::U32, operand(ScalarType::I32)), std::move(length));
     default: return i32(static_cast<int32_t>(choices_.below(b.decl.count)));
   }
 }
@@ -356,8 +368,15 @@ Expr ProgramGenerator::uniform_u32(int depth) {
         return (b.decl.access == Access::Read || b.decl.access == Access::Uniform) && b.length > 0;
       });
       if (BufferInfo* b = pick(readable)) {
-        Expr index = !b->decl.runtime_sized() ? u32(choices_.below(b->decl.count))
-                                             : rem(uniform_u32(depth - 1), len(b->decl.name));
+        // The index is uniform too; it may load again, kMaxIndexNesting
+        // deep at most (depth falls by one per load), then a literal.
+        Expr index;
+        if (!b->decl.runtime_sized())
+          index = u32(choices_.below(b->decl.count));
+        else if (depth > -kMaxIndexNesting)
+          index = rem(uniform_u32(depth - 1), len(b->decl.name));
+        else
+          index = rem(u32(pick_integer_bits(choices_, ScalarType::U32)), len(b->decl.name));
         Expr value = load(b->decl.name, std::move(index));
         if (b->decl.type == ScalarType::I32) return bitcast(ScalarType::U32, std::move(value));
         if (b->decl.type == ScalarType::F32) return cast(ScalarType::U32, std::move(value));

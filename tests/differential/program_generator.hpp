@@ -204,6 +204,9 @@ class ProgramGenerator {
   std::vector<std::vector<Local>> scopes_;
   std::set<std::string> used_local_names_;
   int local_counter_ = 0;
+  // Buffer indexes inside buffer indexes (see any_index).
+  static constexpr int kMaxIndexNesting = 8;
+  int index_nesting_ = 0;
   std::map<std::string, WorkgroupMode> workgroup_mode_;
   std::map<std::string, Family> workgroup_family_;
 };

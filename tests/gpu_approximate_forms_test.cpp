@@ -1,0 +1,103 @@
+// The ULP-budgeted forms on the GPU: each form's largest error over a dense
+// sample of its domain, against double precision, within the bound that
+// lets a budget choose it (src/lower/approximate_forms.hpp); and a dispatch
+// with a budget agrees with the reference wherever the program's operators
+// have no form. approximate_forms_test measures the same on the CPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "lower/approximate_forms.hpp"
+#include "samples/approximate_forms.hpp"
+#include "support/gpu_test_support.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/gpu.hpp"
+#include "vyre/lower.hpp"
+#include "vyre/reference.hpp"
+
+namespace vyre {
+namespace {
+
+using namespace vyre::build;
+using lowering::ApproximateForm;
+
+gpu::Backend& backend() {
+  static gpu::Backend b(test::no_disk_cache());
+  return b;
+}
+
+ShaderOptions budget(uint8_t ulp) {
+  ShaderOptions o;
+  o.ulp_budget = ulp;
+  return o;
+}
+
+Inputs sample_inputs(const samples::FormSample& s) {
+  Inputs in;
+  in.set("x", s.x).size("out", s.x.size());
+  if (!s.y.empty()) in.set("y", s.y);
+  return in;
+}
+
+class FormOnGpu : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(FormOnGpu, StaysWithinItsBoundOverItsDomain) {
+  const ApproximateForm& form = lowering::approximate_forms()[GetParam()];
+  const samples::FormSample s = samples::form_sample(form, 1u << 20);
+  const CheckedProgram p = samples::operator_program(form.op);
+  gpu::Pipeline pipeline = backend().compile(p, budget(form.max_ulp));
+  ASSERT_NE(pipeline.wgsl().find(std::string(form.helper)), std::string::npos) << "the form is not in the shader";
+  const std::vector<float> got = pipeline.dispatch(sample_inputs(s)).get<float>("out");
+  ASSERT_EQ(got.size(), s.x.size());
+  double worst = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double y = s.y.empty() ? 0.0 : s.y[i];
+    const double e = samples::ulp_error(got[i], samples::exact_value(form.op, s.x[i], y));
+    if (e > worst) worst = e, at = i;
+  }
+  EXPECT_LE(worst, form.max_ulp) << op_info(form.op).json << " at x = " << s.x[at]
+                                 << (s.y.empty() ? "" : ", y = " + std::to_string(s.y[at])) << ": got " << got[at];
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, FormOnGpu, ::testing::Range<size_t>(0, lowering::approximate_forms().size()),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           return std::string(op_info(lowering::approximate_forms()[info.param].op).json);
+                         });
+
+TEST(FormsOnGpu, EveryFormInOneShaderStaysWithinItsBound) {
+  // sin and cos share their reduction; the rest sit beside them.
+  std::vector<Stmt> body{let("i", gid())};
+  uint32_t slot = 0;
+  for (const ApproximateForm& form : lowering::approximate_forms()) {
+    Expr x = load("x", var("i"));
+    Expr v = form.op == Op::Pow ? binary(form.op, abs(std::move(x)), f32(1.5f)) : unary(form.op, std::move(x));
+    body.push_back(store("out", add(mul(var("i"), u32(8)), u32(slot++)), std::move(v)));
+  }
+  const CheckedProgram p = ProgramBuilder("all_forms")
+                               .workgroup_size(64)
+                               .input("x", 0, ScalarType::F32)
+                               .output("out", 1, ScalarType::F32)
+                               .body(std::move(body))
+                               .build();
+  std::vector<float> x(256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.05f + 0.0117f * static_cast<float>(i);
+  Inputs in;
+  in.set("x", x).size("out", x.size() * 8);
+  const std::vector<float> together = backend().compile(p, budget(255)).dispatch(in, Dim3{4, 1, 1}).get<float>("out");
+  for (size_t f = 0; f < lowering::approximate_forms().size(); ++f) {
+    const ApproximateForm& form = lowering::approximate_forms()[f];
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float operand = form.op == Op::Pow ? std::fabs(x[i]) : x[i];
+      if (!form.in_domain(operand, 1.5)) continue;  // log's domain leaves out [0.5, 2]
+      const float want = form.mirror(form.op == Op::Pow ? std::fabs(x[i]) : x[i], 1.5f);
+      const double exact = samples::exact_value(form.op, form.op == Op::Pow ? std::fabs(x[i]) : x[i], 1.5);
+      EXPECT_LE(samples::ulp_error(together[i * 8 + f], exact), form.max_ulp)
+          << op_info(form.op).json << "(" << x[i] << "): " << together[i * 8 + f] << ", the mirror " << want;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vyre
