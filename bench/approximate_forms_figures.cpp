@@ -37,22 +37,21 @@ vyre::ShaderOptions with_budget(uint8_t ulp) {
   return o;
 }
 
-vyre::Inputs sample_inputs(const vyre::samples::FormSample& s) {
+vyre::Inputs sample_inputs(const std::vector<float>& x) {
   vyre::Inputs in;
-  in.set("x", s.x).size("out", s.x.size());
-  if (!s.y.empty()) in.set("y", s.y);
+  in.set("x", x).size("out", x.size());
   return in;
 }
 
 void accuracy(vyre::gpu::Backend& backend, const ApproximateForm& form, const std::string& name) {
-  const vyre::samples::FormSample s = vyre::samples::form_sample(form, 1u << 20);
-  std::vector<float> mirrored(s.x.size());
-  for (size_t i = 0; i < s.x.size(); ++i) mirrored[i] = form.mirror(s.x[i], s.y.empty() ? 0.0f : s.y[i]);
+  const std::vector<float> s = vyre::samples::form_sample(form, 1u << 20);
+  std::vector<float> mirrored(s.size());
+  for (size_t i = 0; i < s.size(); ++i) mirrored[i] = form.mirror(s[i]);
   const vyre::CheckedProgram p = vyre::samples::operator_program(form.op);
   const vyre::Inputs in = sample_inputs(s);
   const auto builtin = backend.compile(p).dispatch(in).get<float>("out");
   const auto fast = backend.compile(p, with_budget(255)).dispatch(in).get<float>("out");
-  emit(name + ".samples", static_cast<double>(s.x.size()), "");
+  emit(name + ".samples", static_cast<double>(s.size()), "");
   emit(name + ".bound_ulp", form.max_ulp, "ULP");
   emit(name + ".reference_form_ulp", vyre::samples::max_ulp_error(form.op, s, mirrored), "ULP");
   emit(name + ".device_form_ulp", vyre::samples::max_ulp_error(form.op, s, fast), "ULP");
@@ -60,11 +59,10 @@ void accuracy(vyre::gpu::Backend& backend, const ApproximateForm& form, const st
 }
 
 void speed(vyre::gpu::Backend& backend, const ApproximateForm& form, const std::string& name, bool quick) {
-  const vyre::samples::FormSample s = vyre::samples::form_sample(form, quick ? 1u << 16 : 1u << 22);
+  const std::vector<float> s = vyre::samples::form_sample(form, quick ? 1u << 18 : 1u << 22);
   vyre::bench::Kernel k{name, vyre::samples::operator_throughput_program(form.op), {}, std::nullopt, "out", {}};
-  const size_t n = s.x.size();
-  k.inputs.device("x", backend.upload(s.x)).size("out", n);
-  if (!s.y.empty()) k.inputs.device("y", backend.upload(s.y));
+  const size_t n = s.size();
+  k.inputs.device("x", backend.upload(s)).size("out", n);
   const uint64_t groups = (n + 255) / 256;
   const uint32_t gx = static_cast<uint32_t>(std::min<uint64_t>(groups, 32768));
   k.grid = vyre::Dim3{gx, static_cast<uint32_t>((groups + gx - 1) / gx), 1};

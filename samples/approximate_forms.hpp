@@ -13,33 +13,27 @@
 
 namespace vyre::samples {
 
-// Operands spread over the form's domain: every normal f32 of each interval
-// visited in steps of equal bit distance (so evenly in each binade), about
-// `n` points in all; pow pairs each x with exponents spread over its second
-// interval. `y` is empty for a unary operator.
-struct FormSample {
-  std::vector<float> x;
-  std::vector<float> y;
-};
-FormSample form_sample(const lowering::ApproximateForm& form, size_t n);
+// Operands spread over the form's domain: the normal floats of each of its
+// intervals visited in steps of equal bit distance (so evenly in each
+// binade), about `n` in all.
+std::vector<float> form_sample(const lowering::ApproximateForm& form, size_t n);
 
 // The operator's value in double precision.
-double exact_value(Op op, double x, double y);
+double exact_value(Op op, double x);
 
 // |got - exact| in units of the f32 spacing at |exact| (at least that of the
 // smallest normal). Infinite for a NaN or infinite `got` against a finite
 // exact value.
 double ulp_error(float got, double exact);
 
-// The largest ulp_error over the sample of `results` (in sample order).
-double max_ulp_error(Op op, const FormSample& sample, const std::vector<float>& results);
+// The largest ulp_error of `results` over `operands` (in the same order).
+double max_ulp_error(Op op, const std::vector<float>& operands, const std::vector<float>& results);
 
-// out[i] = op(x[i]) (pow: op(x[i], y[i])), one element per invocation.
+// out[i] = op(x[i]), one element per invocation, for a unary operator.
 CheckedProgram operator_program(Op op);
 
-// out[i] = the sum of op(x[i] * c^k) (pow: op(x[i] * c^k, y[i])) for k in
-// [0, kOperatorRepeats), c just below 1: arithmetic-bound, so that a
-// kernel's time is the operator's.
+// out[i] = the sum of op(x[i] * c^k) for k in [0, kOperatorRepeats), c just
+// below 1: arithmetic-bound, so that a kernel's time is the operator's.
 CheckedProgram operator_throughput_program(Op op);
 inline constexpr uint32_t kOperatorRepeats = 64;
 

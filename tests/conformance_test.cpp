@@ -50,9 +50,8 @@ ShaderOptions ulp_255() {
 // exact value.
 bool within_form(const lowering::ApproximateForm& form, const Tuple& in, uint32_t device) {
   const double x = std::bit_cast<float>(in[0]);
-  const double y = in.size() > 1 ? std::bit_cast<float>(in[1]) : 0.0;
-  return form.in_domain(x, y) &&
-         samples::ulp_error(std::bit_cast<float>(device), samples::exact_value(form.op, x, y)) <= form.max_ulp;
+  return form.in_domain(x) &&
+         samples::ulp_error(std::bit_cast<float>(device), samples::exact_value(form.op, x)) <= form.max_ulp;
 }
 
 

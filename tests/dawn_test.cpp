@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "lower/approximate_forms.hpp"
+#include "samples/approximate_forms.hpp"
 #include "support/conformance_cases.hpp"
 #include "support/programs.hpp"
 #include "support/test_support.hpp"
@@ -53,6 +55,16 @@ Suite build_and_run() {
     Inputs in;
     in.set<uint32_t>("in", std::vector<uint32_t>(40, 3)).size("out", 40).size("fout", 40).set<uint32_t>("params", {1, 2, 3, 4, 5});
     s.jobs.push_back(make_webgpu_job("every_construct", every_construct_program(), in));
+  }
+  // Each ULP-budgeted form over a sample of its domain, at its bound.
+  for (const lowering::ApproximateForm& form : lowering::approximate_forms()) {
+    const std::vector<float> sample = samples::form_sample(form, 1u << 16);
+    Inputs in;
+    in.set("x", sample).size("out", sample.size());
+    ShaderOptions options;
+    options.ulp_budget = form.max_ulp;
+    s.jobs.push_back(make_webgpu_job("form/" + std::string(op_info(form.op).json), samples::operator_program(form.op),
+                                     in, options));
   }
   for (const char* name : kExamples) {
     const Program p = example(name);
@@ -138,6 +150,24 @@ TEST(Dawn, EveryOperatorCaseAgreesWithTheReference) {
         }
       }
     }
+  }
+}
+
+TEST(Dawn, EachApproximateFormStaysWithinItsBound) {
+  SKIP_WITHOUT_DAWN();
+  for (const lowering::ApproximateForm& form : lowering::approximate_forms()) {
+    const std::string name(op_info(form.op).json);
+    const auto* out = outputs_of("form/" + name);
+    if (!out) continue;
+    const std::vector<float> sample = samples::form_sample(form, 1u << 16);
+    const std::vector<uint32_t> bits = words(*out, "out");
+    std::vector<float> got(bits.size());
+    std::memcpy(got.data(), bits.data(), bits.size() * 4);
+    ASSERT_EQ(got.size(), sample.size()) << name;
+    const double worst = samples::max_ulp_error(form.op, sample, got);
+    EXPECT_LE(worst, form.max_ulp) << name << " on Dawn";
+    std::printf("%s on Dawn: largest error %.3f ULP over %zu samples (bound %u)\n", name.c_str(), worst, got.size(),
+                static_cast<unsigned>(form.max_ulp));
   }
 }
 

@@ -1,6 +1,8 @@
 #include "lower/approximate_forms.hpp"
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <string>
 
@@ -10,91 +12,43 @@ namespace {
 constexpr double kMinNormal = 1.1754943508222875e-38;
 constexpr double kMaxFinite = 3.4028234663852886e38;
 
-// exp(x) = 2^(x log2 e). One rounding of the product moves the result by
-// up to |x| 2^-24 relative, about |x| ULP at worst, on top of exp2's own error.
-float exp_mirror(float x, float) { return std::exp2(x * 1.44269504f); }
+// tanh(x) = 1 - 2 / (2^(2x log2 e) + 1): one exp2 and one division, where
+// a driver's tanh guards both ends and the neighbourhood of zero. Near zero
+// the subtraction cancels, so the bound in ULP is stated for |x| >= 0.25;
+// below that the error stays under 2^-22 absolute, within what WGSL allows
+// tanh there (it inherits sinh/cosh's accuracy).
+float tanh_mirror(float x) { return 1.0f - 2.0f / (std::exp2(2.88539008f * x) + 1.0f); }
 
-// log(x) = log2(x) ln 2.
-float log_mirror(float x, float) { return std::log2(x) * 0.693147181f; }
-
-// pow(x, y) = 2^(y log2 x): WGSL defines pow's accuracy as inherited from
-// this very expression; the form leaves out the special cases a driver adds.
-float pow_mirror(float x, float y) { return std::exp2(y * std::log2(x)); }
-
-// tanh(x) = (1 - t) / (1 + t) with t = 2^(-2|x| log2 e), the sign restored.
-// For |x| < 0.25, where 1 - t cancels, the Taylor series to x^9 (its next
-// term is below 0.15 ULP there).
-float tanh_mirror(float x, float) {
-  const float a = std::fabs(x);
-  const float t = std::exp2(-2.88539008f * a);
-  const float large = (1.0f - t) / (1.0f + t);
-  const float s = x * x;
-  const float small = x + x * s * (-0.333333343f + s * (0.133333340f + s * (-0.0539682540f + s * 0.0218694885f)));
-  return a < 0.25f ? small : (x >= 0.0f ? large : -large);
+// sqrt(x) = x inverseSqrt(x), where WGSL's own sqrt inherits the accuracy
+// of 1 / inverseSqrt(x), a division more. Where the product would be 0 inf,
+// decided on the bits (WGSL lets a compiler assume no infinity in float
+// comparisons): +inf gives itself, and zeros and subnormals (which a GPU
+// may flush) give a zero of their sign.
+float sqrt_mirror(float x) {
+  const uint32_t bits = std::bit_cast<uint32_t>(x);
+  if (bits == 0x7f800000u) return x;
+  if ((bits & 0x7fffffffu) < 0x00800000u) return x * 0.0f;
+  return x * (1.0f / std::sqrt(x));
 }
-
-// sin and cos: x = k pi/2 + r with pi/2 in three parts whose first two make
-// exact products for |k| < 2^13 (Cody and Waite), then sin or cos of r in
-// [-pi/4, pi/4] by a short polynomial, picked and signed by the quadrant.
-float sincos_mirror(float x, uint32_t shift) {
-  const float k = std::nearbyint(x * 0.636619772f);
-  float r = std::fma(k, -1.5703125f, x);
-  r = std::fma(k, -4.83751297e-4f, r);
-  r = std::fma(k, -7.54978995e-8f, r);
-  const uint32_t q = static_cast<uint32_t>(static_cast<int32_t>(k)) + shift;
-  const float s = r * r;
-  const float sin_r = r + r * s * (-0.166666546f + s * (0.00833216087f + s * -0.000195152959f));
-  const float cos_r = 1.0f - 0.5f * s + s * s * (0.0416666642f + s * (-0.00138873165f + s * 2.44331568e-5f));
-  const float v = (q & 1u) != 0 ? cos_r : sin_r;
-  return (q & 2u) != 0 ? -v : v;
-}
-float sin_mirror(float x, float) { return sincos_mirror(x, 0); }
-float cos_mirror(float x, float) { return sincos_mirror(x, 1); }
-
-constexpr std::string_view kSinCosName = "vyre_fast_sincos";
-constexpr std::string_view kSinCos =
-    "fn vyre_fast_sincos(x: f32, shift: u32) -> f32 {\n"
-    "  let k = round(x * 0.636619772);\n"
-    "  var r = fma(k, -1.5703125, x);\n"
-    "  r = fma(k, -4.83751297e-4, r);\n"
-    "  r = fma(k, -7.54978995e-8, r);\n"
-    "  let q = bitcast<u32>(i32(k)) + shift;\n"
-    "  let s = r * r;\n"
-    "  let sin_r = r + r * s * (-0.166666546 + s * (0.00833216087 + s * -0.000195152959));\n"
-    "  let cos_r = 1.0 - 0.5 * s + s * s * (0.0416666642 + s * (-0.00138873165 + s * 2.44331568e-5));\n"
-    "  let v = select(sin_r, cos_r, (q & 1u) != 0u);\n"
-    "  return select(v, -v, (q & 2u) != 0u);\n"
-    "}\n";
 
 constexpr ValueRange kNone{};
 
 // Bounds: the largest error measured on the reference, lavapipe, Dawn
-// (SwiftShader) and the H200, rounded up (docs/lowering.md has the table).
+// (SwiftShader) and the H200, rounded up, plus one ULP for the points
+// between samples (docs/lowering.md, "ULP-budgeted forms", has the table).
 const std::array kForms{
-    ApproximateForm{Op::Exp, "vyre_fast_exp",
-                    "fn vyre_fast_exp(x: f32) -> f32 {\n  return exp2(x * 1.44269504);\n}\n", "", "", 255,
-                    {-87.0, 88.0}, kNone, kNone, exp_mirror},
-    ApproximateForm{Op::Log, "vyre_fast_log",
-                    "fn vyre_fast_log(x: f32) -> f32 {\n  return log2(x) * 0.693147181;\n}\n", "", "", 255,
-                    {kMinNormal, 0.5}, {2.0, kMaxFinite}, kNone, log_mirror},
-    ApproximateForm{Op::Sin, "vyre_fast_sin", "fn vyre_fast_sin(x: f32) -> f32 {\n  return vyre_fast_sincos(x, 0u);\n}\n",
-                    kSinCosName, kSinCos, 255, {-3.14159274, 3.14159274}, kNone, kNone, sin_mirror},
-    ApproximateForm{Op::Cos, "vyre_fast_cos", "fn vyre_fast_cos(x: f32) -> f32 {\n  return vyre_fast_sincos(x, 1u);\n}\n",
-                    kSinCosName, kSinCos, 255, {-3.14159274, 3.14159274}, kNone, kNone, cos_mirror},
+    ApproximateForm{Op::Sqrt, "vyre_fast_sqrt",
+                    "fn vyre_fast_sqrt(x: f32) -> f32 {\n"
+                    "  let bits = bitcast<u32>(x);\n"
+                    "  let product = select(x * inverseSqrt(x), x * 0.0, (bits & 0x7fffffffu) < 0x00800000u);\n"
+                    "  return select(product, x, bits == 0x7f800000u);\n"
+                    "}\n",
+                    255, {kMinNormal, kMaxFinite}, kNone, sqrt_mirror},
     ApproximateForm{Op::Tanh, "vyre_fast_tanh",
                     "fn vyre_fast_tanh(x: f32) -> f32 {\n"
-                    "  let a = abs(x);\n"
-                    "  let t = exp2(-2.88539008 * a);\n"
-                    "  let large = (1.0 - t) / (1.0 + t);\n"
-                    "  let s = x * x;\n"
-                    "  let small = x + x * s * (-0.333333343 + s * (0.133333340 + s * (-0.0539682540 + s * "
-                    "0.0218694885)));\n"
-                    "  return select(select(-large, large, x >= 0.0), small, a < 0.25);\n"
+                    "  return 1.0 - 2.0 / (exp2(2.88539008 * x) + 1.0);\n"
                     "}\n",
-                    "", "", 255, {-10.0, 10.0}, kNone, kNone, tanh_mirror},
-    ApproximateForm{Op::Pow, "vyre_fast_pow",
-                    "fn vyre_fast_pow(x: f32, y: f32) -> f32 {\n  return exp2(y * log2(x));\n}\n", "", "", 255,
-                    {1.0 / 1024, 1024.0}, kNone, {-4.0, 4.0}, pow_mirror},
+                    255, {-10.0, -0.25}, {0.25, 10.0}, tanh_mirror},
 };
 
 }  // namespace

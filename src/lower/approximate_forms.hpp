@@ -28,24 +28,19 @@ struct ApproximateForm {
   Op op;
   std::string_view helper;       // the WGSL function the lowering calls
   std::string_view definition;   // its WGSL text
-  std::string_view shared_name;  // a function the definition calls ("" for none)
-  std::string_view shared_definition;
   // Largest error, in ULP of the exact result rounded to f32, over the domain.
   uint8_t max_ulp;
-  // The domain: inputs in `first` or `first_alt` (the second interval lets a
-  // domain leave out a neighbourhood, e.g. log's [0.5, 2], where WGSL's log2
-  // is accurate only to an absolute 2^-21); pow's exponent in `second`.
+  // The domain, where the bound holds: operands in `first` or in `second`
+  // (a second interval lets a domain leave out a neighbourhood, e.g. tanh's
+  // of zero). Outside it a form must still meet WGSL's accuracy for the
+  // builtin, which the conformance suite checks.
   ValueRange first;
-  ValueRange first_alt;
   ValueRange second;
-  // The same arithmetic on the CPU: C++ float operations, std::exp2f and
-  // std::log2f where the WGSL calls exp2 and log2.
-  float (*mirror)(float x, float y);
+  // The same arithmetic on the CPU: C++ float operations, with std::exp2f
+  // where the WGSL calls exp2 and 1 / std::sqrt for inverseSqrt.
+  float (*mirror)(float x);
 
-  bool in_domain(double x, double y = 0) const {
-    const bool x_in = first.contains(x) || (first_alt.lo < first_alt.hi && first_alt.contains(x));
-    return x_in && (op != Op::Pow || second.contains(y));
-  }
+  bool in_domain(double x) const { return first.contains(x) || (second.lo < second.hi && second.contains(x)); }
 };
 
 // Every form, one per operator, in a fixed order.

@@ -493,7 +493,6 @@ class WgslLowering {
   std::string approximate_or(Op op, const char* builtin) {
     const lowering::ApproximateForm* form = lowering::chosen_form(op, options_);
     if (!form) return builtin;
-    if (!form->shared_name.empty()) helpers_.define(std::string(form->shared_name), std::string(form->shared_definition));
     helpers_.define(std::string(form->helper), std::string(form->definition));
     return std::string(form->helper);
   }
