@@ -56,6 +56,17 @@ void accuracy(vyre::gpu::Backend& backend, const ApproximateForm& form, const st
   emit(name + ".reference_form_ulp", vyre::samples::max_ulp_error(form.op, s, mirrored), "ULP");
   emit(name + ".device_form_ulp", vyre::samples::max_ulp_error(form.op, s, fast), "ULP");
   emit(name + ".device_builtin_ulp", vyre::samples::max_ulp_error(form.op, s, builtin), "ULP");
+  const std::vector<float> gap = vyre::samples::gap_sample(form, 1u << 18);
+  if (gap.empty()) return;
+  std::vector<float> gap_mirrored(gap.size());
+  for (size_t i = 0; i < gap.size(); ++i) gap_mirrored[i] = form.mirror(gap[i]);
+  const vyre::Inputs gap_in = sample_inputs(gap);
+  emit(name + ".gap_bound_abs", form.gap_max_abs, "");
+  emit(name + ".gap_reference_form_abs", vyre::samples::max_abs_error(form.op, gap, gap_mirrored), "");
+  emit(name + ".gap_device_form_abs",
+       vyre::samples::max_abs_error(form.op, gap, backend.compile(p, with_budget(255)).dispatch(gap_in).get<float>("out")), "");
+  emit(name + ".gap_device_builtin_abs",
+       vyre::samples::max_abs_error(form.op, gap, backend.compile(p).dispatch(gap_in).get<float>("out")), "");
 }
 
 void speed(vyre::gpu::Backend& backend, const ApproximateForm& form, const std::string& name, bool quick) {

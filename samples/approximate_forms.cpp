@@ -47,13 +47,18 @@ std::vector<float> interval_sample(const lowering::ValueRange& r, size_t n) {
 }  // namespace
 
 std::vector<float> form_sample(const lowering::ApproximateForm& form, size_t n) {
-  const bool two = form.second.lo < form.second.hi;
+  const bool two = form.has_gap();
   std::vector<float> out = interval_sample(form.first, two ? n / 2 : n);
   if (two) {
     const std::vector<float> more = interval_sample(form.second, n - n / 2);
     out.insert(out.end(), more.begin(), more.end());
   }
   return out;
+}
+
+std::vector<float> gap_sample(const lowering::ApproximateForm& form, size_t n) {
+  if (!form.has_gap()) return {};
+  return interval_sample({form.first.hi, form.second.lo}, n);
 }
 
 double exact_value(Op op, double x) {
@@ -84,6 +89,15 @@ double max_ulp_error(Op op, const std::vector<float>& operands, const std::vecto
   double worst = 0;
   for (size_t i = 0; i < operands.size() && i < results.size(); ++i)
     worst = std::max(worst, ulp_error(results[i], exact_value(op, operands[i])));
+  return worst;
+}
+
+double max_abs_error(Op op, const std::vector<float>& operands, const std::vector<float>& results) {
+  double worst = 0;
+  for (size_t i = 0; i < operands.size() && i < results.size(); ++i) {
+    const double e = std::fabs(static_cast<double>(results[i]) - exact_value(op, operands[i]));
+    worst = std::max(worst, std::isnan(e) ? std::numeric_limits<double>::infinity() : e);
+  }
   return worst;
 }
 

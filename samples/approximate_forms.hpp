@@ -18,6 +18,10 @@ namespace vyre::samples {
 // binade), about `n` in all.
 std::vector<float> form_sample(const lowering::ApproximateForm& form, size_t n);
 
+// Operands between the form's two intervals (none when it has one), spread
+// as form_sample spreads them.
+std::vector<float> gap_sample(const lowering::ApproximateForm& form, size_t n);
+
 // The operator's value in double precision.
 double exact_value(Op op, double x);
 
@@ -28,6 +32,9 @@ double ulp_error(float got, double exact);
 
 // The largest ulp_error of `results` over `operands` (in the same order).
 double max_ulp_error(Op op, const std::vector<float>& operands, const std::vector<float>& results);
+
+// The largest |result - exact| over `operands`.
+double max_abs_error(Op op, const std::vector<float>& operands, const std::vector<float>& results);
 
 // out[i] = op(x[i]), one element per invocation, for a unary operator.
 CheckedProgram operator_program(Op op);

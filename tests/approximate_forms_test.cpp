@@ -40,6 +40,12 @@ TEST(ApproximateForms, EachMirrorStaysWithinItsBoundOverItsDomain) {
     EXPECT_LE(worst, form.max_ulp) << name_of(form) << " on the reference";
     // Every sample lies in the domain the bound is stated for.
     for (size_t i = 0; i < sample.size(); i += 997) ASSERT_TRUE(form.in_domain(sample[i])) << name_of(form);
+    // Between the intervals: within the absolute bound.
+    const std::vector<float> gap = samples::gap_sample(form, 1u << 18);
+    std::vector<float> gap_results(gap.size());
+    for (size_t i = 0; i < gap.size(); ++i) gap_results[i] = form.mirror(gap[i]);
+    EXPECT_LE(samples::max_abs_error(form.op, gap, gap_results), form.gap_max_abs) << name_of(form);
+    for (size_t i = 0; i < gap.size(); i += 997) ASSERT_FALSE(form.in_domain(gap[i])) << name_of(form) << " " << gap[i];
   }
 }
 

@@ -65,6 +65,12 @@ Suite build_and_run() {
     options.ulp_budget = form.max_ulp;
     s.jobs.push_back(make_webgpu_job("form/" + std::string(op_info(form.op).json), samples::operator_program(form.op),
                                      in, options));
+    const std::vector<float> gap = samples::gap_sample(form, 1u << 14);
+    if (gap.empty()) continue;
+    Inputs gap_in;
+    gap_in.set("x", gap).size("out", gap.size());
+    s.jobs.push_back(make_webgpu_job("form_gap/" + std::string(op_info(form.op).json),
+                                     samples::operator_program(form.op), gap_in, options));
   }
   for (const char* name : kExamples) {
     const Program p = example(name);
@@ -168,6 +174,16 @@ TEST(Dawn, EachApproximateFormStaysWithinItsBound) {
     EXPECT_LE(worst, form.max_ulp) << name << " on Dawn";
     std::printf("%s on Dawn: largest error %.3f ULP over %zu samples (bound %u)\n", name.c_str(), worst, got.size(),
                 static_cast<unsigned>(form.max_ulp));
+    const std::vector<float> gap = samples::gap_sample(form, 1u << 14);
+    if (gap.empty()) continue;
+    const auto* gap_out = outputs_of("form_gap/" + name);
+    if (!gap_out) continue;
+    const std::vector<uint32_t> gap_bits = words(*gap_out, "out");
+    std::vector<float> in_gap(gap_bits.size());
+    std::memcpy(in_gap.data(), gap_bits.data(), gap_bits.size() * 4);
+    const double gap_worst = samples::max_abs_error(form.op, gap, in_gap);
+    EXPECT_LE(gap_worst, form.gap_max_abs) << name << " on Dawn, between the domain's intervals";
+    std::printf("%s on Dawn: largest absolute error between the intervals %.3g\n", name.c_str(), gap_worst);
   }
 }
 

@@ -36,11 +36,15 @@ struct ApproximateForm {
   // builtin, which the conformance suite checks.
   ValueRange first;
   ValueRange second;
+  // Between the two intervals, where the exact result is too small for a
+  // bound in ULP: the largest absolute error measured there.
+  double gap_max_abs;
   // The same arithmetic on the CPU: C++ float operations, with std::exp2f
   // where the WGSL calls exp2 and 1 / std::sqrt for inverseSqrt.
   float (*mirror)(float x);
 
-  bool in_domain(double x) const { return first.contains(x) || (second.lo < second.hi && second.contains(x)); }
+  bool has_gap() const { return second.lo < second.hi; }
+  bool in_domain(double x) const { return first.contains(x) || (has_gap() && second.contains(x)); }
 };
 
 // Every form, one per operator, in a fixed order.

@@ -159,7 +159,7 @@ ShaderOptions ConfigOptions::to_config() const {
 
 void add_config_options(CLI::App* cmd, ConfigOptions& options) {
   cmd->add_option("--workgroup", options.workgroup, "Workgroup size override X[,Y,Z] (shapes the shader)");
-  cmd->add_option("--ulp", options.ulp, "ULP budget for approximate transcendentals, 0-255 (0: WGSL's builtins)");
+  cmd->add_option("--ulp", options.ulp, "ULP budget, 0-255: operators get faster forms whose measured error is within it (0: WGSL's builtins)");
   cmd->add_flag("--no-passes", options.no_passes,
                 "Write the shader without constant folding, dead-code and common-subexpression elimination");
   cmd->add_option("--fixed-length", options.fixed_lengths,
