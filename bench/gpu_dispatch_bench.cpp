@@ -22,6 +22,7 @@ vyre::gpu::Backend& backend() {
   static vyre::gpu::Backend instance([] {
     vyre::gpu::BackendOptions options;
     options.cache = std::make_shared<vyre::aot::Cache>(vyre::aot::CacheOptions{});  // no disk: measure the GPU
+    options.widen = false;  // the raw loop dispatches the one-element shader
     return options;
   }());
   return instance;

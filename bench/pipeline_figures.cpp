@@ -61,9 +61,12 @@ struct Options {
   bool wants(const std::string& figure) const { return only.empty() || only.count(figure) != 0; }
 };
 
+// The one-element shader, as the raw loops dispatch it: a figure about
+// widening asks for it (saxpy_variants).
 vyre::gpu::BackendOptions memory_only() {
   vyre::gpu::BackendOptions options;
   options.cache = std::make_shared<vyre::aot::Cache>(vyre::aot::CacheOptions{});  // no disk: measure the GPU
+  options.widen = false;
   return options;
 }
 
@@ -310,8 +313,7 @@ void saxpy_variants(vyre::gpu::Backend& backend, RawWgpu& raw, const Options& o)
   const uint64_t n = (saxpy_mib(backend, o) << 20) / 4;
   const vyre::Dim3 grid = vyre::samples::saxpy_grid(n), grid4 = vyre::samples::saxpy_grid(n / 4);
   // vyre's saxpy on a Backend with vector widening on, beside the
-  // one-element shader on `backend` (widening as the environment says: off
-  // unless VYRE_WIDEN=1).
+  // one-element shader on `backend` (widening off: memory_only()).
   vyre::gpu::BackendOptions wide_options = memory_only();
   wide_options.widen = true;
   vyre::gpu::Backend wide_backend(wide_options);

@@ -28,9 +28,12 @@ const std::string kFingerprint =
 class AotCli : public ::testing::Test {
  protected:
   std::map<std::string, std::string> env(const std::string& fingerprint = kFingerprint) const {
+    // VYRE_WIDEN=0: these tests pin the one-element shader's keys and text;
+    // WarmKeysTheShaderAFirstDispatchUses checks the default.
     return {{"VYRE_AOT_CACHE_DIR", tmp.path().string()},
             {"VYRE_BACKEND_FINGERPRINT_OVERRIDE", fingerprint},
-            {"VYRE_AOT_CACHE_READONLY_DIRS", ""}};
+            {"VYRE_AOT_CACHE_READONLY_DIRS", ""},
+            {"VYRE_WIDEN", "0"}};
   }
   vyre::test::ProcessResult vyre(const std::vector<std::string>& args) const { return run_vyre(args, env()); }
   json vyre_json(const std::vector<std::string>& args) const {
@@ -112,6 +115,22 @@ TEST_F(AotCli, WarmForATargetFingerprintAndConfig) {
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0]["fingerprint"], "backend=metal;device=target");
   EXPECT_EQ(entries[0]["parts"]["shaping"], "workgroup=32,1,1");
+}
+
+TEST_F(AotCli, WarmKeysTheShaderAFirstDispatchUses) {
+  // By default an element-wise program's first dispatch runs its widened
+  // shader, so warm keys that one; VYRE_WIDEN=0 keys the one-element shader.
+  auto widened_env = env();
+  widened_env.erase("VYRE_WIDEN");
+  ASSERT_EQ(run_vyre({"cache", "warm", example("xor"), example("reduction")}, widened_env).exit_code, 0);
+  auto explained = json::parse(run_vyre({"cache", "explain", example("xor"), "--json"}, widened_env).out);
+  EXPECT_TRUE(explained["hit"].get<bool>()) << explained.dump();
+  std::map<std::string, std::string> shaping;
+  for (const auto& e : vyre_json({"cache", "ls", "--json"})) shaping[e["program"]] = e["parts"]["shaping"];
+  EXPECT_EQ(shaping["xor"], "vector_width=4");
+  EXPECT_EQ(shaping["reduction"], "") << "workgroup memory: not element-wise, one element per invocation";
+  auto one_element = json::parse(vyre({"cache", "explain", example("xor"), "--json"}).out);
+  EXPECT_FALSE(one_element["hit"].get<bool>()) << "VYRE_WIDEN=0 keys the one-element shader, not yet cached";
 }
 
 TEST_F(AotCli, WarmReportsBadProgramsAndGoesOn) {

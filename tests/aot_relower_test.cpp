@@ -37,6 +37,7 @@ TEST(AotRelower, AnEntryWithInvalidWgslIsLoweredAgainAndReplaced) {
   try {
     vyre::gpu::BackendOptions options;
     options.cache = cache_in(tmp / "cache");
+    options.widen = false;  // the planted entry is the one-element shader's
     probe.emplace(options);
   } catch (const vyre::Error& e) {
     GTEST_SKIP() << "no GPU adapter: " << e.what();
@@ -54,6 +55,7 @@ TEST(AotRelower, AnEntryWithInvalidWgslIsLoweredAgainAndReplaced) {
   {
     vyre::gpu::BackendOptions options;
     options.cache = cache_in(tmp / "cache");
+    options.widen = false;  // the planted entry is the one-element shader's
     vyre::gpu::Backend backend(options);
     auto pipeline = backend.compile(program);
     EXPECT_FALSE(pipeline.compile_report().cache_hit) << "the refused entry was lowered again";
@@ -63,6 +65,7 @@ TEST(AotRelower, AnEntryWithInvalidWgslIsLoweredAgainAndReplaced) {
       << "the entry was replaced";
   vyre::gpu::BackendOptions options;
   options.cache = cache_in(tmp / "cache");
+  options.widen = false;
   vyre::gpu::Backend backend(options);
   auto pipeline = backend.compile(program);
   EXPECT_TRUE(pipeline.compile_report().cache_hit);

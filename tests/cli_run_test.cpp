@@ -103,7 +103,8 @@ TEST(CliRun, SecondProcessHitsTheCacheWithoutRewritingIt) {
 TEST(CliRun, ACorruptedEntryOfTheSameLengthIsDetectedAndReplaced) {
   TempDir dir;
   const auto cache = dir / "cache";
-  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", cache.string()}};
+  // One entry: the one-element shader (xor's run would otherwise add its widened one).
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", cache.string()}, {"VYRE_WIDEN", "0"}};
   auto first = run_vyre(example_run("xor"), env);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const auto [wgsl, toml] = only_entry(cache);

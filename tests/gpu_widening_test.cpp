@@ -166,6 +166,30 @@ TEST(Widening, ADispatchWhoseGridOrLengthsDoNotAllowItRunsTheOneElementShader) {
   EXPECT_EQ(report.vector_width, 1);
 }
 
+TEST(Widening, IsOnUnlessTheOptionsOrVyreWidenSayOtherwise) {
+  const CheckedProgram p = xor_program();
+  const uint32_t n = 1024;
+  Inputs in;
+  in.set<uint32_t>("a", words(n, 1)).set<uint32_t>("b", words(n, 2)).size("out", n);
+  const auto width_with = [&](std::optional<bool> widen, const char* env) {
+    test::ScopedEnv setting("VYRE_WIDEN", env);
+    gpu::BackendOptions o;
+    o.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});
+    o.widen = widen;
+    gpu::Backend backend(o);
+    gpu::DispatchReport report;
+    EXPECT_EQ(backend.compile(p).dispatch(in, std::nullopt, &report).get<uint32_t>("out"),
+              reference::run(p, in).get<uint32_t>("out"));
+    EXPECT_EQ(backend.widens(), report.vector_width == 4);
+    return report.vector_width;
+  };
+  EXPECT_EQ(width_with(std::nullopt, nullptr), 4) << "on by default";
+  EXPECT_EQ(width_with(std::nullopt, "0"), 1);
+  EXPECT_EQ(width_with(std::nullopt, "1"), 4);
+  EXPECT_EQ(width_with(false, "1"), 1) << "the option takes precedence";
+  EXPECT_EQ(width_with(true, "0"), 4);
+}
+
 TEST(Widening, TheTwoDimensionalIndexWidensOnTheCallersGrid) {
   const CheckedProgram p = samples::saxpy_program();
   gpu::Pipeline pipeline = widening_backend().compile(p);

@@ -36,6 +36,9 @@ struct VYRE_API AdapterInfo {
   std::string fingerprint;    // the adapter's real fingerprint (no override)
 };
 
+// Vector widening when neither BackendOptions::widen nor VYRE_WIDEN says.
+inline constexpr bool kWidenByDefault = true;
+
 struct VYRE_API BackendOptions {
   // Backend name ("vulkan", "gl", "metal", "dx12"); default: $WGPU_BACKEND,
   // else the platform's primary backends.
@@ -57,7 +60,7 @@ struct VYRE_API BackendOptions {
   // Vector widening: an element-wise program's dispatches whose lengths
   // allow it run a shader taking four elements per invocation with vec4
   // accesses (docs/lowering.md, "Vector widening"); results are the same.
-  // Default: $VYRE_WIDEN ("1" on, "0" off), else off.
+  // Default: $VYRE_WIDEN ("1" on, "0" off), else on (kWidenByDefault).
   std::optional<bool> widen;
 
   // The settings the environment gives, read in this one place:
@@ -83,6 +86,12 @@ struct VYRE_API WgslTarget {
 // workarounds. For `vyre cache warm --fingerprint` and `explain`.
 VYRE_API WgslTarget wgsl_target(const CheckedProgram& program, std::string_view adapter_fingerprint,
                                 const ShaderOptions& options = {});
+
+// The shader options a compile() of `program` asks for: `options`, with
+// vector_width 4 for an element-wise program (vyre::widenable) when `widen`
+// is on. `vyre cache warm` and `explain` key what a first dispatch uses
+// with it (a Backend's widens(), else VYRE_WIDEN, else kWidenByDefault).
+VYRE_API ShaderOptions compiled_options(const CheckedProgram& program, const ShaderOptions& options, bool widen);
 
 // True for a full fingerprint in vyre's form, naming an adapter (`vyre
 // devices`); false for an override string.
@@ -270,6 +279,8 @@ class VYRE_API Backend {
   // What compile() lowers `program` with and looks it up by: the driver's
   // workarounds added to `options`, and shaping_fingerprint() in the key.
   WgslTarget wgsl_target(const CheckedProgram& program, const ShaderOptions& options = {}) const;
+  // Whether compile() widens element-wise programs (BackendOptions::widen).
+  bool widens() const;
 
   // The in-memory pipeline map first, then the AOT cache, then lowering.
   // An element-wise program (vyre::widenable) gets its widened shader

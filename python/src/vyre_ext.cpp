@@ -675,10 +675,16 @@ nb::list cache_entries() {
 
 // As `vyre cache explain`: the key parts for the fingerprint given, else
 // the backend's, else the override setting's, else the local adapter's.
-vyre::aot::KeyParts resolve_key_parts(const vyre::CheckedProgram& program, const vyre::ShaderOptions& options,
+vyre::aot::KeyParts resolve_key_parts(const vyre::CheckedProgram& program, const vyre::ShaderOptions& requested,
                                       nb::handle fingerprint, nb::handle backend) {
+  // The shader a first dispatch uses, as `vyre cache explain` keys it.
+  if (!backend.is_none()) {
+    const vyre::gpu::Backend& b = *nb::cast<PyBackend&>(backend).backend;
+    return b.wgsl_target(program, vyre::gpu::compiled_options(program, requested, b.widens())).parts;
+  }
+  const vyre::ShaderOptions options = vyre::gpu::compiled_options(
+      program, requested, vyre::gpu::BackendOptions::from_environment().widen.value_or(vyre::gpu::kWidenByDefault));
   if (!fingerprint.is_none()) return vyre::gpu::wgsl_target(program, nb::cast<std::string>(fingerprint), options).parts;
-  if (!backend.is_none()) return nb::cast<PyBackend&>(backend).backend->wgsl_target(program, options).parts;
   if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0')
     return vyre::gpu::wgsl_target(program, v, options).parts;
   nb::gil_scoped_release release;

@@ -296,7 +296,7 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   auto start = Clock::now();
   impl_->cache = options.cache ? options.cache : std::make_shared<aot::Cache>(aot::Cache::from_environment());
   impl_->report.cache_ms = ms_since(start);
-  impl_->widen = options.widen.value_or(environment.widen.value_or(false));
+  impl_->widen = options.widen.value_or(environment.widen.value_or(kWidenByDefault));
   // The driver reads its cache's location when the instance finds adapters.
   aot::CacheOptions cache_options = impl_->cache->options();
   cache_options.directory = impl_->cache->directory();
@@ -367,11 +367,17 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
   return buffer;
 }
 
+ShaderOptions compiled_options(const CheckedProgram& program, const ShaderOptions& options, bool widen) {
+  ShaderOptions asked = options;
+  if (asked.vector_width == 1 && widen && widenable(program, asked)) asked.vector_width = kWideWidth;
+  return asked;
+}
+
+bool Backend::widens() const { return checked(impl_).widen; }
+
 Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& requested) {
   const auto& impl = checked(impl_);
-  ShaderOptions asked = requested;
-  if (asked.vector_width == 1 && impl.widen && widenable(program, asked)) asked.vector_width = kWideWidth;
-  return compile_exact(impl_, program, asked);
+  return compile_exact(impl_, program, compiled_options(program, requested, impl.widen));
 }
 
 Pipeline compile_exact(const std::shared_ptr<BackendState>& state, const CheckedProgram& program,

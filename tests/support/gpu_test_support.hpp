@@ -31,6 +31,9 @@ std::string error_of(ErrorKind kind, F&& f) {
 inline gpu::BackendOptions no_disk_cache() {
   gpu::BackendOptions options;
   options.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});
+  // The one-element shader whose text, grid and key these tests pin;
+  // gpu_widening_test sets widening on and checks the default.
+  options.widen = false;
   return options;
 }
 

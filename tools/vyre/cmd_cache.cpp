@@ -42,12 +42,12 @@ std::optional<std::string> local_device_fingerprint(const std::string& given) {
 }
 
 gpu::WgslTarget KeyTarget::of(const CheckedProgram& program, const ShaderOptions& requested) const {
-  // The shader a first dispatch uses: with VYRE_WIDEN=1, the widened one for
-  // an element-wise program, as gpu::Backend::compile picks it (docs/lowering.md).
-  ShaderOptions options = requested;
-  if (options.vector_width == 1 && gpu::BackendOptions::from_environment().widen.value_or(false) &&
-      widenable(program, options))
-    options.vector_width = 4;
+  // The shader a first dispatch uses: unless VYRE_WIDEN=0, the widened one
+  // for an element-wise program, as gpu::Backend::compile picks it
+  // (docs/lowering.md).
+  const bool widen = backend_ ? backend_->widens()
+                              : gpu::BackendOptions::from_environment().widen.value_or(gpu::kWidenByDefault);
+  const ShaderOptions options = gpu::compiled_options(program, requested, widen);
   if (backend_) return backend_->wgsl_target(program, options);
   if (override_) return {options, aot::key_parts(program, *override_, options)};
   return gpu::wgsl_target(program, fingerprint_, options);
