@@ -31,8 +31,8 @@ void walk(double lo, double hi, size_t n, std::vector<float>& out) {
   }
 }
 
-// An interval that may contain zero: each sign walked on its own, in
-// proportion to the binades each side covers.
+// An interval that may contain zero: each sign walked on its own, half of
+// the points each.
 std::vector<float> interval_sample(const lowering::ValueRange& r, size_t n) {
   std::vector<float> out;
   if (r.lo < 0 && r.hi > 0) {

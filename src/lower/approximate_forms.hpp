@@ -40,7 +40,7 @@ struct ApproximateForm {
   // bound in ULP: the largest absolute error measured there.
   double gap_max_abs;
   // The same arithmetic on the CPU: C++ float operations, with std::exp2f
-  // where the WGSL calls exp2 and 1 / std::sqrt for inverseSqrt.
+  // where the WGSL calls exp2.
   float (*mirror)(float x);
 
   bool has_gap() const { return second.lo < second.hi; }
