@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
-#include "aot/directory.hpp"
-#include "aot/entry.hpp"
-#include "aot/remote_value.hpp"
+#include "aot/local/directory.hpp"
+#include "aot/entry/entry.hpp"
+#include "aot/remote/remote_value.hpp"
 #include "fuzz_check.hpp"
 #include "sys/safe_file.hpp"
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "aot/entry.hpp"
-#include "aot/remote_value.hpp"
+#include "aot/entry/entry.hpp"
+#include "aot/remote/remote_value.hpp"
 #include "choice_bytes.hpp"
 #include "differential/random_program.hpp"
 #include "vyre/json.hpp"

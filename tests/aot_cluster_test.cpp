@@ -8,8 +8,8 @@
 #include <set>
 #include <thread>
 
-#include "aot/redis_cluster.hpp"
-#include "aot/remote_tier.hpp"
+#include "aot/remote/redis_cluster.hpp"
+#include "aot/remote/remote_tier.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/redis_servers.hpp"
 #include "support/remote_fixtures.hpp"

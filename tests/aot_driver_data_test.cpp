@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "aot/driver_store.hpp"
+#include "aot/local/driver_store.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <thread>
 
-#include "aot/circuit_breaker.hpp"
-#include "aot/redis_cluster.hpp"
-#include "aot/remote_value.hpp"
+#include "aot/remote/circuit_breaker.hpp"
+#include "aot/remote/redis_cluster.hpp"
+#include "aot/remote/remote_value.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
 #include "support/redis_servers.hpp"

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "aot/entry_signature.hpp"
+#include "aot/entry/entry_signature.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/remote_fixtures.hpp"
 #include "support/signing_keys.hpp"

@@ -5,8 +5,8 @@
 
 #include <map>
 
-#include "aot/local_tier.hpp"
-#include "aot/readonly_tier.hpp"
+#include "aot/local/local_tier.hpp"
+#include "aot/local/readonly_tier.hpp"
 #include "aot/tier_lookup.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/test_support.hpp"

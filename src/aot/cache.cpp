@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "aot/cache_impl.hpp"
-#include "aot/entry.hpp"
-#include "aot/readonly_tier.hpp"
+#include "aot/entry/entry.hpp"
+#include "aot/local/readonly_tier.hpp"
 #include "aot/tier_lookup.hpp"
 #include "util/log.hpp"
 #include "vyre/error.hpp"

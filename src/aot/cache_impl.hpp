@@ -11,13 +11,13 @@
 #include <thread>
 #include <vector>
 
-#include "aot/cleanup.hpp"
-#include "aot/directory.hpp"
-#include "aot/entry_signature.hpp"
-#include "aot/local_tier.hpp"
-#include "aot/remote_tier.hpp"
-#include "aot/storage_tier.hpp"
-#include "aot/stats_store.hpp"
+#include "aot/local/cleanup.hpp"
+#include "aot/local/directory.hpp"
+#include "aot/entry/entry_signature.hpp"
+#include "aot/local/local_tier.hpp"
+#include "aot/remote/remote_tier.hpp"
+#include "aot/entry/storage_tier.hpp"
+#include "aot/local/stats_store.hpp"
 #include "vyre/aot.hpp"
 
 namespace vyre::aot {

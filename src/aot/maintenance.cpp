@@ -10,12 +10,12 @@
 #include <set>
 
 #include "aot/cache_impl.hpp"
-#include "aot/driver_store.hpp"
-#include "aot/entry.hpp"
+#include "aot/local/driver_store.hpp"
+#include "aot/entry/entry.hpp"
 #include "aot/fingerprint_diff.hpp"
-#include "aot/hashing.hpp"
-#include "aot/publish.hpp"
-#include "aot/scan.hpp"
+#include "aot/entry/hashing.hpp"
+#include "aot/local/publish.hpp"
+#include "aot/local/scan.hpp"
 #include "aot/tier_lookup.hpp"
 #include "sys/remove_at.hpp"
 #include "vyre/error.hpp"

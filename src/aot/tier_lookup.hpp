@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "aot/storage_tier.hpp"
+#include "aot/entry/storage_tier.hpp"
 
 namespace vyre::aot {
 

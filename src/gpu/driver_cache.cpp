@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "aot/driver_store.hpp"
-#include "aot/hashing.hpp"
+#include "aot/local/driver_store.hpp"
+#include "aot/entry/hashing.hpp"
 #include "sys/environment.hpp"
 #include "util/log.hpp"
 

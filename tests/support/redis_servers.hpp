@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "aot/redis_client.hpp"
+#include "aot/remote/redis_client.hpp"
 #include "support/test_support.hpp"
 
 namespace vyre::test {

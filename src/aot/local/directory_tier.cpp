@@ -1,6 +1,6 @@
-#include "aot/directory_tier.hpp"
+#include "aot/local/directory_tier.hpp"
 
-#include "aot/scan.hpp"
+#include "aot/local/scan.hpp"
 
 namespace vyre::aot {
 namespace {

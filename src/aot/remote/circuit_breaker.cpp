@@ -1,4 +1,4 @@
-#include "aot/circuit_breaker.hpp"
+#include "aot/remote/circuit_breaker.hpp"
 
 namespace vyre::aot {
 

@@ -1,4 +1,4 @@
-#include "aot/driver_store.hpp"
+#include "aot/local/driver_store.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "aot/hashing.hpp"
+#include "aot/entry/hashing.hpp"
 #include "sys/safe_file.hpp"
 
 namespace vyre::aot::driver {

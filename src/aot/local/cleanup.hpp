@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "aot/directory.hpp"
+#include "aot/local/directory.hpp"
 
 namespace vyre::aot {
 

@@ -1,4 +1,4 @@
-#include "aot/redis_client.hpp"
+#include "aot/remote/redis_client.hpp"
 
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <charconv>
 
-#include "aot/redis_cluster.hpp"
+#include "aot/remote/redis_cluster.hpp"
 
 namespace vyre::aot {
 namespace {

@@ -1,4 +1,4 @@
-#include "aot/stats_store.hpp"
+#include "aot/local/stats_store.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aot/entry.hpp"
+#include "aot/entry/entry.hpp"
 #include "sys/result.hpp"
 #include "vyre/aot.hpp"
 

@@ -1,10 +1,10 @@
-#include "aot/remote_tier.hpp"
+#include "aot/remote/remote_tier.hpp"
 
 #include <unistd.h>
 
 #include <thread>
 
-#include "aot/remote_value.hpp"
+#include "aot/remote/remote_value.hpp"
 #include "util/log.hpp"
 
 namespace vyre::aot {

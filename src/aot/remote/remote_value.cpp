@@ -1,4 +1,4 @@
-#include "aot/remote_value.hpp"
+#include "aot/remote/remote_value.hpp"
 
 #include <charconv>
 

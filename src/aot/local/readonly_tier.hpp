@@ -3,7 +3,7 @@
 // bad entry there is skipped, not replaced.
 #pragma once
 
-#include "aot/directory_tier.hpp"
+#include "aot/local/directory_tier.hpp"
 
 namespace vyre::aot {
 

@@ -1,4 +1,4 @@
-#include "aot/directory.hpp"
+#include "aot/local/directory.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -120,8 +120,5 @@ sys::Result<sys::FileLock> CacheDirectory::cleanup_lock(sys::FileLock::Mode mode
   if (!dir) return dir.failure();
   return sys::FileLock::acquire(*dir, "cleanup", mode);
 }
-
-std::string wgsl_name(const std::string& key) { return key + ".wgsl"; }
-std::string metadata_name(const std::string& key) { return key + ".toml"; }
 
 }  // namespace vyre::aot

@@ -1,4 +1,4 @@
-#include "aot/redis_cluster.hpp"
+#include "aot/remote/redis_cluster.hpp"
 
 #include <algorithm>
 #include <cerrno>

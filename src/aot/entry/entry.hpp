@@ -17,6 +17,10 @@ namespace vyre::aot {
 // is written, read back and shown.
 using Metadata = EntryRecord;
 
+// Names of an entry's two files.
+std::string wgsl_name(const std::string& key);
+std::string metadata_name(const std::string& key);
+
 Metadata make_metadata(const KeyParts& parts, std::string_view program, std::string_view wgsl, double lower_ms);
 std::string encode_metadata(const Metadata& meta);
 

@@ -1,4 +1,4 @@
-#include "aot/publish.hpp"
+#include "aot/local/publish.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

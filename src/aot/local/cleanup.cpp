@@ -1,4 +1,4 @@
-#include "aot/cleanup.hpp"
+#include "aot/local/cleanup.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "aot/driver_store.hpp"
-#include "aot/publish.hpp"
-#include "aot/scan.hpp"
-#include "aot/stats_store.hpp"
+#include "aot/local/driver_store.hpp"
+#include "aot/local/publish.hpp"
+#include "aot/local/scan.hpp"
+#include "aot/local/stats_store.hpp"
 #include "sys/remove_at.hpp"
 
 namespace vyre::aot {

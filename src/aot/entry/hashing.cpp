@@ -1,4 +1,4 @@
-#include "aot/hashing.hpp"
+#include "aot/entry/hashing.hpp"
 
 #include "vyre/wire.hpp"
 

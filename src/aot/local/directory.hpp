@@ -67,8 +67,4 @@ class CacheDirectory {
   sys::Fd stats_;
 };
 
-// Names of an entry's two files.
-std::string wgsl_name(const std::string& key);
-std::string metadata_name(const std::string& key);
-
 }  // namespace vyre::aot

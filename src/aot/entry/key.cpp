@@ -2,7 +2,7 @@
 // shapes the WGSL text, then of that "spec" hash with the backend fingerprint.
 #include <string>
 
-#include "aot/hashing.hpp"
+#include "aot/entry/hashing.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/lower.hpp"
 #include "vyre/version.hpp"

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aot/redis_client.hpp"
+#include "aot/remote/redis_client.hpp"
 
 namespace vyre::aot {
 

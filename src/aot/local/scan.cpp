@@ -1,4 +1,4 @@
-#include "aot/scan.hpp"
+#include "aot/local/scan.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aot/entry.hpp"
+#include "aot/entry/entry.hpp"
 #include "sys/result.hpp"
 
 namespace vyre::aot {

@@ -1,9 +1,9 @@
-#include "aot/local_tier.hpp"
+#include "aot/local/local_tier.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "aot/scan.hpp"
+#include "aot/local/scan.hpp"
 
 namespace vyre::aot {
 

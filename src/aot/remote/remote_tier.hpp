@@ -16,10 +16,10 @@
 #include <memory>
 #include <optional>
 
-#include "aot/circuit_breaker.hpp"
-#include "aot/entry_signature.hpp"
-#include "aot/redis_client.hpp"
-#include "aot/storage_tier.hpp"
+#include "aot/remote/circuit_breaker.hpp"
+#include "aot/entry/entry_signature.hpp"
+#include "aot/remote/redis_client.hpp"
+#include "aot/entry/storage_tier.hpp"
 
 namespace vyre::aot {
 

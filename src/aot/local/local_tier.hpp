@@ -6,8 +6,8 @@
 
 #include <chrono>
 
-#include "aot/directory_tier.hpp"
-#include "aot/publish.hpp"
+#include "aot/local/directory_tier.hpp"
+#include "aot/local/publish.hpp"
 
 namespace vyre::aot {
 

@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "aot/directory.hpp"
-#include "aot/entry_signature.hpp"
-#include "aot/storage_tier.hpp"
+#include "aot/local/directory.hpp"
+#include "aot/entry/entry_signature.hpp"
+#include "aot/entry/storage_tier.hpp"
 
 namespace vyre::aot {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "aot/entry.hpp"
+#include "aot/entry/entry.hpp"
 #include "sys/result.hpp"
 
 namespace vyre::aot {

@@ -1,14 +1,16 @@
-#include "aot/entry.hpp"
+#include "aot/entry/entry.hpp"
 
 #include <toml++/toml.h>
 
 #include <limits>
 #include <sstream>
 
-#include "aot/directory.hpp"
-#include "aot/hashing.hpp"
+#include "aot/entry/hashing.hpp"
 
 namespace vyre::aot {
+
+std::string wgsl_name(const std::string& key) { return key + ".wgsl"; }
+std::string metadata_name(const std::string& key) { return key + ".toml"; }
 
 Metadata make_metadata(const KeyParts& parts, std::string_view program, std::string_view wgsl, double lower_ms) {
   Metadata meta;

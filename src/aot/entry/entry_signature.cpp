@@ -1,11 +1,11 @@
-#include "aot/entry_signature.hpp"
+#include "aot/entry/entry_signature.hpp"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <sys/stat.h>
 
-#include "aot/hashing.hpp"
+#include "aot/entry/hashing.hpp"
 #include "sys/safe_file.hpp"
 
 namespace vyre::aot {

@@ -1,4 +1,4 @@
-#include "aot/readonly_tier.hpp"
+#include "aot/local/readonly_tier.hpp"
 
 namespace vyre::aot {
 namespace {
