@@ -20,8 +20,8 @@
 #include <string>
 #include <string_view>
 
-#include "aot/local/directory.hpp"
 #include "aot/entry/entry.hpp"
+#include "aot/local/directory.hpp"
 #include "aot/remote/remote_value.hpp"
 #include "fuzz_check.hpp"
 #include "sys/safe_file.hpp"

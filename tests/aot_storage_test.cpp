@@ -1,12 +1,13 @@
-// Storage tiers (src/aot/storage_tier.hpp): one get/put/remove/list/stats
-// interface, the local directory and read-only layers as its
-// implementations, and lookups composed over tiers in order.
+// Storage tiers (src/aot/entry/storage_tier.hpp): one get/put/remove/list/stats
+// interface, the directory tier (the writable directory and read-only layers)
+// as its implementation, and lookups composed over tiers in order.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
 #include <map>
 
-#include "aot/local/local_tier.hpp"
-#include "aot/local/readonly_tier.hpp"
+#include "aot/local/directory_tier.hpp"
 #include "aot/tier_lookup.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/test_support.hpp"
@@ -47,16 +48,16 @@ class MemoryTier final : public StorageTier {
   std::filesystem::path location_ = "memory";
 };
 
-std::unique_ptr<LocalDirectoryTier> local_tier(const std::filesystem::path& dir) {
+std::unique_ptr<DirectoryTier> local_tier(const std::filesystem::path& dir, DirectoryTierOptions options = {}) {
   auto opened = CacheDirectory::open_writable(dir);
   EXPECT_TRUE(opened) << opened.failure().message;
-  return std::make_unique<LocalDirectoryTier>(std::move(*opened), LocalTierOptions{});
+  return std::make_unique<DirectoryTier>(std::move(*opened), std::move(options));
 }
 
-std::unique_ptr<ReadOnlyDirectoryTier> readonly_tier(const std::filesystem::path& dir) {
+std::unique_ptr<DirectoryTier> readonly_tier(const std::filesystem::path& dir) {
   auto opened = CacheDirectory::open_readonly(dir);
   EXPECT_TRUE(opened) << opened.failure().message;
-  return std::make_unique<ReadOnlyDirectoryTier>(std::move(*opened));
+  return std::make_unique<DirectoryTier>(std::move(*opened));
 }
 
 Metadata metadata_for(const std::string& name) {
@@ -152,6 +153,28 @@ TEST(AotStorage, AReadOnlyTierRefusesPutAndRemoveAndChangesNothing) {
 
   EXPECT_EQ(test::file_count(shipped.path()), 2u);
   EXPECT_TRUE(layer->get(meta.key, Use::inspect));
+}
+
+TEST(AotStorage, OnlyTheWritableDirectoryRefreshesRecencyAndOnlyWhenServing) {
+  TempDir dir;
+  const Metadata meta = metadata_for("a");
+  auto local = local_tier(dir.path(), DirectoryTierOptions{std::chrono::milliseconds(0), {}});
+  ASSERT_TRUE(local->put(meta, synthetic_wgsl("a")));
+  const std::filesystem::path metadata = test::metadata_path(dir.path(), meta.key);
+  const auto old_time = std::filesystem::last_write_time(metadata) - std::chrono::hours(24);
+  std::filesystem::last_write_time(metadata, old_time);
+
+  // The same directory as a read-only layer: served, never touched.
+  auto layer = readonly_tier(dir.path());
+  EXPECT_FALSE(layer->writable());
+  EXPECT_TRUE(local->writable());
+  ASSERT_TRUE(layer->get(meta.key, Use::serve));
+  EXPECT_EQ(std::filesystem::last_write_time(metadata), old_time);
+  // Tools look without using.
+  ASSERT_TRUE(local->get(meta.key, Use::inspect));
+  EXPECT_EQ(std::filesystem::last_write_time(metadata), old_time);
+  ASSERT_TRUE(local->get(meta.key, Use::serve));
+  EXPECT_GT(std::filesystem::last_write_time(metadata), old_time);
 }
 
 TEST(AotStorage, TheLocalDirectoryListsCountsAndRemovesWhatItStores) {

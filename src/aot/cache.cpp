@@ -8,7 +8,6 @@
 
 #include "aot/cache_impl.hpp"
 #include "aot/entry/entry.hpp"
-#include "aot/local/readonly_tier.hpp"
 #include "aot/tier_lookup.hpp"
 #include "util/log.hpp"
 #include "vyre/error.hpp"
@@ -47,9 +46,9 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
     if (auto opened = CacheDirectory::open_writable(*options.directory, signatures_trusted)) {
       writable = opened->get();
       directory = writable->path();
-      LocalTierOptions local_options{
+      DirectoryTierOptions local_options{
           std::chrono::duration_cast<std::chrono::milliseconds>(options.recency_granularity), options.on_publish_step};
-      auto tier = std::make_unique<LocalDirectoryTier>(std::move(*opened), std::move(local_options));
+      auto tier = std::make_unique<DirectoryTier>(std::move(*opened), std::move(local_options));
       if (writable->signed_only()) tier->set_trusted_keys(trusted);
       local = tier.get();
       tiers.push_back(std::move(tier));
@@ -61,7 +60,7 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
   }
   for (const auto& path : options.readonly_directories) {
     if (auto layer = CacheDirectory::open_readonly(path, signatures_trusted)) {
-      auto tier = std::make_unique<ReadOnlyDirectoryTier>(std::move(*layer));
+      auto tier = std::make_unique<DirectoryTier>(std::move(*layer));
       if (tier->directory().signed_only()) tier->set_trusted_keys(trusted);
       tiers.push_back(std::move(tier));
     } else {

@@ -14,7 +14,7 @@
 #include "aot/local/cleanup.hpp"
 #include "aot/local/directory.hpp"
 #include "aot/entry/entry_signature.hpp"
-#include "aot/local/local_tier.hpp"
+#include "aot/local/directory_tier.hpp"
 #include "aot/remote/remote_tier.hpp"
 #include "aot/entry/storage_tier.hpp"
 #include "aot/local/stats_store.hpp"
@@ -31,7 +31,7 @@ struct Cache::Impl {
   // The storage tiers in lookup order: the local directory (when usable),
   // then the read-only layers, then the remote tier.
   std::vector<std::unique_ptr<StorageTier>> tiers;
-  LocalDirectoryTier* local = nullptr;  // among `tiers`; null without a writable directory
+  DirectoryTier* local = nullptr;       // among `tiers`; null without a writable directory
   CacheDirectory* writable = nullptr;   // local's directory: stats, cleanup and the tools
   RemoteTier* remote = nullptr;         // among `tiers`, last; null without one
   // Signs what this process publishes (VYRE_AOT_SIGNING_KEY); null: unsigned.

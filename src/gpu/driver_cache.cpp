@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "aot/local/driver_store.hpp"
 #include "aot/entry/hashing.hpp"
+#include "aot/local/driver_placement.hpp"
 #include "sys/environment.hpp"
 #include "util/log.hpp"
 
@@ -26,7 +26,7 @@ struct PlacementState {
   std::optional<DriverCachePlacement> placement;
   fs::path cache_dir;
   std::string selection;
-  bool pending = false;
+  aot::driver::Placement folder;  // where placement's data folder came from
   bool noted = false;
 };
 
@@ -123,33 +123,19 @@ DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) 
     return p;
   }
   s.selection = selection_name();
-  // Data of earlier first starts, filed under the fingerprints they found.
-  aot::driver::adopt_finished_pending(dir);
-  sys::Result<fs::path> data = sys::failure(sys::Fault::missing, "no record");
-  if (auto id = aot::driver::read_selection(dir, s.selection)) {
-    for (const auto& f : aot::driver::list(dir)) {
-      if (f.id != *id || !f.ok) continue;
-      p.fingerprint = f.fingerprint;
-      data = aot::driver::data_folder(dir, f.fingerprint);
-      p.files_before = f.files;
-      p.bytes_before = f.bytes;
-    }
-  }
-  if (!data) {
-    p.fingerprint.clear();
-    data = aot::driver::pending_data_folder(dir);
-    s.pending = data.ok();
-  }
-  if (!data) {
-    p.reason = "cannot make a folder for it: " + data.failure().message;
+  auto folder = aot::driver::place(dir, s.selection);
+  if (!folder) {
+    p.reason = "cannot make a folder for it: " + folder.failure().message;
     return p;
   }
-  p.data_folder = *data;
+  s.folder = *folder;
   s.cache_dir = dir;
+  p.data_folder = folder->data_folder;
+  p.fingerprint = folder->fingerprint;
+  p.files_before = folder->files_before;
+  p.bytes_before = folder->bytes_before;
   point_driver_at(p.data_folder, options.max_bytes);
   p.active = true;
-  // The fingerprint file counts in the listing; the driver's files are what matter.
-  if (p.files_before > 0) --p.files_before;
   return p;
 }
 
@@ -162,7 +148,7 @@ DriverCachePlacement place_driver_cache(const aot::CacheOptions& options) {
     s.placement = place(s, options);
     if (s.placement->active)
       log::debug("driver pipeline cache: {} ({} files already there{})", s.placement->data_folder.string(),
-                 s.placement->files_before, s.pending ? ", a first start: filed under its fingerprint later" : "");
+                 s.placement->files_before, s.folder.pending ? ", a first start: filed under its fingerprint later" : "");
     else
       log::debug("driver pipeline cache: not placed: {}", s.placement->reason);
   }
@@ -197,17 +183,13 @@ void note_driver_fingerprint(const std::string& fingerprint) {
   std::lock_guard lock(s.mutex);
   if (!s.placement || !s.placement->active || s.noted) return;
   s.noted = true;  // the first Backend's adapter owns this process's driver data
-  const std::string id = aot::driver::folder_id(fingerprint);
-  if (s.pending) {
-    (void)aot::driver::mark_pending(s.placement->data_folder, fingerprint);
-  } else if (fingerprint != s.placement->fingerprint) {
+  if (!s.folder.pending && fingerprint != s.folder.fingerprint) {
     // The driver was updated, or the selection finds another adapter now:
     // this process's data lands in the old folder; the next start uses the new one.
     log::debug("driver pipeline cache: the adapter's fingerprint changed since the last start; the next start "
                "uses its own folder");
   }
-  if (aot::driver::read_selection(s.cache_dir, s.selection) != id)
-    aot::driver::write_selection(s.cache_dir, s.selection, id);
+  aot::driver::note_fingerprint(s.cache_dir, s.selection, s.folder, fingerprint);
 }
 
 }  // namespace vyre::gpu

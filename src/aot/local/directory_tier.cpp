@@ -1,5 +1,8 @@
 #include "aot/local/directory_tier.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "aot/local/scan.hpp"
 
 namespace vyre::aot {
@@ -51,6 +54,11 @@ sys::Failure cannot_read(const std::filesystem::path& dir, sys::Failure why) {
   return why;
 }
 
+sys::Failure refused(const std::filesystem::path& where) {
+  return sys::failure(sys::Fault::read_only,
+                      where.string() + " is a read-only layer; write to the cache directory (VYRE_AOT_CACHE_DIR)");
+}
+
 ScannedEntry scan_one(const CacheDirectory& layer, const std::string& key) {
   return ScannedEntry{key, sys::file_facts_at(layer.fd(), wgsl_name(key), layer.owner_rule()),
                       sys::file_facts_at(layer.fd(), metadata_name(key), layer.owner_rule())};
@@ -64,11 +72,34 @@ sys::Result<void> DirectoryTier::check_signature(const Metadata& meta) const {
   return trusted_->verify(meta);
 }
 
-sys::Result<Entry> DirectoryTier::get(const std::string& key, Use) {
+sys::Result<Entry> DirectoryTier::get(const std::string& key, Use use) {
   auto entry = read_entry(directory_->fd(), key, directory_->owner_rule());
   if (entry)
     if (auto signed_ok = check_signature(entry->meta); !signed_ok) return signed_ok.failure();
+  // Recency lives in the writable directory only; refresh it only now and
+  // then, so that hits rarely write.
+  if (entry && writable() && use == Use::serve &&
+      sys::now_unix_ms() - entry->metadata_mtime_ms >= options_.recency_granularity.count())
+    ::utimensat(directory_->fd(), metadata_name(key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   return entry;
+}
+
+sys::Result<Stored> DirectoryTier::put(const Metadata& meta, std::string_view wgsl) {
+  if (!writable()) return refused(location());
+  return publish_entry(*directory_, meta, wgsl, options_.on_publish_step);
+}
+
+sys::Result<bool> DirectoryTier::remove(const std::string& key, bool only_if_bad) {
+  if (!writable()) return refused(location());
+  auto stripe = directory_->stripe_lock(key, sys::FileLock::Mode::wait);
+  if (!stripe) return stripe.failure();
+  if (only_if_bad) {
+    // A writer may have replaced it since it was found bad.
+    auto now = list(ListQuery{true, key});
+    if (!now || now->empty() || now->front().state != EntryState::bad) return false;
+  }
+  if (auto removed = remove_entry_files(directory_->fd(), key); !removed) return removed.failure();
+  return true;
 }
 
 sys::Result<std::vector<EntryInfo>> DirectoryTier::list(const ListQuery& query) const {

@@ -1,22 +1,41 @@
-// A cache directory as a storage tier: what the writable directory and the
-// read-only layers share (reading, listing, sizing). The two differ only in
-// whether they are written: LocalDirectoryTier, ReadOnlyDirectoryTier.
+// A cache directory as a storage tier: the writable directory or a
+// read-only layer (VYRE_AOT_CACHE_READONLY_DIRS), as the directory was opened
+// (CacheDirectory::writable()). Both read, list and size alike. The writable
+// one publishes under the key's write stripe, metadata last (publish.hpp),
+// removes under the same stripe, and has its recency refreshed now and then
+// by hits (cleanup evicts the least recently used). A read-only layer, a
+// cache shipped with an application, is never written: a bad entry there is
+// skipped, not replaced.
 #pragma once
 
+#include <chrono>
 #include <memory>
 
-#include "aot/local/directory.hpp"
 #include "aot/entry/entry_signature.hpp"
 #include "aot/entry/storage_tier.hpp"
+#include "aot/local/directory.hpp"
+#include "aot/local/publish.hpp"
 
 namespace vyre::aot {
 
-class DirectoryTier : public StorageTier {
- public:
-  explicit DirectoryTier(std::unique_ptr<CacheDirectory> directory) : directory_(std::move(directory)) {}
+// What only the writable directory uses.
+struct DirectoryTierOptions {
+  // A hit refreshes recency only when it is older than this.
+  std::chrono::milliseconds recency_granularity{600'000};
+  PublishStep on_publish_step;  // CacheOptions::on_publish_step
+};
 
+class DirectoryTier final : public StorageTier {
+ public:
+  explicit DirectoryTier(std::unique_ptr<CacheDirectory> directory, DirectoryTierOptions options = {})
+      : directory_(std::move(directory)), options_(std::move(options)) {}
+
+  bool writable() const override { return directory_->writable(); }
   const std::filesystem::path& location() const override { return directory_->path(); }
   sys::Result<Entry> get(const std::string& key, Use use) override;
+  // A read-only layer refuses both (read_only).
+  sys::Result<Stored> put(const Metadata& meta, std::string_view wgsl) override;
+  sys::Result<bool> remove(const std::string& key, bool only_if_bad) override;
   sys::Result<std::vector<EntryInfo>> list(const ListQuery& query) const override;
   sys::Result<TierStats> stats() const override;
 
@@ -29,6 +48,7 @@ class DirectoryTier : public StorageTier {
  private:
   sys::Result<void> check_signature(const Metadata& meta) const;
   std::unique_ptr<CacheDirectory> directory_;
+  DirectoryTierOptions options_;
   std::shared_ptr<const TrustedKeys> trusted_;
 };
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "aot/local/directory.hpp"
 #include "aot/entry/entry.hpp"
 #include "aot/entry/storage_tier.hpp"
+#include "aot/local/directory.hpp"
 
 namespace vyre::aot {
 
