@@ -1,0 +1,111 @@
+"""The names a kernel's signature is written with: element types and buffer kinds.
+
+``f32``, ``u32``, ``i32`` (and ``bool_``) are the format's element types; inside a kernel they
+are also casts (``f32(i)``). ``In[T]``, ``Out[T]``, ``InOut[T]``, ``Uniform[T, N]`` declare
+buffers; each spelling stands for exactly one JSON buffer declaration (``BufferSpec.declaration``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict
+
+__all__ = ["ScalarType", "f32", "u32", "i32", "bool_", "BufferSpec", "In", "Out", "InOut", "Uniform",
+           "constexpr", "SCALAR_TYPES"]
+
+
+class ScalarType:
+    """An element type of the format. Used as an annotation, and as a cast inside a kernel."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"vyre.{self.name}"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"vyre.{self.name}(...) is a cast inside a @vyre.kernel or @vyre.func; "
+                        "it does not run in Python")
+
+
+f32 = ScalarType("f32")
+u32 = ScalarType("u32")
+i32 = ScalarType("i32")
+bool_ = ScalarType("bool")
+
+SCALAR_TYPES = {"f32": f32, "u32": u32, "i32": i32}
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """One buffer parameter: ``access`` and ``output`` as in the JSON format, ``count`` 0 for a
+    runtime-sized buffer; ``scalar`` for a bare ``alpha: f32``, read in the body as a value."""
+
+    access: str
+    dtype: str
+    count: int = 0
+    output: bool = False
+    scalar: bool = False
+
+    @property
+    def writable(self) -> bool:
+        return self.access == "read_write"
+
+    def declaration(self, name: str, binding: int) -> Dict[str, Any]:
+        d: Dict[str, Any] = {"name": name, "binding": binding, "access": self.access, "type": self.dtype}
+        if self.count:
+            d["count"] = self.count
+        if self.output:
+            d["output"] = True
+        return d
+
+
+class _BufferKind:
+    """``In``, ``Out``, ``InOut``, ``Uniform``: subscript with the element type and an optional count."""
+
+    def __init__(self, name: str, access: str, output: bool, needs_count: bool) -> None:
+        self.name = name
+        self.access = access
+        self.output = output
+        self.needs_count = needs_count
+
+    def __repr__(self) -> str:
+        return f"vyre.{self.name}"
+
+    def __getitem__(self, item: Any) -> BufferSpec:
+        if isinstance(item, tuple):
+            dtype, count = item if len(item) == 2 else (None, None)
+        else:
+            dtype, count = item, None
+        if not isinstance(dtype, ScalarType) or dtype is bool_:
+            raise TypeError(f"vyre.{self.name}[T] or vyre.{self.name}[T, N] takes T in vyre.f32, vyre.u32, "
+                            f"vyre.i32; got {item!r}")
+        if count is None:
+            if self.needs_count:
+                raise TypeError(f"vyre.{self.name}[T, N] needs its element count N")
+            return BufferSpec(self.access, dtype.name, 0, self.output)
+        if isinstance(count, bool) or not isinstance(count, int) or count <= 0 or count >= 2**32:
+            raise TypeError(f"vyre.{self.name}[{dtype.name}, N]: N must be a positive int, got {count!r}")
+        return BufferSpec(self.access, dtype.name, count, self.output)
+
+
+In = _BufferKind("In", "read", False, False)
+Out = _BufferKind("Out", "read_write", True, False)
+InOut = _BufferKind("InOut", "read_write", True, False)
+Uniform = _BufferKind("Uniform", "uniform", False, True)
+
+
+def scalar_spec(t: ScalarType) -> BufferSpec:
+    """A bare ``alpha: f32``: a one-element uniform buffer, passed as a Python number."""
+    return BufferSpec("uniform", t.name, 1, False, scalar=True)
+
+
+class _Constexpr:
+    """``n: vyre.constexpr``: the value given at the call is written into the program as a literal;
+    each value is its own program (and digest)."""
+
+    def __repr__(self) -> str:
+        return "vyre.constexpr"
+
+
+constexpr = _Constexpr()
