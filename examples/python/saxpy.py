@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""saxpy from Python: out = alpha * x + y on 2^20 floats, checked against NumPy.
+"""saxpy as a Python kernel: out = alpha * x + y on 2^20 floats, checked against NumPy.
 
     pip install .                       # from the repository root (docs/python.md)
     python examples/python/saxpy.py     # prints the backend, whether the cache hit, and the check
 
-The program is examples/saxpy.json, given here as a dict; its WGSL lands in
-the same AOT cache as `vyre run` uses, so the second run is a cache hit.
+The kernel is examples/saxpy.json written in Python (the same program: one digest, one cache
+entry with `vyre run`), so the second run is a cache hit. ``alpha`` is ``vyre.In[f32, 1]``, the
+one-element storage buffer of the JSON program; a bare ``alpha: f32`` would be a uniform.
 """
 
 from __future__ import annotations
@@ -15,27 +16,14 @@ import time
 import numpy as np
 
 import vyre
+from vyre import f32
 
-SAXPY = {
-    "vyre": 1,
-    "name": "saxpy",
-    "workgroup_size": [64, 1, 1],
-    "buffers": [
-        {"name": "alpha", "binding": 0, "access": "read", "type": "f32", "count": 1},
-        {"name": "x", "binding": 1, "access": "read", "type": "f32"},
-        {"name": "y", "binding": 2, "access": "read", "type": "f32"},
-        {"name": "out", "binding": 3, "access": "read_write", "type": "f32", "output": True},
-    ],
-    "body": [
-        {"let": "i", "value": {"gid": "x"}},
-        {"if": {"lt": [{"var": "i"}, {"len": "out"}]}, "then": [
-            {"store": "out", "index": {"var": "i"},
-             "value": {"add": [{"mul": [{"load": "alpha", "index": {"u32": 0}},
-                                        {"load": "x", "index": {"var": "i"}}]},
-                               {"load": "y", "index": {"var": "i"}}]}},
-        ]},
-    ],
-}
+
+@vyre.kernel(workgroup=64)
+def saxpy(alpha: vyre.In[f32, 1], x: vyre.In[f32], y: vyre.In[f32], out: vyre.Out[f32]):
+    i = vyre.gid.x
+    if i < len(out):
+        out[i] = alpha[0] * x[i] + y[i]
 
 
 def main() -> None:
@@ -45,11 +33,11 @@ def main() -> None:
     y = rng.standard_normal(n, dtype=np.float32)
 
     backend = vyre.Backend()
-    kernel = backend.compile(vyre.Program.from_dict(SAXPY))
+    kernel = backend.compile(saxpy)
     print(f"adapter: {backend.adapter['name']}; cache {'hit' if kernel.cache_hit else 'miss'}"
-          f" ({vyre.cache.directory()})")
+          f" ({vyre.cache.directory()}); digest {saxpy.program.digest[:16]}")
 
-    out = kernel(alpha=2.0, x=x, y=y, sizes={"out": n})["out"]  # a new NumPy array
+    out = saxpy(alpha=2.0, x=x, y=y, sizes={"out": n})["out"]  # a new NumPy array, default backend
     np.testing.assert_allclose(out, np.float32(2.0) * x + y, rtol=1e-6)
 
     result = np.empty(n, np.float32)                  # or straight into your own array
