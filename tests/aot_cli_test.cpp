@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "support/aot_fixtures.hpp"
+#include "support/signing_keys.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/version.hpp"
@@ -359,3 +360,40 @@ TEST_F(AotCli, WithoutAnyDirectoryTheCommandsSaySo) {
 }
 
 }  // namespace
+
+// docs/cli.md: a write the cache directory refuses exits 6, for the
+// commands that exist to write there as for `clear`.
+TEST_F(AotCli, PruneAndZeroStatsOnAReadOnlyCacheExitWithTheWriteCode) {
+  warm_examples();
+  ASSERT_EQ(vyre({"cache", "stats"}).exit_code, 0);
+  std::filesystem::remove_all(tmp / ".locks");  // so that prune must make it
+  std::string how;
+  if (!vyre::test::make_read_only(tmp.path(), how)) GTEST_SKIP() << "cannot make a read-only directory here";
+  auto pruned = vyre({"cache", "prune", "--max-entries", "1"});
+  auto zeroed = vyre({"cache", "zero-stats"});
+  vyre::test::release_read_only(tmp.path());
+  EXPECT_EQ(pruned.exit_code, 6) << how << ": " << pruned.err;
+  EXPECT_NE(pruned.err.find("vyre: error: "), std::string::npos) << pruned.err;
+  EXPECT_EQ(zeroed.exit_code, 6) << how << ": " << zeroed.err;
+  EXPECT_NE(zeroed.err.find("cannot reset the statistics"), std::string::npos) << zeroed.err;
+}
+
+TEST_F(AotCli, ImportFromAFolderOthersCanWriteSaysWhatHelpsWithOrWithoutKeys) {
+  warm_examples();
+  TempDir shipped, other, keys;
+  ASSERT_EQ(vyre({"cache", "export", (shipped / "layer").string()}).exit_code, 0);
+  std::filesystem::permissions(shipped / "layer", std::filesystem::perms::all);  // 0777
+  const auto pair = vyre::test::make_key_pair(keys.path(), "fleet");
+  for (const bool with_keys : {false, true}) {
+    auto env2 = env();
+    env2["VYRE_AOT_CACHE_DIR"] = other.path().string();
+    if (with_keys) env2["VYRE_AOT_TRUSTED_KEYS"] = pair.public_pem.string();
+    auto imported = run_vyre({"cache", "import", (shipped / "layer").string()}, env2);
+    EXPECT_EQ(imported.exit_code, 3) << imported.out;
+    EXPECT_NE(imported.err.find("world-writable (mode 0777)"), std::string::npos) << imported.err;
+    EXPECT_NE(imported.err.find("chmod go-w"), std::string::npos) << imported.err;
+    EXPECT_EQ(imported.err.find("set VYRE_AOT_TRUSTED_KEYS"), std::string::npos) << with_keys << ": " << imported.err;
+    auto listed = run_vyre({"cache", "ls", "--json"}, env2);
+    EXPECT_EQ(json::parse(listed.out).size(), 0u) << listed.out;
+  }
+}

@@ -161,3 +161,54 @@ TEST(CliRunCheck, CheckSaysItPassedOrShowsTheFirstDifference) {
   EXPECT_EQ(shorter.exit_code, 1) << shorter.err;
   EXPECT_NE(shorter.err.find("expected 2 values, got 3"), std::string::npos) << shorter.err;
 }
+
+TEST(CliWrites, HelpAndVersionToAFullDiskExitWithTheWriteCode) {
+  const std::string v = quoted(VYRE_CLI_PATH);
+  for (const std::string args : {"--help", "--version", "run --help", "cache prune --help"}) {
+    auto r = shell("exec " + v + " " + args + " >/dev/full");
+    EXPECT_EQ(r.exit_code, 6) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("cannot write the output to stdout"), std::string::npos) << args << ": " << r.err;
+  }
+  EXPECT_EQ(run_vyre({"--help"}).exit_code, 0);
+}
+
+TEST(CliLimits, ValidateRefusesHundredsOfWorkgroupBuffersSayingHowMany) {
+  TempDir dir;
+  std::string buffers = R"({"name": "out", "binding": 0, "access": "read_write", "type": "u32", "count": 1, "output": true})";
+  for (int i = 0; i < 1000; ++i)
+    buffers += R"(, {"name": "w)" + std::to_string(i) + R"(", "access": "workgroup", "type": "u32", "count": 1})";
+  write_file(dir / "wg.json", R"({"vyre": 1, "name": "wg", "workgroup_size": [1, 1, 1], "buffers": [)" + buffers +
+                                  R"(], "body": [{"store": "out", "index": {"u32": 0}, "value": {"u32": 7}}]})");
+  auto r = run_vyre({"validate", (dir / "wg.json").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("wg.json: buffers: the program declares 1000 workgroup buffers; at most 64"), std::string::npos)
+      << r.err;
+}
+
+// `--timeout` and VYRE_DISPATCH_TIMEOUT: overlong limits saturate (the
+// dispatch runs), nan is refused, inf is no limit.
+TEST(CliLimits, DispatchTimeoutsSaturateOrAreRefusedNeverOverflow) {
+  TempDir dir;
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};
+  const std::vector<std::string> xor_run{"run", xor_program(), "--input", "a=1,2", "--input", "b=3,3", "--size", "out=2"};
+  const auto run_with = [&](std::vector<std::string> extra, const std::map<std::string, std::string>& more = {}) {
+    std::vector<std::string> args = xor_run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::map<std::string, std::string> all = env;
+    all.insert(more.begin(), more.end());
+    return run_vyre(args, all);
+  };
+  for (const std::string timeout : {"inf", "1e10", "9.3e9", "1e300", "0"}) {
+    auto r = run_with({"--timeout=" + timeout});
+    EXPECT_EQ(r.exit_code, 0) << "--timeout " << timeout << ": " << r.err;
+    EXPECT_NE(r.out.find("[2, 1]"), std::string::npos) << "--timeout " << timeout << ": " << r.out;
+  }
+  auto from_environment = run_with({}, {{"VYRE_DISPATCH_TIMEOUT", "300000000000h"}});
+  EXPECT_EQ(from_environment.exit_code, 0) << from_environment.err;
+  EXPECT_NE(from_environment.out.find("[2, 1]"), std::string::npos) << from_environment.out;
+  for (const std::string timeout : {"nan", "-1", "-inf"}) {
+    auto r = run_with({"--timeout=" + timeout});
+    EXPECT_EQ(r.exit_code, 3) << "--timeout " << timeout << ": " << r.out;
+    EXPECT_NE(r.err.find("--timeout must be"), std::string::npos) << r.err;
+  }
+}

@@ -241,3 +241,21 @@ TEST(CliRun, DemoShowsAMissThenHitsAndWhichCacheWasWarm) {
   EXPECT_TRUE(third.find(" hit   warm ") != std::string::npos || third.find(" hit   driver's ") != std::string::npos)
       << third;
 }
+
+// docs/cache.md, "Safety": the cache directory and every parent the cache
+// creates get mode 0700, whatever the umask, the driver's folder placed
+// before the cache opens included.
+TEST(CliRun, TheFoldersARunCreatesForTheCacheAreTheUsersAlone) {
+  TempDir dir;
+  const auto cache = dir / "made" / "by" / "vyre" / "aot";
+  auto r = vyre::test::run_process(
+      {"/bin/sh", "-c", "umask 022; exec \"$0\" \"$@\"", VYRE_CLI_PATH, "run", source_path("examples/xor.json").string(),
+       "--inputs", source_path("examples/xor.run.json").string(), "--check"},
+      {{"VYRE_AOT_CACHE_DIR", cache.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& folder : {dir / "made", dir / "made" / "by", dir / "made" / "by" / "vyre", cache}) {
+    struct stat st {};
+    ASSERT_EQ(::stat(folder.c_str(), &st), 0) << folder;
+    EXPECT_EQ(st.st_mode & 07777, 0700u) << folder;
+  }
+}

@@ -58,11 +58,32 @@ TEST(DispatchTimeout, ADispatchPastTheTimeoutFailsAndTheNextCallRunsOnANewDevice
   EXPECT_GE(backend.counters().devices_opened, 2u);
 }
 
+TEST(DispatchTimeout, ALimitLongerThanTheClockCountsNeverExpires) {
+  // now + milliseconds::max() overflows the steady clock's nanoseconds: the
+  // deadline must saturate, not land in the past and fail every dispatch.
+  for (const auto limit : {std::chrono::milliseconds::max(), std::chrono::milliseconds(9'300'000'000'000'000)}) {
+    gpu::BackendOptions options = vyre::test::no_disk_cache();
+    options.dispatch_timeout = limit;
+    gpu::Backend backend(options);
+    const Outputs out = backend.compile(vyre::test::xor_program())
+                            .dispatch(Inputs().set<uint32_t>("a", {1, 2}).set<uint32_t>("b", {3, 3}).size("out", 2));
+    EXPECT_EQ(out.get<uint32_t>("out"), (std::vector<uint32_t>{2, 1})) << limit.count();
+  }
+}
+
+TEST(DispatchTimeout, AnEnvironmentDurationBeyondACenturyIsACentury) {
+  vyre::test::ScopedEnv timeout("VYRE_DISPATCH_TIMEOUT", "300000000000h");
+  EXPECT_EQ(gpu::BackendOptions::from_environment().dispatch_timeout,
+            std::chrono::milliseconds(int64_t{36525} * 86400 * 1000));
+}
+
 TEST(DispatchTimeout, TheEnvironmentGivesItAndRefusesNonsense) {
   vyre::test::ScopedEnv timeout("VYRE_DISPATCH_TIMEOUT", "90s");
   EXPECT_EQ(gpu::BackendOptions::from_environment().dispatch_timeout, std::chrono::milliseconds(90'000));
-  vyre::test::ScopedEnv bad("VYRE_DISPATCH_TIMEOUT", "soon");
-  error_of(ErrorKind::invalid_input, [] { gpu::BackendOptions::from_environment(); });
+  for (const char* nonsense : {"soon", "inf", "nan", "-5s", "1.5s"}) {
+    vyre::test::ScopedEnv bad("VYRE_DISPATCH_TIMEOUT", nonsense);
+    error_of(ErrorKind::invalid_input, [] { gpu::BackendOptions::from_environment(); });
+  }
   vyre::test::ScopedEnv none("VYRE_DISPATCH_TIMEOUT", "0");
   EXPECT_FALSE(gpu::BackendOptions::from_environment().dispatch_timeout.has_value());
 }

@@ -6,6 +6,7 @@
 
 #include "support/test_support.hpp"
 #include "util/fingerprint_fields.hpp"
+#include "vyre/aot.hpp"
 #include "vyre/gpu.hpp"
 
 namespace vyre {
@@ -32,6 +33,30 @@ TEST(Settings, AnEmptyGpuSettingIsUnset) {
   EXPECT_FALSE(options.backend);
   EXPECT_FALSE(options.adapter);
   EXPECT_FALSE(options.fingerprint_override);
+}
+
+TEST(Settings, RemoteTimeoutsAreAtMostADayHoweverTheyAreWritten) {
+  using std::chrono::milliseconds;
+  ScopedEnv remote("VYRE_AOT_REMOTE", "redis://127.0.0.1:6379");
+  const auto timeout_for = [](const char* value) {
+    ScopedEnv timeout("VYRE_AOT_REMOTE_TIMEOUT", value);
+    return aot::CacheOptions::from_environment().remote->operation_timeout;
+  };
+  EXPECT_EQ(timeout_for("2s"), milliseconds(2000));
+  EXPECT_EQ(timeout_for("86400s"), milliseconds(86'400'000));
+  EXPECT_EQ(timeout_for("86400000"), milliseconds(86'400'000));
+  // Past a day, in seconds as in milliseconds, or no number at all: the default.
+  const milliseconds fallback = aot::RemoteOptions{}.operation_timeout;
+  for (const char* refused : {"86401s", "86400001ms", "9300000000000000s", "99999999999999999999999s", "inf", "nan"})
+    EXPECT_EQ(timeout_for(refused), fallback) << refused;
+  ScopedEnv wait("VYRE_AOT_REMOTE_LEASE_WAIT", "100000000s");
+  EXPECT_EQ(aot::CacheOptions::from_environment().remote->lease_wait, aot::RemoteOptions{}.lease_wait);
+}
+
+TEST(Settings, ARemoteTtlBeyondACenturyIsACentury) {
+  ScopedEnv remote("VYRE_AOT_REMOTE", "redis://127.0.0.1:6379");
+  ScopedEnv ttl("VYRE_AOT_REMOTE_TTL", "300000000000h");
+  EXPECT_EQ(aot::CacheOptions::from_environment().remote->ttl, std::chrono::seconds(int64_t{36525} * 86400));
 }
 
 TEST(Settings, FingerprintFieldsReadBackWhatWasWritten) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "support/test_support.hpp"
+#include "sys/deadline.hpp"
 #include "sys/safe_file.hpp"
 #include "sys/units.hpp"
 
@@ -78,6 +79,34 @@ TEST(SysUnits, SizesCountsAndDurationsParseOrSayWhatIsAccepted) {
   EXPECT_EQ(bound, 1ull << 40);
   bound = parse_size("lots");
   EXPECT_FALSE(bound);
+}
+
+TEST(SysUnits, DurationsBeyondACenturySaturateAtIt) {
+  EXPECT_EQ(kLongestDuration, std::chrono::seconds(int64_t{36525} * 86400));
+  EXPECT_EQ(*parse_duration("36525d"), kLongestDuration);
+  EXPECT_EQ(*parse_duration("36524d"), std::chrono::seconds(int64_t{36524} * 86400));
+  // Each of these overflowed a count of milliseconds, or of seconds.
+  EXPECT_EQ(*parse_duration("300000000000h"), kLongestDuration);
+  EXPECT_EQ(*parse_duration("9300000000000000000s"), kLongestDuration);
+  EXPECT_EQ(*parse_duration("99999999999999999999999999w"), kLongestDuration);
+  for (const char* nonsense : {"inf", "nan", "-1s", "1.5h", "s"})
+    EXPECT_TRUE(parse_duration(nonsense).failed_with(Fault::malformed)) << nonsense;
+  // Sizes and counts refuse what does not fit, as before.
+  EXPECT_TRUE(parse_count("99999999999999999999").failed_with(Fault::malformed));
+}
+
+TEST(SysDeadline, ConversionsAndDeadlinesSaturateInsteadOfOverflowing) {
+  using namespace std::chrono;
+  EXPECT_EQ(saturating_millis(seconds::max()), milliseconds::max());
+  EXPECT_EQ(saturating_millis(seconds::min()), milliseconds::min());
+  EXPECT_EQ(saturating_millis(seconds(90)), milliseconds(90'000));
+  EXPECT_EQ(saturating_millis(hours(24)), milliseconds(86'400'000));
+  const auto now = steady_clock::now();
+  EXPECT_EQ(deadline_after(now, milliseconds::max()), steady_clock::time_point::max());
+  EXPECT_EQ(deadline_after(now, saturating_millis(kLongestDuration)), now + kLongestDuration);
+  EXPECT_EQ(deadline_after(now, milliseconds(250)), now + milliseconds(250));
+  EXPECT_EQ(deadline_after(now, milliseconds(-5)), now);
+  EXPECT_GT(deadline_after(milliseconds::max()), steady_clock::now() + hours(24 * 365 * 200));
 }
 
 }  // namespace

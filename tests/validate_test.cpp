@@ -2,6 +2,7 @@
 // and the message, plus uniformity of barriers.
 #include <gtest/gtest.h>
 
+#include "ir/limits.hpp"
 #include "support/programs.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/validate.hpp"
@@ -280,4 +281,19 @@ TEST(Validate, AProgramOfMoreThanTheNodeLimitIsRefusedWithItsSize) {
       << diagnostics[0].message;
   body.resize(33'000);  // 99,000 nodes: accepted
   EXPECT_TRUE(vyre::validate(vyre::build::ProgramBuilder("fits").output("out", 0, vyre::ScalarType::U32, 1).body(body).unchecked()).empty());
+}
+
+TEST(Validate, MoreWorkgroupBuffersThanTheLimitAreRefusedWithTheirCount) {
+  const auto with = [](size_t count) {
+    ProgramBuilder b("shared");
+    b.workgroup_size(1).output("out", 0, ScalarType::U32, 1);
+    for (size_t i = 0; i < count; ++i) b.workgroup_buffer("w" + std::to_string(i), ScalarType::U32, 1);
+    b.body({store("out", u32(0), u32(7))});
+    return validate(b.unchecked());
+  };
+  EXPECT_TRUE(with(vyre::kMaxWorkgroupBuffers).empty());
+  const auto diagnostics = with(1000);
+  ASSERT_EQ(diagnostics.size(), 1u);
+  EXPECT_TRUE(reports(diagnostics, "buffers",
+                      "declares 1000 workgroup buffers; at most " + std::to_string(vyre::kMaxWorkgroupBuffers)));
 }

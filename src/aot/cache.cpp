@@ -9,6 +9,7 @@
 #include "aot/cache_impl.hpp"
 #include "aot/entry/entry.hpp"
 #include "aot/tier_lookup.hpp"
+#include "sys/deadline.hpp"
 #include "util/log.hpp"
 #include "vyre/error.hpp"
 #include "vyre/lower.hpp"
@@ -47,7 +48,7 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
       writable = opened->get();
       directory = writable->path();
       DirectoryTierOptions local_options{
-          std::chrono::duration_cast<std::chrono::milliseconds>(options.recency_granularity), options.on_publish_step};
+          sys::saturating_millis(options.recency_granularity), options.on_publish_step};
       auto tier = std::make_unique<DirectoryTier>(std::move(*opened), std::move(local_options));
       if (writable->signed_only()) tier->set_trusted_keys(trusted);
       local = tier.get();
@@ -145,7 +146,7 @@ CleanupPolicy Cache::Impl::cleanup_policy() const {
   CleanupPolicy policy;
   if (options.max_bytes != 0) policy.max_bytes = options.max_bytes;
   if (options.max_entries != 0) policy.max_entries = options.max_entries;
-  policy.grace_ms = std::chrono::duration_cast<std::chrono::milliseconds>(options.orphan_grace).count();
+  policy.grace_ms = sys::saturating_millis(options.orphan_grace).count();
   return policy;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -17,6 +18,7 @@
 #include "aot/local/publish.hpp"
 #include "aot/local/scan.hpp"
 #include "aot/tier_lookup.hpp"
+#include "sys/deadline.hpp"
 #include "sys/remove_at.hpp"
 #include "vyre/error.hpp"
 
@@ -191,7 +193,7 @@ PruneReport Cache::prune(const PruneOptions& options) {
   // low-water mark a background cleanup aims at.
   policy.low_water = 1.0;
   if (options.older_than)
-    policy.older_than_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*options.older_than).count();
+    policy.older_than_ms = sys::saturating_millis(*options.older_than).count();
   auto ran = run_cleanup(dir, policy, sys::FileLock::Mode::wait);
   if (!ran)
     throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks: " +
@@ -291,6 +293,18 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
 TransferReport Cache::import_from(const std::filesystem::path& source,
                                   const std::optional<std::string>& device_fingerprint) {
   CacheDirectory& dir = impl_->require_writable();
+  // Imported entries become this user's own, served unchecked by owner: a
+  // folder others can write is refused whatever keys are trusted (the
+  // refusal of a layer would suggest VYRE_AOT_TRUSTED_KEYS, which does not
+  // apply here).
+  if (struct stat st {}; ::stat(source.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+    char mode[8];
+    (void)std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));  // 4 digits fit
+    throw Error(ErrorKind::io, "cannot import: " + source.string() + " is group- or world-writable (mode " + mode +
+                                   "): other users could have planted entries, and import makes them this user's "
+                                   "own, trusted keys or not; `chmod go-w " + source.string() +
+                                   "` first if you trust what is in it");
+  }
   auto opened = CacheDirectory::open_readonly(source);
   if (!opened) throw Error(ErrorKind::io, "cannot import: " + opened.failure().message);
   const CacheDirectory& from = **opened;

@@ -36,7 +36,12 @@ uint64_t bound_from_env(const char* name, uint64_t fallback, Parse parse) {
   return fallback;
 }
 
-// Milliseconds: digits with `ms` or `s` (a bare number is milliseconds).
+// The longest remote timeout or wait a setting may ask for: a request
+// that a day does not bound is refused, not held for years.
+constexpr std::chrono::milliseconds kLongestRemoteWait{86'400'000};
+
+// Milliseconds: digits with `ms` or `s` (a bare number is milliseconds), at
+// most kLongestRemoteWait however it is written.
 std::optional<std::chrono::milliseconds> parse_millis(std::string_view text) {
   uint64_t scale = 1;
   if (text.ends_with("ms")) {
@@ -46,7 +51,7 @@ std::optional<std::chrono::milliseconds> parse_millis(std::string_view text) {
     scale = 1000;
   }
   auto n = sys::parse_count(text);
-  if (!n || *n > 86'400'000) return std::nullopt;
+  if (!n || *n > static_cast<uint64_t>(kLongestRemoteWait.count()) / scale) return std::nullopt;
   return std::chrono::milliseconds(static_cast<int64_t>(*n * scale));
 }
 
@@ -55,7 +60,7 @@ std::chrono::milliseconds millis_from_env(const char* name, std::chrono::millise
   if (!value) return fallback;
   if (auto parsed = parse_millis(*value)) return *parsed;
   log::warn_once(std::string("aot-setting:") + name,
-                 std::string("AOT cache: ignoring ") + name + "=" + *value + ": not a duration like 250ms or 2s; using " +
+                 std::string("AOT cache: ignoring ") + name + "=" + *value + ": not a duration like 250ms or 2s of at most 86400s; using " +
                      std::to_string(fallback.count()) + "ms");
   return fallback;
 }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gpu/kept_forever.hpp"
+#include "sys/deadline.hpp"
 #include "util/log.hpp"
 #include "vyre/error.hpp"
 
@@ -168,7 +169,8 @@ std::string DeviceContext::last_uncaptured_error() const {
 }
 
 void DeviceContext::wait_bounded(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + *wait_limit_;
+  // Saturated: a limit of milliseconds::max() (or 100 years) never comes.
+  const auto deadline = sys::deadline_after(*wait_limit_);
   std::chrono::microseconds pause{0};
   for (;;) {
     check_alive();

@@ -19,5 +19,11 @@ inline constexpr size_t kMaxNesting = 200;
 // about six nodes a statement), so larger programs are refused up front
 // rather than left to stall a first dispatch for minutes.
 inline constexpr size_t kMaxProgramNodes = 100'000;
+// Workgroup buffers of one program. Each is a variable of its own in the
+// shader, and the first dispatch's pipeline creation grows much faster than
+// their count (docs/program-format.md, "Limits", has the figures), while
+// their size is left to the device's workgroup storage limit: 4-byte
+// buffers alone would allow 4,096 in the 16 KiB every device has.
+inline constexpr size_t kMaxWorkgroupBuffers = 64;
 
 }  // namespace vyre

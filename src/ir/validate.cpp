@@ -75,6 +75,12 @@ class Validator {
   void check_buffers() {
     std::map<std::string, size_t> names;
     std::map<uint32_t, size_t> bindings;
+    const size_t workgroup_buffers = static_cast<size_t>(std::count_if(
+        program_.buffers.begin(), program_.buffers.end(), [](const Buffer& b) { return b.access == Access::Workgroup; }));
+    if (workgroup_buffers > kMaxWorkgroupBuffers)
+      error("buffers", "the program declares " + std::to_string(workgroup_buffers) + " workgroup buffers; at most " +
+                           std::to_string(kMaxWorkgroupBuffers) +
+                           " (shader compilers take minutes for hundreds): make one larger buffer of them");
     for (size_t i = 0; i < program_.buffers.size(); ++i) {
       const Buffer& b = program_.buffers[i];
       const std::string at = "buffers[" + std::to_string(i) + "]";

@@ -6,18 +6,26 @@
 namespace vyre::sys {
 namespace {
 
-// Digits at the start of `text`; the rest is left in `text`.
-std::optional<uint64_t> leading_number(std::string_view& text) {
+// Digits at the start of `text`; the rest is left in `text`. A number
+// beyond 64 bits is UINT64_MAX with `overflowed` set.
+struct Number {
   uint64_t value = 0;
+  bool overflowed = false;
+};
+std::optional<Number> leading_number(std::string_view& text) {
+  Number n;
   size_t i = 0;
   for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
     uint64_t digit = static_cast<uint64_t>(text[i] - '0');
-    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
-    value = value * 10 + digit;
+    if (n.overflowed || n.value > (UINT64_MAX - digit) / 10) {
+      n = Number{UINT64_MAX, true};
+      continue;
+    }
+    n.value = n.value * 10 + digit;
   }
   if (i == 0) return std::nullopt;
   text.remove_prefix(i);
-  return value;
+  return n;
 }
 
 std::string lower(std::string_view s) {
@@ -35,13 +43,14 @@ std::string_view trim(std::string_view s) {
 // Digits and the unit after them (trimmed, lower case; may be empty).
 struct Amount {
   uint64_t number = 0;
+  bool overflowed = false;
   std::string unit;
 };
 std::optional<Amount> amount(std::string_view text) {
   text = trim(text);
   auto number = leading_number(text);
   if (!number) return std::nullopt;
-  return Amount{*number, lower(trim(text))};
+  return Amount{number->value, number->overflowed, lower(trim(text))};
 }
 
 Failure not_a(std::string_view what, std::string_view text, std::string_view accepted) {
@@ -57,6 +66,7 @@ constexpr std::string_view kDurationForm = "write digits with s, m, h, d or w, e
 Result<uint64_t> parse_size(std::string_view given) {
   auto parsed = amount(given);
   if (!parsed) return not_a("a size", given, kSizeForm);
+  if (parsed->overflowed) return not_a("a size", given, "it is too large");
   const std::string& unit = parsed->unit;
   uint64_t multiplier = 1;
   if (unit.empty() || unit == "b") multiplier = 1;
@@ -76,6 +86,7 @@ Result<uint64_t> parse_size(std::string_view given) {
 Result<uint64_t> parse_count(std::string_view given) {
   auto parsed = amount(given);
   if (!parsed || !parsed->unit.empty()) return not_a("a count", given, kCountForm);
+  if (parsed->overflowed) return not_a("a count", given, "it is too large");
   return parsed->number;
 }
 
@@ -90,7 +101,8 @@ Result<std::chrono::seconds> parse_duration(std::string_view given) {
   else if (unit == "d") seconds_per = 86400;
   else if (unit == "w") seconds_per = uint64_t{7} * 86400;
   else return not_a("a duration", given, kDurationForm);
-  if (parsed->number > static_cast<uint64_t>(INT64_MAX) / seconds_per) return not_a("a duration", given, "it is too long");
+  const uint64_t longest = static_cast<uint64_t>(kLongestDuration.count());
+  if (parsed->overflowed || parsed->number > longest / seconds_per) return kLongestDuration;
   return std::chrono::seconds(static_cast<int64_t>(parsed->number * seconds_per));
 }
 

@@ -18,8 +18,11 @@ namespace vyre::sys {
 Result<uint64_t> parse_size(std::string_view text);
 // A plain non-negative integer.
 Result<uint64_t> parse_count(std::string_view text);
-// Digits with a unit: s, m, h, d, w.
+// Digits with a unit: s, m, h, d, w. A duration longer than
+// kLongestDuration, however many digits it has, is kLongestDuration: no
+// wait reaches it, and every clock and conversion can hold it.
 Result<std::chrono::seconds> parse_duration(std::string_view text);
+inline constexpr std::chrono::seconds kLongestDuration{int64_t{36525} * 86400};  // 100 years
 
 std::string format_size(uint64_t bytes);       // "1.5 MiB"
 std::string format_age(int64_t milliseconds);  // "3h", "2d"

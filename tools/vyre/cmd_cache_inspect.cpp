@@ -4,6 +4,7 @@
 
 #include "cache_command.hpp"
 #include "cache_output.hpp"
+#include "cache_writes.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::cli {
@@ -32,8 +33,10 @@ void add_cache_stats(CLI::App* cache_cmd, Action& action) {
 // vyre cache zero-stats
 void add_cache_zero_stats(CLI::App* cache_cmd, Action& action) {
   cache_subcommand(cache_cmd, action, "zero-stats", "Reset the counters (entries stay)", [](aot::Cache& cache) {
-    cache.zero_stats();
-    return kOk;
+    return writing_to_the_cache(cache, [&cache] {
+      cache.zero_stats();
+      return kOk;
+    });
   });
 }
 

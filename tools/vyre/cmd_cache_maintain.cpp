@@ -4,6 +4,7 @@
 
 #include "cache_command.hpp"
 #include "cache_output.hpp"
+#include "cache_writes.hpp"
 
 namespace vyre::cli {
 namespace {
@@ -80,14 +81,16 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
           return usage_error("--max-entries '" + prune_o->max_entries + "' is not a count");
         if (!prune_o->older_than.empty() && !(options.older_than = aot::units::parse_duration(prune_o->older_than)))
           return usage_error("--older-than '" + prune_o->older_than + "' is not a duration (e.g. 30d, 12h, 90m, 60s)");
-        aot::PruneReport r = cache.prune(options);
-        if (prune_o->json)
-          print_json(to_json(r));
-        else
-          std::cout << r.evicted << " evicted and " << r.driver_evicted << " driver data folders ("
-                    << aot::units::format_size(r.bytes_freed) << "), " << r.swept << " orphaned files swept; "
-                    << r.entries << " entries and driver data (" << aot::units::format_size(r.bytes) << ") left\n";
-        return report_not_removed(r.not_removed);
+        return writing_to_the_cache(cache, [&] {
+          aot::PruneReport r = cache.prune(options);
+          if (prune_o->json)
+            print_json(to_json(r));
+          else
+            std::cout << r.evicted << " evicted and " << r.driver_evicted << " driver data folders ("
+                      << aot::units::format_size(r.bytes_freed) << "), " << r.swept << " orphaned files swept; "
+                      << r.entries << " entries and driver data (" << aot::units::format_size(r.bytes) << ") left\n";
+          return report_not_removed(r.not_removed);
+        });
       });
   prune->add_option("--max-bytes", prune_o->max_bytes, "Evict down to this size (e.g. 500M, 2G; 0 empties)");
   prune->add_option("--max-entries", prune_o->max_entries, "Evict down to this many entries");
@@ -132,7 +135,7 @@ void add_cache_import(CLI::App* cache_cmd, Action& action) {
         if (!*no_driver) fingerprint = local_device_fingerprint(*device);
         auto r = cache.import_from(*import_dir, fingerprint);
         std::cout << format_transfer(r);
-        return r.skipped_bad == 0 ? kOk : kFailure;
+        return r.skipped_bad == 0 && r.refused_unsigned == 0 ? kOk : kFailure;
       });
   imp->add_option("dir", *import_dir, "Source directory (an export, or another cache directory)")->required();
   imp->add_option("--device-fingerprint", *device,

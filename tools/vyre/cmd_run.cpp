@@ -2,6 +2,7 @@
 // (or on the CPU reference interpreter) and print its outputs as one JSON
 // object on stdout.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <future>
@@ -176,8 +177,14 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
   gpu::BackendOptions backend_options;
   const std::optional<std::chrono::milliseconds> from_environment = gpu::BackendOptions::from_environment().dispatch_timeout;
   const double seconds = o.timeout ? *o.timeout : from_environment ? static_cast<double>(from_environment->count()) / 1000.0 : kDefaultTimeoutSeconds;
-  if (seconds < 0) throw Error(ErrorKind::invalid_input, "--timeout must be 0 (none) or a positive number of seconds");
-  if (seconds > 0) backend_options.dispatch_timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  if (std::isnan(seconds) || seconds < 0)
+    throw Error(ErrorKind::invalid_input, "--timeout must be a positive number of seconds, or 0 or inf (none)");
+  // 0 and inf are no limit: milliseconds::max(), a deadline that never
+  // comes (so that VYRE_DISPATCH_TIMEOUT cannot fill it in); so is a number
+  // of seconds too large for a count of milliseconds.
+  const double ms = seconds * 1000;
+  backend_options.dispatch_timeout = seconds == 0 || !(ms < 9e18) ? std::chrono::milliseconds::max()
+                                                                  : std::chrono::milliseconds(static_cast<int64_t>(ms));
   std::optional<gpu::Backend> started;
   std::exception_ptr backend_failure;
   try {
@@ -286,7 +293,7 @@ void add_run(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"gpu", "reference"}));
   cmd->add_option("--grid", o->grid, "Number of workgroups X[,Y,Z] (default: from the first output's length)");
   cmd->add_option("--timeout", o->timeout,
-                  "Seconds a dispatch may run before the device is given up (default: VYRE_DISPATCH_TIMEOUT, else 600; 0: none)");
+                  "Seconds a dispatch may run before the device is given up (default: VYRE_DISPATCH_TIMEOUT, else 600; 0 or inf: none)");
   add_config_options(cmd, o->config);
   cmd->add_flag("--specialize-lengths", o->specialize_lengths,
                 "Write the lengths this run dispatches into the shader (length specialization: checks against them "

@@ -30,8 +30,9 @@ int main(int argc, char** argv) try {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kOk : kUsage;
+    // --help and --version print to stdout, which is checked like any output.
+    const int code = app.exit(e);
+    return finish_stdout(code == 0 ? kOk : kUsage);
   }
   return finish_stdout(run_guarded(action));
 } catch (const std::exception& e) {

@@ -47,7 +47,13 @@ sys::Result<void> make_private_directory(const fs::path& path);
 sys::Result<void> make_root(const fs::path& cache_dir) {
   std::error_code ec;
   if (!fs::exists(cache_dir, ec)) {
-    fs::create_directories(cache_dir.parent_path(), ec);
+    // Every folder made on the way gets 0700, as the cache's own opening
+    // makes them (docs/cache.md, "Safety"), whatever the umask.
+    fs::path partial;
+    for (const auto& part : cache_dir.parent_path()) {
+      partial /= part;
+      if (::mkdir(partial.c_str(), 0700) == 0) ::chmod(partial.c_str(), 0700);
+    }
     if (::mkdir(cache_dir.c_str(), 0700) != 0 && errno != EEXIST) {
       const int e = errno;
       return sys::failure(sys::Fault::io, "cannot make " + cache_dir.string() + ": " + std::strerror(e), e);
