@@ -81,7 +81,7 @@ struct VYRE_API RemoteOptions {
   std::string prefix = "vyre:aot:";   // namespace of every Redis key
   std::chrono::seconds ttl{0};        // expiry of published entries; 0: none
   std::chrono::milliseconds connect_timeout{100};
-  std::chrono::milliseconds operation_timeout{250};  // each send and receive
+  std::chrono::milliseconds operation_timeout{250};  // one request whole: sending it and reading its answer
   // After this many failures in a row the remote is not asked for
   // `breaker_cooldown`.
   unsigned breaker_threshold = 3;

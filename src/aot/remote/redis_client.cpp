@@ -1,12 +1,18 @@
 #include "aot/remote/redis_client.hpp"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <climits>
+#include <cstring>
 
 #include "aot/remote/redis_cluster.hpp"
+#include "sys/deadline.hpp"
 
 namespace vyre::aot {
 namespace {
@@ -18,22 +24,38 @@ timeval to_timeval(std::chrono::milliseconds ms) {
   return tv;
 }
 
-// Deep copy, so that no hiredis object outlives the call.
-RedisReply copy_reply(const redisReply* r) {
-  RedisReply out;
-  switch (r->type) {
-    case REDIS_REPLY_STRING: out.type = RedisReply::Type::string; break;
-    case REDIS_REPLY_STATUS: out.type = RedisReply::Type::status; break;
-    case REDIS_REPLY_ERROR: out.type = RedisReply::Type::error; break;
-    case REDIS_REPLY_INTEGER: out.type = RedisReply::Type::integer; break;
-    case REDIS_REPLY_ARRAY: out.type = RedisReply::Type::array; break;
-    default: out.type = RedisReply::Type::nil; break;
+// One command as RESP, the form redis-cli sends.
+void append_command(std::string& out, const std::vector<std::string>& args) {
+  out += "*" + std::to_string(args.size()) + "\r\n";
+  for (const auto& a : args) {
+    out += "$" + std::to_string(a.size()) + "\r\n";
+    out += a;
+    out += "\r\n";
   }
-  if (r->str != nullptr) out.text.assign(r->str, r->len);
-  out.integer = r->integer;
-  if (r->type == REDIS_REPLY_ARRAY)
-    for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(copy_reply(r->element[i]));
-  return out;
+}
+
+using Clock = std::chrono::steady_clock;
+
+// Waits for `fd` to be ready for `events`; false once `deadline` has passed.
+bool wait_ready(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, events, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, INT_MAX)));
+    if (n > 0) return true;  // ready, or an error or hang-up that the next send or recv reports
+    if (n < 0 && errno != EINTR) return true;
+  }
+}
+
+// 1 ms more per 64 KiB received: the largest entry (16 MiB) earns about a
+// quarter of a second, the time it takes at 64 MB/s.
+constexpr uint64_t kBytesPerExtraMs = 64 << 10;
+
+RespLimits reply_limits() {
+  RespLimits limits;
+  limits.max_bulk_bytes = kMaxReplyBulkBytes;
+  return limits;
 }
 
 std::optional<int> parse_int(std::string_view text) {
@@ -101,25 +123,68 @@ sys::Result<void> RedisConnection::connect() {
   return {};
 }
 
+sys::Failure RedisConnection::drop(sys::Failure why) {
+  if (context_ != nullptr) redisFree(context_);
+  context_ = nullptr;
+  return why;
+}
+
 sys::Result<std::vector<RedisReply>> RedisConnection::pipeline(const std::vector<std::vector<std::string>>& commands) {
   if (auto connected = connect(); !connected) return connected.failure();
-  for (const auto& args : commands) {
-    std::vector<const char*> argv;
-    std::vector<size_t> lengths;
-    for (const auto& a : args) {
-      argv.push_back(a.data());
-      lengths.push_back(a.size());
-    }
-    if (redisAppendCommandArgv(context_, static_cast<int>(argv.size()), argv.data(), lengths.data()) != REDIS_OK)
-      return fail("cannot send to");
+  // One deadline for the whole exchange, not for each send and receive: a
+  // server that answers a byte at a time still fails here, in time. Bytes
+  // received earn a little more (kBytesPerExtraMs), so that the largest
+  // entry still arrives from a busy but honest server; a trickle earns
+  // nothing, and no answer earns more than the largest entry's worth.
+  auto deadline = sys::deadline_after(timeouts_.operation);
+  uint64_t received = 0, credited_ms = 0;
+  const auto timed_out = [&] {
+    return drop(sys::failure(sys::Fault::io,
+                             "no whole answer from " + endpoint_.text() + " within " +
+                                 std::to_string(timeouts_.operation.count()) + " ms (VYRE_AOT_REMOTE_TIMEOUT): timed out",
+                             ETIMEDOUT));
+  };
+  const auto broken = [&](const std::string& what, int err) {
+    return drop(sys::failure(sys::Fault::io, what + " " + endpoint_.text() + ": " + std::strerror(err), err));
+  };
+  const int fd = context_->fd;
+  std::string request;
+  for (const auto& args : commands) append_command(request, args);
+  for (size_t sent = 0; sent < request.size();) {
+    if (!wait_ready(fd, POLLOUT, deadline)) return timed_out();
+    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return broken("cannot send to", errno);
+    if (n > 0) sent += static_cast<size_t>(n);
   }
+  RespReader reader(reply_limits());
   std::vector<RedisReply> replies;
-  for (size_t i = 0; i < commands.size(); ++i) {
-    void* raw = nullptr;
-    errno = 0;
-    if (redisGetReply(context_, &raw) != REDIS_OK || raw == nullptr) return fail("no answer from");
-    replies.push_back(copy_reply(static_cast<redisReply*>(raw)));
-    freeReplyObject(raw);
+  std::string chunk(64 << 10, '\0');
+  while (replies.size() < commands.size()) {
+    auto reply = reader.next();
+    if (!reply) {
+      // A server that sends what no request asked for is a server that
+      // failed (io, like one that does not answer), not a bad entry.
+      const sys::Failure& why = reply.failure();
+      return drop(sys::failure(sys::Fault::io, "refused the answer of " + endpoint_.text() + ": " + why.message,
+                               why.kind == sys::Fault::too_large ? EMSGSIZE : EPROTO));
+    }
+    if (*reply) {
+      replies.push_back(std::move(**reply));
+      continue;
+    }
+    if (!wait_ready(fd, POLLIN, deadline)) return timed_out();
+    const ssize_t n = ::recv(fd, chunk.data(), chunk.size(), MSG_DONTWAIT);
+    if (n == 0) return broken("no answer from", ECONNRESET);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return broken("no answer from", errno);
+    if (n > 0) {
+      reader.feed(std::string_view(chunk.data(), static_cast<size_t>(n)));
+      received += static_cast<uint64_t>(n);
+      const uint64_t earned = std::min(received, kMaxReplyBulkBytes) / kBytesPerExtraMs;
+      if (earned > credited_ms && deadline != Clock::time_point::max()) {
+        deadline += std::chrono::milliseconds(earned - credited_ms);
+        credited_ms = earned;
+      }
+    }
   }
   return replies;
 }

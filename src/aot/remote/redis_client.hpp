@@ -1,9 +1,11 @@
-// A Redis client on hiredis: one blocking connection per server with connect
-// and per-operation timeouts, and the interface the remote tier talks to
-// (RedisTarget), which one server (RedisServer, here) and a cluster
-// (RedisCluster, redis_cluster.hpp) both implement. Replies are copied out of
-// hiredis into plain values; a connection that failed once is dropped and
-// made again on the next command, since hiredis cannot reuse it.
+// A Redis client: one connection per server (made by hiredis) with a connect
+// timeout and a deadline for each request as a whole, and the interface the
+// remote tier talks to (RedisTarget), which one server (RedisServer, here)
+// and a cluster (RedisCluster, redis_cluster.hpp) both implement. Requests
+// are written and replies read here (RespReader, bounded), so that a server
+// trickling its answer a byte at a time, or announcing a huge one, fails the
+// request at its deadline or at once. A connection that failed once is
+// dropped and made again on the next command: a reply may be half read.
 #pragma once
 
 #include <chrono>
@@ -15,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "aot/remote/remote_value.hpp"
+#include "aot/remote/resp_reader.hpp"
 #include "sys/result.hpp"
 
 struct redisContext;
@@ -23,8 +27,13 @@ namespace vyre::aot {
 
 struct RedisTimeouts {
   std::chrono::milliseconds connect{100};
-  std::chrono::milliseconds operation{250};  // each send and each receive
+  std::chrono::milliseconds operation{250};  // one request whole: sending it and reading every reply
 };
+
+// The longest bulk string a reply may hold: the largest value the remote
+// tier asks for (GETRANGE 0 kMaxRemoteValueBytes, inclusive). A reply
+// announcing more is cut off at its header.
+inline constexpr uint64_t kMaxReplyBulkBytes = kMaxRemoteValueBytes + 1;
 
 // Where a server listens: a TCP host and port, or a unix socket path.
 struct RedisEndpoint {
@@ -34,17 +43,8 @@ struct RedisEndpoint {
   std::string text() const;  // "host:port" or the path
 };
 
-struct RedisReply {
-  enum class Type { string, status, integer, nil, error, array };
-  Type type = Type::nil;
-  std::string text;  // string, status, error
-  long long integer = 0;
-  std::vector<RedisReply> elements;
-  bool is_error() const { return type == Type::error; }
-};
-
-// A timeout is Fault::io with error ETIMEDOUT, so that callers can count it
-// apart from other failures.
+// A timeout (a request past its deadline) is Fault::io with error
+// ETIMEDOUT, so that callers can count it apart from other failures.
 bool is_timeout(const sys::Failure& failure);
 
 class RedisConnection {
@@ -55,9 +55,11 @@ class RedisConnection {
   RedisConnection(const RedisConnection&) = delete;
   RedisConnection& operator=(const RedisConnection&) = delete;
 
-  // Sends the commands in one write and reads every reply (a pipeline).
-  // Connects first when not connected. An error reply is a reply; the
-  // failure is for a connection that could not be made or answered.
+  // Sends the commands in one write and reads every reply (a pipeline),
+  // all within timeouts.operation. Connects first when not connected. An
+  // error reply is a reply; the failure is for a connection that could not
+  // be made or answered in time, or a reply over the bounds (a bulk string
+  // over kMaxReplyBulkBytes is refused at its header).
   sys::Result<std::vector<RedisReply>> pipeline(const std::vector<std::vector<std::string>>& commands);
   sys::Result<RedisReply> command(const std::vector<std::string>& args);
   const RedisEndpoint& endpoint() const { return endpoint_; }
@@ -65,6 +67,7 @@ class RedisConnection {
  private:
   sys::Result<void> connect();
   sys::Failure fail(const std::string& what);  // drops the connection
+  sys::Failure drop(sys::Failure why);         // drops the connection
 
   RedisEndpoint endpoint_;
   RedisTimeouts timeouts_;
