@@ -430,3 +430,19 @@ class VYRE_API Cache {
 };
 
 }  // namespace vyre::aot
+// ---- Reports as JSON ---------------------------------------------------------
+// One JSON text per report, with the keys docs/cli.md lists: what `vyre cache
+// stats|ls|show|explain --json` print and vyre.cache returns, made here once
+// so that the two say the same.
+
+// The counters, with the cache's writable directory (null without one) and
+// its bounds (`max_bytes`, `max_entries`; 0: unbounded).
+VYRE_API std::string to_json(const CacheStats& stats, const Cache& cache);
+VYRE_API std::string to_json(const EntryInfo& entry);
+VYRE_API std::string to_json(const std::vector<EntryInfo>& entries);  // an array, in the order given
+VYRE_API std::string to_json(const DriverFolderInfo& folder);
+VYRE_API std::string to_json(const Explanation& explanation);
+// Most recently used first (then by key): the order `vyre cache ls` and
+// vyre.cache.entries() list entries in.
+VYRE_API void order_for_listing(std::vector<EntryInfo>& entries);
+

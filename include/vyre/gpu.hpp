@@ -225,6 +225,9 @@ class VYRE_API Pipeline {
                                   DispatchReport* report = nullptr);
 
   const CompileReport& compile_report() const;
+  // Every compile this Pipeline has made so far: compile_report(), then the
+  // one-element variant's when a dispatch needed it.
+  std::vector<CompileReport> compile_reports() const;
   const ShaderInterface& interface() const;
   const std::string& wgsl() const;
 
@@ -291,6 +294,13 @@ class VYRE_API Backend {
   // given here is checked here (ProgramError); keep the CheckedProgram
   // that ProgramBuilder::build() or program_from_json() returns to check once.
   Pipeline compile(const CheckedProgram& program, const ShaderOptions& options = {});
+  // As compile(), for a caller that knows its first dispatch: the variant
+  // that dispatch runs is the one compiled now, and no other (an
+  // element-wise program whose lengths or grid do not allow widening gets
+  // its one-element shader alone). Later dispatches that need another
+  // variant compile it then, as with compile().
+  Pipeline compile_for(const CheckedProgram& program, const Inputs& first_inputs,
+                       const std::optional<Dim3>& first_grid = std::nullopt, const ShaderOptions& options = {});
 
   // Compiles `program` for dispatches like this one (its inputs' lengths and
   // grid: the size class) in the fastest configuration measured on this
@@ -356,6 +366,34 @@ class VYRE_API Batch {
 
  private:
   std::unique_ptr<detail::BatchState> impl_;
+};
+
+// The device whose cache entries `vyre cache explain` and `warm` (and
+// vyre.cache.explain) name: a fingerprint given (a full one from `vyre
+// devices --json`, or an override string), else a Backend's, else
+// VYRE_BACKEND_FINGERPRINT_OVERRIDE, else the local adapter's. Settings are
+// read through BackendOptions::from_environment() only.
+class VYRE_API KeyTarget {
+ public:
+  // `fingerprint` empty: the override setting, else the local adapter's (a
+  // Backend opened here with `local_options`; Error(no_adapter) without one).
+  static KeyTarget resolve(std::string_view fingerprint, const BackendOptions& local_options = {});
+  static KeyTarget of_backend(std::shared_ptr<const Backend> backend);
+
+  // The entry a first dispatch of `program` compiled with `requested` uses
+  // there: widened for an element-wise program unless the Backend (or
+  // VYRE_WIDEN) says not (compiled_options), with the device's workarounds.
+  WgslTarget of(const CheckedProgram& program, const ShaderOptions& requested = {}) const;
+  // The device's full fingerprint, for its driver data (Cache::explain);
+  // nullopt for an override string.
+  std::optional<std::string> device_fingerprint() const;
+
+ private:
+  KeyTarget() = default;
+  std::string fingerprint_;                 // given, or the override setting
+  bool is_override_ = false;                // the override setting, taken whole
+  std::shared_ptr<const Backend> backend_;  // the backend whose keys these are
+  bool widen_ = kWidenByDefault;            // without a backend
 };
 
 }  // namespace vyre::gpu

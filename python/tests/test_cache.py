@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -103,3 +104,38 @@ def test_driver_cache_placement_says_what_it_did(cache_dir):
     assert vyre.cache.place_driver_cache() == placed
     stats = vyre.cache.stats()
     assert stats["driver_folders"] >= 0 and stats["driver_bytes"] >= 0
+
+
+def cli_json(*args):
+    """`vyre cache ARGS --json`, parsed."""
+    r = subprocess.run([str(cli_path()), "cache", *args, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+
+
+@needs_cli
+def test_reports_equal_the_cli_json(cache_dir, saxpy):
+    # The library writes each report once (vyre::aot::to_json): Python's dicts are the CLI's JSON.
+    backend = vyre.Backend()
+    backend.compile(saxpy)
+    backend.compile(vyre.Program.from_json(EXAMPLES / "xor.json"))
+    vyre.cache.flush()
+    cli_stats = cli_json("stats")
+    stats = vyre.cache.stats()
+    assert stats == cli_stats
+    for key in ("rejected", "local", "incomplete", "directory", "max_bytes", "max_entries"):
+        assert key in stats, key
+    assert stats["directory"] == str(cache_dir) and stats["entries"] == 2
+
+    entries = vyre.cache.entries()
+    assert entries == cli_json("ls")
+    assert len(entries) == 2
+    for e in entries:
+        assert set(e["parts"]) == {"program_digest", "shaping", "lowering_version", "vyre_version", "fingerprint"}
+        assert e["spec_hash"] and e["state"] == "ok"
+
+    # Explained for the same device: the adapter's full fingerprint, so the driver data is named too.
+    fingerprint = backend.adapter["fingerprint"]
+    explained = vyre.cache.explain(saxpy, fingerprint=fingerprint)
+    assert explained == cli_json("explain", str(EXAMPLES / "saxpy.json"), "--fingerprint", fingerprint)
+    assert explained["hit"] and explained["device_fingerprint"] == fingerprint
+    assert vyre.cache.explain(saxpy, backend=backend) == explained

@@ -25,6 +25,7 @@ from ._errors import (
     LoweringError,
     NoAdapterError,
     ProgramError,
+    RangeError,
     WireError,
 )
 from ._ext import (
@@ -42,7 +43,7 @@ from ._ext import (
 __all__ = [
     "Backend", "Batch", "DeviceArray", "Kernel", "Program", "cache", "devices", "validate",
     "wgpu_native_version", "__version__",
-    "Error", "ProgramError", "WireError", "InputError", "DTypeError", "LoweringError", "GpuError",
+    "Error", "ProgramError", "WireError", "InputError", "DTypeError", "RangeError", "LoweringError", "GpuError",
     "NoAdapterError", "DeviceLostError", "LimitError", "FileError",
 ]
 

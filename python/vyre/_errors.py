@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 __all__ = [
-    "Error", "ProgramError", "WireError", "InputError", "DTypeError", "LoweringError",
+    "Error", "ProgramError", "WireError", "InputError", "DTypeError", "RangeError", "LoweringError",
     "GpuError", "NoAdapterError", "DeviceLostError", "LimitError", "FileError",
 ]
 
@@ -52,6 +52,11 @@ class DTypeError(InputError, TypeError):
     """An array's element type is not the buffer's (never converted silently)."""
 
 
+class RangeError(InputError, OverflowError):
+    """A number the argument cannot hold: an int beyond a u32 length or an i32, a float beyond float32's
+    range (the message names the argument, e.g. ``sizes['out']``)."""
+
+
 class LoweringError(Error):
     """The program could not be lowered to WGSL."""
 
@@ -88,7 +93,7 @@ class FileError(Error, OSError):
     kind = "io"
 
 
-for _cls in (Error, ProgramError, WireError, InputError, DTypeError, LoweringError, GpuError, NoAdapterError,
+for _cls in (Error, ProgramError, WireError, InputError, DTypeError, RangeError, LoweringError, GpuError, NoAdapterError,
              DeviceLostError, LimitError, FileError):
     _cls.__module__ = "vyre"
 
@@ -105,10 +110,13 @@ _BY_KIND = {
 }
 
 
-def _from_cpp(kind: str, message: str, diagnostics: Sequence[Tuple[str, str]] = (), dtype: bool = False) -> Error:
-    """Called by the extension to build the exception for a C++ vyre::Error."""
-    if dtype:
+def _from_cpp(kind: str, message: str, diagnostics: Sequence[Tuple[str, str]] = (), subclass: str = "") -> Error:
+    """Called by the extension to build the exception for a C++ vyre::Error; ``subclass``: "dtype" or "range"
+    for the extension's own DTypeError and RangeError."""
+    if subclass == "dtype":
         return DTypeError(message, kind)
+    if subclass == "range":
+        return RangeError(message, kind)
     cls = _BY_KIND.get(kind, Error)
     if cls is ProgramError:
         return ProgramError(message, kind, diagnostics)

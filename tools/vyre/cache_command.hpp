@@ -26,23 +26,11 @@ void add_cache_explain(CLI::App* cache_cmd, Action& action);
 void add_cache_warm(CLI::App* cache_cmd, Action& action);
 void add_cache_remote(CLI::App* cache_cmd, Action& action);
 
-// How the WGSL entries of a command's programs are keyed: for --fingerprint
-// FP (a target machine's, from `vyre devices --json`), or else the override
-// setting, as gpu::wgsl_key_parts does; else as the local adapter's backend
-// keys them (opening it once).
-class KeyTarget {
- public:
-  explicit KeyTarget(const std::string& given_fingerprint);
-  gpu::WgslTarget of(const CheckedProgram& program, const ShaderOptions& options) const;
-  // The full fingerprint of the device named (--fingerprint, or the local
-  // adapter's); nullopt for an override string.
-  std::optional<std::string> device_fingerprint() const;
-
- private:
-  std::string fingerprint_;
-  std::optional<std::string> override_;
-  std::shared_ptr<gpu::Backend> backend_;
-};
+// The device a command's programs are keyed for (gpu::KeyTarget): --fingerprint
+// FP (a target machine's, from `vyre devices --json`), else the override
+// setting, else the local adapter's; an error without an adapter says how to
+// name one.
+gpu::KeyTarget key_target(const std::string& given_fingerprint);
 
 // The full fingerprint whose driver data `cache import` takes: `given`,
 // else the local adapter's; nullopt (with a note on stderr) when there is no
@@ -54,6 +42,7 @@ std::optional<std::string> local_device_fingerprint(const std::string& given);
 std::string resolve_key(const aot::Cache& cache, const std::string& given);
 
 void print_json(const nlohmann::json& j);
+void print_json_text(const std::string& json_text);  // JSON the library made (aot::to_json)
 
 // Adds a subcommand whose body runs with the cache from the environment.
 template <class Body>

@@ -22,14 +22,6 @@ std::string limit_text(uint64_t value, bool bytes) {
   return bytes ? aot::units::format_size(value) : std::to_string(value);
 }
 
-nlohmann::json parts_json(const aot::KeyParts& parts) {
-  return {{"program_digest", parts.program_digest},
-          {"shaping", parts.shaping},
-          {"lowering_version", parts.lowering_version},
-          {"vyre_version", parts.vyre_version},
-          {"fingerprint", parts.fingerprint}};
-}
-
 // Columns a text takes on a terminal, counting UTF-8 code points.
 size_t columns(const std::string& s) {
   return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
@@ -63,73 +55,17 @@ std::string row(const std::vector<std::string>& cells, const std::vector<size_t>
 
 namespace {
 
-nlohmann::json driver_json(const aot::DriverFolderInfo& f) {
-  nlohmann::json j = {{"id", f.id},       {"fingerprint", f.fingerprint},
-                      {"path", f.path.string()}, {"bytes", f.bytes},
-                      {"files", f.files}, {"last_used_unix_ms", f.last_used_unix_ms},
-                      {"ok", f.ok}};
-  if (!f.problem.empty()) j["problem"] = f.problem;
-  return j;
-}
-
-nlohmann::json tier_json(const aot::TierCounters& t) {
-  return {{"hits", t.hits},     {"misses", t.misses},     {"writes", t.writes},
-          {"errors", t.errors}, {"timeouts", t.timeouts}, {"rejected", t.rejected}};
+// A report as the library writes it, to embed in another.
+template <class Report>
+nlohmann::json library_json(const Report& report) {
+  return nlohmann::json::parse(aot::to_json(report));
 }
 
 }  // namespace
 
-nlohmann::json to_json(const aot::CacheStats& s) {
-  nlohmann::json j = {{"hits", s.hits},
-          {"misses", s.misses},
-          {"writes", s.writes},
-          {"evictions", s.evictions},
-          {"bad_entries", s.bad_entries},
-          {"errors", s.errors},
-          {"entries", s.entries},
-          {"bytes", s.bytes},
-          {"bytes_written", s.bytes_written},
-          {"lowering_ms", s.lowering_ms},
-          {"time_saved_ms", s.time_saved_ms},
-          {"incomplete", s.incomplete},
-          {"incomplete_reason", s.incomplete_reason},
-          {"rejected", s.rejected},
-          {"local", tier_json(s.local)},
-          {"driver_folders", s.driver_folders},
-          {"driver_bytes", s.driver_bytes}};
-  // Only with a remote tier: remote.hits, remote.misses, remote.rejected, ...
-  if (!s.remote_location.empty()) {
-    j["remote"] = tier_json(s.remote);
-    j["remote"]["location"] = s.remote_location;
-  }
-  return j;
-}
-
-nlohmann::json to_json(const aot::EntryInfo& e) {
-  nlohmann::json j = {{"key", e.key},
-                      {"directory", e.directory.string()},
-                      {"readonly_layer", e.readonly_layer},
-                      {"state", std::string(aot::to_string(e.state))},
-                      {"format", e.format},
-                      {"program", e.program},
-                      {"wgsl_bytes", e.wgsl_bytes},
-                      {"metadata_bytes", e.metadata_bytes},
-                      {"created_unix_ms", e.created_unix_ms},
-                      {"last_used_unix_ms", e.last_used_unix_ms},
-                      {"lower_ms", e.lower_ms}};
-  if (!e.problem.empty()) j["problem"] = e.problem;
-  if (!e.parts.program_digest.empty()) {
-    j["parts"] = parts_json(e.parts);
-    j["fingerprint"] = e.parts.fingerprint;
-    j["spec_hash"] = e.spec_hash;
-    j["content_sha256"] = e.content_sha256;
-  }
-  return j;
-}
-
 nlohmann::json to_json(const aot::VerifyReport& r) {
   nlohmann::json bad = nlohmann::json::array();
-  for (const auto& e : r.bad) bad.push_back(to_json(e));
+  for (const auto& e : r.bad) bad.push_back(library_json(e));
   return {{"checked", r.checked},
           {"good", r.good},
           {"bad", bad},
@@ -141,7 +77,7 @@ nlohmann::json to_json(const aot::VerifyReport& r) {
           {"driver_checked", r.driver_checked},
           {"driver_bad", [&] {
              nlohmann::json a = nlohmann::json::array();
-             for (const auto& f : r.driver_bad) a.push_back(driver_json(f));
+             for (const auto& f : r.driver_bad) a.push_back(library_json(f));
              return a;
            }()}};
 }
@@ -160,25 +96,6 @@ nlohmann::json to_json(const aot::TransferReport& r) {
           {"driver_copied", r.driver_copied},
           {"driver_skipped_other", r.driver_skipped_other},
           {"driver_skipped_fingerprints", r.driver_skipped_fingerprints}};
-}
-
-nlohmann::json to_json(const aot::DriverFolderInfo& f) { return driver_json(f); }
-
-nlohmann::json to_json(const aot::Explanation& x) {
-  nlohmann::json components = nlohmann::json::array();
-  for (const auto& c : x.components) components.push_back({{"name", c.name}, {"value", c.value}, {"hash", c.hash}});
-  nlohmann::json neighbours = nlohmann::json::array();
-  for (const auto& n : x.same_program)
-    neighbours.push_back({{"key", n.key}, {"directory", n.directory.string()}, {"differences", n.differences}});
-  nlohmann::json j = {{"components", components}, {"spec_hash", x.spec_hash}, {"key", x.key},
-                      {"hit", x.hit},             {"same_program", neighbours}};
-  if (x.found_in) j["found_in"] = x.found_in->string();
-  if (!x.problem.empty()) j["problem"] = x.problem;
-  if (!x.device_fingerprint.empty()) {
-    j["device_fingerprint"] = x.device_fingerprint;
-    j["driver_folder"] = x.driver_folder ? driver_json(*x.driver_folder) : nlohmann::json(nullptr);
-  }
-  return j;
 }
 
 std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {

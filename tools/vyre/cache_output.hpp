@@ -1,5 +1,7 @@
 // How `vyre cache` prints the cache's reports: one JSON object per report
-// (for --json) or aligned text for people.
+// (for --json) or aligned text for people. The JSON of the reports Python
+// returns too (stats, entries, driver folders, explanations) is the
+// library's (aot::to_json); the maintenance reports' is made here.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,13 +12,9 @@
 
 namespace vyre::cli {
 
-nlohmann::json to_json(const aot::CacheStats& stats);
-nlohmann::json to_json(const aot::EntryInfo& entry);
 nlohmann::json to_json(const aot::VerifyReport& report);
 nlohmann::json to_json(const aot::PruneReport& report);
 nlohmann::json to_json(const aot::TransferReport& report);
-nlohmann::json to_json(const aot::Explanation& explanation);
-nlohmann::json to_json(const aot::DriverFolderInfo& folder);
 
 // Control characters escaped (\n, \t, \xNN): names from a cache are text
 // someone else wrote, never terminal commands.

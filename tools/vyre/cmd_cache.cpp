@@ -1,6 +1,5 @@
 // `vyre cache`: the command and what its subcommands share.
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 
 #include "cache_command.hpp"
@@ -9,26 +8,15 @@
 
 namespace vyre::cli {
 
-KeyTarget::KeyTarget(const std::string& given) : fingerprint_(given) {
-  if (!fingerprint_.empty()) return;
-  if (const char* v = std::getenv("VYRE_BACKEND_FINGERPRINT_OVERRIDE"); v != nullptr && *v != '\0') {
-    override_ = v;  // as a Backend takes it: whole
-    return;
-  }
+gpu::KeyTarget key_target(const std::string& given) {
   try {
-    backend_ = std::make_shared<gpu::Backend>();
+    return gpu::KeyTarget::resolve(given);
   } catch (const Error& e) {
+    if (e.kind() != ErrorKind::no_adapter && e.kind() != ErrorKind::gpu) throw;
     throw Error(e.kind(), std::string(e.what()) +
                               "\n(the local adapter gives the fingerprint; pass --fingerprint FP to name one, for "
                               "example a target machine's from `vyre devices --json`)");
   }
-}
-
-std::optional<std::string> KeyTarget::device_fingerprint() const {
-  if (backend_) return backend_->adapter().fingerprint;
-  if (override_) return std::nullopt;
-  if (gpu::is_adapter_fingerprint(fingerprint_)) return fingerprint_;
-  return std::nullopt;
 }
 
 std::optional<std::string> local_device_fingerprint(const std::string& given) {
@@ -39,18 +27,6 @@ std::optional<std::string> local_device_fingerprint(const std::string& given) {
     std::cerr << "vyre: no GPU adapter, so no driver data is imported (" << e.what() << ")\n";
     return std::nullopt;
   }
-}
-
-gpu::WgslTarget KeyTarget::of(const CheckedProgram& program, const ShaderOptions& requested) const {
-  // The shader a first dispatch uses: unless VYRE_WIDEN=0, the widened one
-  // for an element-wise program, as gpu::Backend::compile picks it
-  // (docs/lowering.md).
-  const bool widen = backend_ ? backend_->widens()
-                              : gpu::BackendOptions::from_environment().widen.value_or(gpu::kWidenByDefault);
-  const ShaderOptions options = gpu::compiled_options(program, requested, widen);
-  if (backend_) return backend_->wgsl_target(program, options);
-  if (override_) return {options, aot::key_parts(program, *override_, options)};
-  return gpu::wgsl_target(program, fingerprint_, options);
 }
 
 std::string resolve_key(const aot::Cache& cache, const std::string& given) {
@@ -70,6 +46,8 @@ std::string resolve_key(const aot::Cache& cache, const std::string& given) {
 }
 
 void print_json(const nlohmann::json& j) { std::cout << j.dump() << "\n"; }
+
+void print_json_text(const std::string& text) { std::cout << text << "\n"; }
 
 void add_cache(CLI::App& app, Action& action) {
   auto* cache_cmd = app.add_subcommand("cache", "Inspect and maintain the AOT specialization cache (docs/cache.md)");

@@ -17,11 +17,7 @@ void add_cache_stats(CLI::App* cache_cmd, Action& action) {
                        [json_stats](aot::Cache& cache) {
                          aot::CacheStats s = cache.stats();
                          if (*json_stats) {
-                           nlohmann::json j = to_json(s);
-                           j["directory"] = cache.directory() ? cache.directory()->string() : "";
-                           j["max_bytes"] = cache.options().max_bytes;
-                           j["max_entries"] = cache.options().max_entries;
-                           print_json(j);
+                           print_json_text(aot::to_json(s, cache));
                          } else {
                            std::cout << format_stats(s, cache);
                          }
@@ -50,7 +46,7 @@ void add_cache_ls(CLI::App* cache_cmd, Action& action) {
                                   const auto folders = cache.driver_folders();
                                   if (*json_ls) {
                                     nlohmann::json j = nlohmann::json::array();
-                                    for (const auto& f : folders) j.push_back(to_json(f));
+                                    for (const auto& f : folders) j.push_back(nlohmann::json::parse(aot::to_json(f)));
                                     print_json(j);
                                   } else {
                                     std::cout << format_driver_table(folders);
@@ -58,13 +54,9 @@ void add_cache_ls(CLI::App* cache_cmd, Action& action) {
                                   return kOk;
                                 }
                                 auto entries = cache.list();
-                                std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
-                                  return a.last_used_unix_ms > b.last_used_unix_ms;
-                                });
+                                aot::order_for_listing(entries);
                                 if (*json_ls) {
-                                  nlohmann::json j = nlohmann::json::array();
-                                  for (const auto& e : entries) j.push_back(to_json(e));
-                                  print_json(j);
+                                  print_json_text(aot::to_json(entries));
                                 } else {
                                   std::cout << format_entry_table(entries);
                                   const auto folders = cache.driver_folders();
@@ -106,7 +98,7 @@ void add_cache_show(CLI::App* cache_cmd, Action& action) {
                                   if (show_o->wgsl && ok) {
                                     std::cout << wgsl;
                                   } else if (show_o->json) {
-                                    nlohmann::json j = to_json(*entry);
+                                    nlohmann::json j = nlohmann::json::parse(aot::to_json(*entry));
                                     if (record) j["tuning"] = to_json(*record);
                                     if (!problem.empty()) j["tuning_problem"] = problem;
                                     print_json(j);

@@ -40,10 +40,10 @@ void add_cache_explain(CLI::App* cache_cmd, Action& action) {
       [explain_o](aot::Cache& cache) {
         const CheckedProgram program = load_program(explain_o->file);
         const ShaderOptions config = explain_o->config.to_config();
-        const KeyTarget target(explain_o->fingerprint);
+        const gpu::KeyTarget target = key_target(explain_o->fingerprint);
         aot::Explanation x = cache.explain(target.of(program, config).parts, target.device_fingerprint());
         if (explain_o->json)
-          print_json(to_json(x));
+          print_json_text(aot::to_json(x));
         else
           std::cout << format_explanation(x);
         return kOk;
@@ -66,7 +66,7 @@ void add_cache_warm(CLI::App* cache_cmd, Action& action) {
       cache_cmd, action, "warm", "Lower programs into the cache without running them (for this or a target machine)",
       [warm_o](aot::Cache& cache) {
         const ShaderOptions config = warm_o->config.to_config();
-        const KeyTarget target(warm_o->fingerprint);
+        const gpu::KeyTarget target = key_target(warm_o->fingerprint);
         if (!cache.directory())
           throw Error(ErrorKind::io, "no writable AOT cache directory to warm: set VYRE_AOT_CACHE_DIR");
         ProgressBar progress(warm_o->files.size());

@@ -134,6 +134,25 @@ std::string driver_cache_text(const gpu::DriverCachePlacement& p) {
   return "vyre's, warm (" + std::to_string(p.files_before) + " files) in " + p.data_folder.string();
 }
 
+// What one run dispatches, for the reference and the GPU alike: the run
+// file, then --input, --size and --grid over it; and the shader options
+// (--specialize-lengths writes the dispatched lengths into them).
+struct AssembledRun {
+  RunInputs run;
+  ShaderOptions config;
+};
+
+AssembledRun assemble_run(const RunOptions& o, const CheckedProgram& program) {
+  AssembledRun a{o.run_file.empty() ? RunInputs{} : read_run_file(program, o.run_file), o.config.to_config()};
+  for (const auto& opt : o.inputs) apply_input_option(program, opt, a.run.inputs);
+  for (const auto& opt : o.sizes) apply_size_option(program, opt, a.run.inputs);
+  if (!o.grid.empty()) a.run.grid = parse_dim3(o.grid, "--grid");
+  if (o.specialize_lengths)
+    for (const auto& [name, length] : dispatched_lengths(program, a.run.inputs, a.run.grid))
+      a.config.fixed_lengths.try_emplace(name, length);
+  return a;
+}
+
 int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start);
 
 int run(const RunOptions& o) {
@@ -144,13 +163,7 @@ int run(const RunOptions& o) {
                                           "interpreter has none (leave out --backend reference)");
   const CheckedProgram program = load_program(o.file);
 
-  RunInputs run = o.run_file.empty() ? RunInputs{} : read_run_file(program, o.run_file);
-  for (const auto& opt : o.inputs) apply_input_option(program, opt, run.inputs);
-  for (const auto& opt : o.sizes) apply_size_option(program, opt, run.inputs);
-  if (!o.grid.empty()) run.grid = parse_dim3(o.grid, "--grid");
-  ShaderOptions config = o.config.to_config();
-  if (o.specialize_lengths)
-    for (const auto& [name, length] : dispatched_lengths(program, run.inputs, run.grid)) config.fixed_lengths.try_emplace(name, length);
+  auto [run, config] = assemble_run(o, program);
 
   const auto t = std::chrono::steady_clock::now();
   const Outputs outputs = reference::run(program, run.inputs, config, run.grid);
@@ -199,13 +212,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
   gpu::Backend& backend = *started;
   const double overlap_wait_ms = ms_since(t) - backend_ms;
 
-  RunInputs run = o.run_file.empty() ? RunInputs{} : read_run_file(program, o.run_file);
-  for (const auto& opt : o.inputs) apply_input_option(program, opt, run.inputs);
-  for (const auto& opt : o.sizes) apply_size_option(program, opt, run.inputs);
-  if (!o.grid.empty()) run.grid = parse_dim3(o.grid, "--grid");
-  ShaderOptions config = o.config.to_config();
-  if (o.specialize_lengths)
-    for (const auto& [name, length] : dispatched_lengths(program, run.inputs, run.grid)) config.fixed_lengths.try_emplace(name, length);
+  auto [run, config] = assemble_run(o, program);
 
   t = std::chrono::steady_clock::now();
   // With --tune the pipeline and grid are the tuned ones (docs/tuning.md).

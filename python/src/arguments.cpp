@@ -1,0 +1,134 @@
+// The one conversion of Python arguments to the library's numbers
+// (arguments.hpp says the rules).
+#include "arguments.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "errors.hpp"
+
+namespace vyre::python {
+namespace {
+
+std::string repr_of(nb::handle value) {
+  nb::object r = nb::steal(PyObject_Repr(value.ptr()));
+  if (!r.is_valid()) {
+    PyErr_Clear();
+    return "?";
+  }
+  return nb::cast<std::string>(r);
+}
+
+bool is_int(nb::handle value) { return PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr()); }
+
+[[noreturn]] void not_an_int(nb::handle value, std::string_view argument) {
+  throw nb::type_error((std::string(argument) + " must be an int, not " + describe_type(value)).c_str());
+}
+
+// The int's value when it lies in [low, high]; else RangeError.
+long long int_in(nb::handle value, std::string_view argument, long long low, long long high, std::string_view type) {
+  if (!is_int(value)) not_an_int(value, argument);
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0 || v < low || v > high)
+    throw RangeError(std::string(argument) + " = " + repr_of(value) + " does not fit " + std::string(type));
+  return v;
+}
+
+}  // namespace
+
+uint32_t u32_argument(nb::handle value, std::string_view argument, std::string_view role) {
+  return static_cast<uint32_t>(
+      int_in(value, argument, 0, std::numeric_limits<uint32_t>::max(), "a u32 " + std::string(role)));
+}
+
+int32_t i32_argument(nb::handle value, std::string_view argument) {
+  return static_cast<int32_t>(
+      int_in(value, argument, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "an i32"));
+}
+
+float f32_argument(nb::handle value, std::string_view argument) {
+  if (PyFloat_Check(value.ptr())) {
+    const double v = PyFloat_AsDouble(value.ptr());
+    const auto f = static_cast<float>(v);
+    // Rounding to f32 may overflow only a finite value; tiny ones become
+    // (signed) zero, as the CLI reads them.
+    if (std::isfinite(v) && std::isinf(f))
+      throw RangeError(std::string(argument) + " = " + repr_of(value) +
+                       " is beyond the f32 range (float('inf') is taken as infinity)");
+    return f;
+  }
+  if (!is_int(value))
+    throw nb::type_error((std::string(argument) + " must be a float or an int, not " + describe_type(value)).c_str());
+  const double v = PyLong_AsDouble(value.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the f32 range");
+  }
+  // An int names an exact value: one float32 cannot hold is refused, not rounded.
+  nb::object back = nb::steal(PyLong_FromDouble(v));
+  if (static_cast<double>(static_cast<float>(v)) != v || !back.is_valid() || !back.equal(value))
+    input_error(std::string(argument) + ": the int " + repr_of(value) + " has no exact float32 value");
+  return static_cast<float>(v);
+}
+
+Dim3 dim3_argument(nb::handle value, std::string_view argument, std::string_view role) {
+  Dim3 d{1, 1, 1};
+  if (is_int(value)) {
+    d[0] = u32_argument(value, argument, role);
+    return d;
+  }
+  if (PyBool_Check(value.ptr()) || !PySequence_Check(value.ptr()) || PyUnicode_Check(value.ptr()))
+    throw nb::type_error((std::string(argument) + " must be an int or a sequence of 1 to 3 ints").c_str());
+  nb::sequence seq = nb::borrow<nb::sequence>(value);
+  const size_t n = nb::len(seq);
+  if (n < 1 || n > 3) throw nb::value_error((std::string(argument) + " must have 1 to 3 components").c_str());
+  for (size_t i = 0; i < n; ++i)
+    d[i] = u32_argument(seq[i], std::string(argument) + "[" + std::to_string(i) + "]", role);
+  return d;
+}
+
+std::string item_name(std::string_view argument, nb::handle key) {
+  return std::string(argument) + "[" + repr_of(key) + "]";
+}
+
+// ---- element types ----
+
+const char* numpy_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::U32: return "uint32";
+    case ScalarType::I32: return "int32";
+    case ScalarType::F32: return "float32";
+    case ScalarType::Bool: return "bool";
+  }
+  return "?";
+}
+
+std::optional<ScalarType> type_of_format(const char* format, Py_ssize_t itemsize) {
+  if (format == nullptr) format = "B";
+  if (*format == '@' || *format == '=' || *format == '<') ++format;
+  if (itemsize != 4 || format[0] == '\0' || format[1] != '\0') return std::nullopt;
+  switch (format[0]) {
+    case 'f': return ScalarType::F32;
+    case 'i': case 'l': return ScalarType::I32;
+    case 'I': case 'L': return ScalarType::U32;
+    default: return std::nullopt;
+  }
+}
+
+std::string str_of(nb::handle value) {
+  nb::object s = nb::steal(PyObject_Str(value.ptr()));
+  if (!s.is_valid()) {
+    PyErr_Clear();
+    return "?";
+  }
+  return nb::cast<std::string>(s);
+}
+
+std::string describe_type(nb::handle value) {
+  if (nb::hasattr(value, "dtype")) return str_of(value.attr("dtype"));
+  return str_of(value.type().attr("__name__"));
+}
+
+}  // namespace vyre::python

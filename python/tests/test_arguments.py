@@ -1,0 +1,99 @@
+"""Numbers given as arguments (sizes, grid, workgroup, fixed_lengths, bindings, scalar inputs) that their type
+cannot hold are refused with an error naming the argument: vyre.RangeError, an InputError (ValueError) and an
+OverflowError. A float beyond float32's range is refused as the CLI refuses 1e39; inf and nan given as such pass."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vyre
+from conftest import EXAMPLES
+
+N = 4
+
+
+@pytest.fixture(scope="module")
+def kernel(backend, saxpy):
+    return backend.compile(saxpy)
+
+
+def args(alpha=2.0):
+    return dict(alpha=alpha, x=np.arange(1, N + 1, dtype=np.float32), y=np.ones(N, dtype=np.float32))
+
+
+def raises_range(match):
+    return pytest.raises(vyre.RangeError, match=match)
+
+
+def test_range_error_is_an_input_error_a_value_error_and_an_overflow_error():
+    assert issubclass(vyre.RangeError, vyre.InputError)
+    assert issubclass(vyre.RangeError, ValueError) and issubclass(vyre.RangeError, OverflowError)
+
+
+def test_a_size_beyond_u32(kernel):
+    with raises_range(r"^sizes\['out'\] = 18446744073709551616 does not fit a u32 length$") as e:
+        kernel(args(), sizes={"out": 2**64})
+    assert e.value.kind == "invalid_input"
+    with raises_range(r"^sizes\[3\] = -1 does not fit a u32 length$"):
+        kernel(args(), sizes={3: -1})
+    with pytest.raises(TypeError, match=r"^sizes\['out'\] must be an int, not float$"):
+        kernel(args(), sizes={"out": 4.0})
+
+
+def test_a_grid_beyond_u32(kernel):
+    with raises_range(r"^grid = 4294967296 does not fit a u32 workgroup count$"):
+        kernel(args(), sizes={"out": N}, grid=2**32)
+    with raises_range(r"^grid = -1 does not fit a u32 workgroup count$"):
+        kernel(args(), sizes={"out": N}, grid=-1)
+    with raises_range(r"^grid\[1\] = 4294967296 does not fit a u32 workgroup count$"):
+        kernel(args(), sizes={"out": N}, grid=(1, 2**32))
+    with pytest.raises(TypeError, match=r"^grid\[0\] must be an int, not bool$"):
+        kernel(args(), sizes={"out": N}, grid=(True,))
+
+
+def test_a_workgroup_beyond_u32(backend, saxpy):
+    with raises_range(r"^workgroup = 1099511627776 does not fit a u32 workgroup size$"):
+        backend.compile(saxpy, workgroup=2**40)
+    with raises_range(r"^workgroup\[2\] = -3 does not fit a u32 workgroup size$"):
+        saxpy.wgsl(workgroup=(1, 1, -3))
+
+
+def test_a_fixed_length_beyond_u32(backend, saxpy):
+    with raises_range(r"^fixed_lengths\['out'\] = 4294967296 does not fit a u32 length$"):
+        backend.compile(saxpy, fixed_lengths={"out": 2**32})
+
+
+def test_a_binding_beyond_u32(kernel):
+    with raises_range(r"^inputs key = 4294967296 does not fit a u32 binding$"):
+        kernel({2**32: 1.0}, sizes={"out": N})
+
+
+def test_scalar_inputs_beyond_their_type(backend):
+    xor = backend.compile(vyre.Program.from_json(EXAMPLES / "xor.json"))
+    with raises_range(r"^input 'a' = 4294967296 does not fit a u32 value$"):
+        xor(a=2**32, b=np.ones(1, np.uint32), sizes={"out": 1})
+    with raises_range(r"^input 'a' = -1 does not fit a u32 value$"):
+        xor(a=-1, b=np.ones(1, np.uint32), sizes={"out": 1})
+    assert xor(a=2**32 - 1, b=np.ones(1, np.uint32), sizes={"out": 1})["out"][0] == 2**32 - 2
+
+
+@pytest.mark.parametrize("alpha", [1e300, -1e39, 3.5e38])
+def test_a_float_beyond_f32_is_refused(kernel, alpha):
+    with raises_range(r"^input 'alpha' = %s is beyond the f32 range" % repr(alpha).replace("+", r"\+")):
+        kernel(args(alpha), sizes={"out": N})
+
+
+def test_an_int_beyond_a_double_is_refused_for_f32(kernel):
+    with raises_range(r"^input 'alpha' = 10{400} is beyond the f32 range$"):
+        kernel(args(10**400), sizes={"out": N})
+
+
+def test_inf_nan_and_the_f32_edges_pass(kernel):
+    out = kernel(args(float("inf")), sizes={"out": N})["out"]
+    assert np.all(np.isposinf(out))
+    assert np.all(np.isnan(kernel(args(float("nan")), sizes={"out": N})["out"]))
+    biggest = float(np.finfo(np.float32).max)
+    assert kernel(args(biggest), sizes={"out": N})["out"][0] == np.float32(biggest)
+    # Too small for f32: zero, as the CLI reads 1e-50.
+    np.testing.assert_array_equal(kernel(args(1e-300), sizes={"out": N})["out"], np.ones(N, np.float32))
