@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import textwrap
+import linecache
 from typing import Any, Dict, Tuple
 
 from ._source_errors import SourcePosition
@@ -17,29 +17,13 @@ MISSING = object()
 
 
 class FunctionSource:
-    """``tree`` is the ``def``; positions of its nodes are shifted to the file's lines and columns."""
+    """``tree`` is the ``def``, parsed with its whole file, so its nodes carry the file's lines and columns."""
 
     def __init__(self, fn: Any) -> None:
         self.fn = fn
         self.name = fn.__name__
         self.filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
-        try:
-            lines, first_line = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
-            raise OSError(f"{self.name}: vyre reads a kernel's Python source, and Python has none for this "
-                          "function (typed at the interactive prompt, or given to python -c): put it in a file"
-                          ) from None
-        text = "".join(lines)
-        dedented = textwrap.dedent(text)
-        first = lines[0]
-        self.column_offset = len(first) - len(first.lstrip()) - (len(dedented.splitlines()[0])
-                                                                  - len(dedented.splitlines()[0].lstrip()))
-        self.line_offset = first_line - 1
-        module = ast.parse(dedented, filename=self.filename)
-        tree = module.body[0]
-        if not isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            raise TypeError(f"{self.name}: a kernel is a function written with def")
-        self.tree = tree
+        self.tree = _function_node(self.filename, fn)
         self.globals: Dict[str, Any] = fn.__globals__
         self.closure: Dict[str, Any] = {}
         if fn.__closure__:
@@ -48,7 +32,7 @@ class FunctionSource:
     def position(self, node: ast.AST) -> SourcePosition:
         line = getattr(node, "lineno", self.tree.lineno)
         column = getattr(node, "col_offset", 0)
-        return SourcePosition(self.filename, line + self.line_offset, column + self.column_offset + 1)
+        return SourcePosition(self.filename, line, column + 1)
 
     def lookup(self, name: str) -> Any:
         """The object a free name of the function refers to now: closure, then globals, then builtins."""
@@ -69,6 +53,29 @@ class FunctionSource:
                 break
             obj = getattr(obj, attr, MISSING)
         return obj
+
+
+_FILES: Dict[str, Tuple[list, Dict[Tuple[str, int], ast.AST]]] = {}
+
+
+def _function_node(filename: str, fn: Any) -> ast.AST:
+    """The ``def`` of ``fn`` in its file, found by name and first line. A file is parsed once (again
+    when linecache reads a changed file), so positions are the file's own lines and columns."""
+    lines = linecache.getlines(filename, fn.__globals__)
+    known = _FILES.get(filename)
+    if known is None or known[0] is not lines:
+        nodes: Dict[Tuple[str, int], ast.AST] = {}
+        if lines:
+            for node in ast.walk(ast.parse("".join(lines), filename)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    nodes[(node.name, first)] = node
+        known = _FILES[filename] = (lines, nodes)
+    node = known[1].get((fn.__name__, fn.__code__.co_firstlineno))
+    if node is None:
+        raise OSError(f"{fn.__name__}: vyre reads a kernel's Python source, and Python has none for this function "
+                      "(typed at the interactive prompt, given to python -c or made by exec): put it in a file")
+    return node
 
 
 _CACHE: Dict[Any, FunctionSource] = {}
