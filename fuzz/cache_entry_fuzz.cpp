@@ -111,7 +111,7 @@ void check_entry_pair(std::string_view input) {
   auto entry = vyre::aot::read_entry(dirfd, key, vyre::sys::OwnerRule::self);
   if (entry) {
     FUZZ_REQUIRE(parsed && vyre::aot::check_entry(key, meta, wgsl).ok(), "read_entry returns only a verified pair");
-    FUZZ_REQUIRE(entry->wgsl == wgsl && same_metadata(entry->meta, meta), "read_entry returns what was written");
+    FUZZ_REQUIRE(entry->text == wgsl && same_metadata(entry->meta, meta), "read_entry returns what was written");
   } else {
     FUZZ_REQUIRE(vyre::aot::is_bad_entry(entry.failure()), "a complete but bad pair is a bad entry, not a miss");
   }

@@ -57,12 +57,12 @@ TEST(AotCache, MissLowersThenHitReturnsTheSameTextWithoutLowering) {
   int lowered = 0;
   auto first = lookup(cache, "a", &lowered);
   EXPECT_FALSE(first.cache_hit);
-  EXPECT_EQ(first.wgsl, synthetic_wgsl("a"));
+  EXPECT_EQ(first.text, synthetic_wgsl("a"));
   EXPECT_EQ(first.key, synthetic_parts("a").key());
   EXPECT_GE(first.lower_ms, 0.0);
   auto second = lookup(cache, "a", &lowered);
   EXPECT_TRUE(second.cache_hit);
-  EXPECT_EQ(second.wgsl, first.wgsl);
+  EXPECT_EQ(second.text, first.text);
   EXPECT_EQ(second.key, first.key);
   EXPECT_EQ(second.lower_ms, 0.0);
   EXPECT_EQ(lowered, 1);
@@ -154,7 +154,7 @@ TEST(AotCache, WithoutHomeThereIsNoDiskCacheAndNeverTheCurrentDirectory) {
     Cache cache = Cache::from_environment();
     EXPECT_EQ(cache.directory(), std::nullopt);
     int lowered = 0;
-    EXPECT_EQ(lookup(cache, "x", &lowered).wgsl, synthetic_wgsl("x"));
+    EXPECT_EQ(lookup(cache, "x", &lowered).text, synthetic_wgsl("x"));
     EXPECT_FALSE(lookup(cache, "x", &lowered).cache_hit);
     EXPECT_EQ(lowered, 2);
   }
@@ -190,7 +190,7 @@ TEST(AotCache, ADirectoryPathThatIsAFileDegradesToLowering) {
   vyre::test::write_file(tmp / "file", "not a directory");
   Cache cache(options_for(tmp / "file" / "aot"));
   EXPECT_EQ(cache.directory(), std::nullopt);
-  EXPECT_EQ(lookup(cache, "x").wgsl, synthetic_wgsl("x"));
+  EXPECT_EQ(lookup(cache, "x").text, synthetic_wgsl("x"));
 }
 
 TEST(AotCache, ADirectoryOwnedByAnotherUserIsRefused) {
@@ -201,7 +201,7 @@ TEST(AotCache, ADirectoryOwnedByAnotherUserIsRefused) {
   ASSERT_EQ(chown(dir.c_str(), 65534, 65534), 0);
   Cache cache(options_for(dir));
   EXPECT_EQ(cache.directory(), std::nullopt);
-  EXPECT_EQ(lookup(cache, "x").wgsl, synthetic_wgsl("x"));
+  EXPECT_EQ(lookup(cache, "x").text, synthetic_wgsl("x"));
   EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
@@ -238,7 +238,7 @@ TEST(AotCache, WgslOverTheReadBoundIsReturnedButNotCached) {
   std::string huge(vyre::aot::kMaxWgslBytes + 1, 'x');
   auto parts = synthetic_parts("huge");
   auto first = cache.load_or_compile(parts, [&] { return huge; });
-  EXPECT_EQ(first.wgsl.size(), huge.size());
+  EXPECT_EQ(first.text.size(), huge.size());
   EXPECT_FALSE(std::filesystem::exists(vyre::test::wgsl_path(tmp.path(), first.key)));
   EXPECT_FALSE(cache.load_or_compile(parts, [&] { return huge; }).cache_hit);
 }
@@ -255,10 +255,10 @@ TEST(AotCache, ProgramsAreKeyedByTheirPartsAndLabelledByTheirName) {
   auto miss = cache.load_or_compile(p, "fp");
   EXPECT_FALSE(miss.cache_hit);
   EXPECT_EQ(miss.key, vyre::aot::key_parts(p, "fp").key());
-  EXPECT_EQ(miss.wgsl, vyre::lower_to_wgsl(p));
+  EXPECT_EQ(miss.text, vyre::lower_to_wgsl(p));
   auto hit = cache.load_or_compile(p, "fp");
   EXPECT_TRUE(hit.cache_hit);
-  EXPECT_EQ(hit.wgsl, miss.wgsl);
+  EXPECT_EQ(hit.text, miss.text);
   auto entries = cache.list();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].program, "labelled");
@@ -274,7 +274,7 @@ TEST(AotCache, ThreadsOfOneProcessShareACache) {
     threads.emplace_back([&] {
       for (int i = 0; i < 40; ++i) {
         std::string name = "t" + std::to_string(i % 20);
-        if (lookup(cache, name).wgsl != synthetic_wgsl(name)) ++wrong;
+        if (lookup(cache, name).text != synthetic_wgsl(name)) ++wrong;
       }
     });
   for (auto& t : threads) t.join();

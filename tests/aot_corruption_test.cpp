@@ -53,11 +53,11 @@ class AotCorruption : public ::testing::Test {
       int lowered = 0;
       auto artifact = lookup(*cache, name, &lowered);
       EXPECT_FALSE(artifact.cache_hit) << name;
-      EXPECT_EQ(artifact.wgsl, synthetic_wgsl(name, 4096));
+      EXPECT_EQ(artifact.text, synthetic_wgsl(name, 4096));
       EXPECT_EQ(lowered, 1);
       auto again = lookup(*cache, name, &lowered);
       EXPECT_TRUE(again.cache_hit) << name;
-      EXPECT_EQ(again.wgsl, artifact.wgsl);
+      EXPECT_EQ(again.text, artifact.text);
       EXPECT_EQ(lowered, 1);
     }
     EXPECT_EQ(cache->stats().bad_entries, bad_before + names.size());
@@ -185,7 +185,7 @@ TEST_F(AotCorruption, MetadataWithoutWgslIsAMissNotAHit) {
   int lowered = 0;
   auto artifact = lookup(*cache, "a", &lowered);
   EXPECT_FALSE(artifact.cache_hit);
-  EXPECT_EQ(artifact.wgsl, synthetic_wgsl("a", 4096));
+  EXPECT_EQ(artifact.text, synthetic_wgsl("a", 4096));
   EXPECT_TRUE(lookup(*cache, "a", &lowered).cache_hit);
   EXPECT_EQ(lowered, 1);
 }
@@ -232,7 +232,7 @@ TEST_F(AotCorruption, ABadEntryInAReadOnlyLayerIsSkippedAndTheWritableOneServes)
   options.readonly_directories = {layer.path()};
   Cache cache(options);
   int lowered = 0;
-  EXPECT_EQ(lookup(cache, "a", &lowered).wgsl, synthetic_wgsl("a", 4096));
+  EXPECT_EQ(lookup(cache, "a", &lowered).text, synthetic_wgsl("a", 4096));
   EXPECT_EQ(lowered, 1);
   EXPECT_TRUE(lookup(cache, "a", &lowered).cache_hit);
   EXPECT_EQ(lowered, 1);

@@ -40,7 +40,7 @@ void expect_valid_after_crash(const std::filesystem::path& dir, const std::strin
     ++lowered;
     return synthetic_wgsl(program, bytes);
   });
-  EXPECT_EQ(artifact.wgsl, synthetic_wgsl(program, bytes)) << what;
+  EXPECT_EQ(artifact.text, synthetic_wgsl(program, bytes)) << what;
   EXPECT_EQ(artifact.cache_hit, committed) << what;
   EXPECT_TRUE(cache.verify().bad.empty()) << what;
 }
@@ -126,7 +126,7 @@ TEST(AotCrash, WritersKilledAtRandomMomentsLeaveOnlyGoodEntries) {
     // A hit returns exactly that verified text.
     auto hit = cache.load_or_compile(shown->parts, [] { return std::string("lowered again"); });
     EXPECT_TRUE(hit.cache_hit);
-    EXPECT_EQ(hit.wgsl, wgsl);
+    EXPECT_EQ(hit.text, wgsl);
   }
 }
 

@@ -7,7 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
+#include "aot/local/driver_store.hpp"
 #include "support/aot_fixtures.hpp"
+#include "support/aot_processes.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -121,7 +126,8 @@ TEST(AotEviction, CleanupNeverRunsTwiceAtOnce) {
     Cache filler(unbounded);
     for (int i = 0; i < 20; ++i) put(filler, i);
   }
-  // Another process's cleanup holds the lock: this one skips rather than waits.
+  // Another process's cleanup holds the lock: a writer over the bound
+  // waits a bounded time for it (2 s), then goes on without cleaning.
   int lock_fd = open((tmp.path() / ".locks" / "cleanup").c_str(), O_RDWR | O_CREAT, 0600);
   ASSERT_GE(lock_fd, 0);
   ASSERT_EQ(flock(lock_fd, LOCK_EX), 0);
@@ -195,3 +201,100 @@ TEST(AotEviction, EntriesOfAnotherFormatCountTowardsTheBoundAndAgeOut) {
 }
 
 }  // namespace
+
+// The byte bound covers the driver's data too: the fingerprint folders,
+// the pending folder of a first start and what the driver grows by itself
+// (measured when the bound is checked, not only at a scan).
+TEST(AotEviction, TheByteBoundCountsTheDriversData) {
+  TempDir tmp;
+  namespace driver = vyre::aot::driver;
+  CacheOptions options = bounded(tmp.path(), 0, 64 * 1024);
+  {
+    Cache cache(options);
+    put(cache, 0);
+  }
+  auto data = driver::data_folder(tmp.path(), "backend=test;name=driver-bytes");
+  ASSERT_TRUE(data) << data.failure().message;
+  vyre::test::write_file(*data / "pipelines.bin", std::string(300 * 1024, 'd'));  // what a driver writes
+  auto pending = driver::pending_data_folder(tmp.path());
+  ASSERT_TRUE(pending);
+  vyre::test::write_file(*pending / "first.bin", std::string(8 * 1024, 'p'));
+  {
+    Cache cache(options);
+    EXPECT_GT(cache.stats().driver_bytes, 300u * 1024) << "counted";
+    put(cache, 1);  // a publication checks the bound with the driver data as it is now
+  }
+  Cache cache(options);
+  const auto stats = cache.stats();
+  EXPECT_LE(stats.bytes + stats.driver_bytes, 64u * 1024) << "entries " << stats.bytes << ", driver " << stats.driver_bytes;
+  EXPECT_TRUE(std::filesystem::exists(*pending / "first.bin")) << "a live first start's data is counted, not evicted";
+  EXPECT_TRUE(present(tmp.path(), 1));
+}
+
+// A process that only dispatches (all hits) while the driver grows its data
+// past the bound cleans up at its end.
+TEST(AotEviction, DriverDataGrownWithoutAnyPublicationIsBoundedAtTheCachesEnd) {
+  TempDir tmp;
+  namespace driver = vyre::aot::driver;
+  CacheOptions options = bounded(tmp.path(), 0, 64 * 1024);
+  { Cache cache(options); put(cache, 0); }
+  {
+    Cache cache(options);
+    put(cache, 0);  // a hit
+    auto data = driver::data_folder(tmp.path(), "backend=test;name=grown");
+    ASSERT_TRUE(data);
+    vyre::test::write_file(*data / "pipelines.bin", std::string(200 * 1024, 'd'));
+  }
+  Cache cache(options);
+  EXPECT_LE(cache.stats().bytes + cache.stats().driver_bytes, 64u * 1024);
+}
+
+// A writer killed while writing a folder's fingerprint file leaves a
+// temporary file there; cleanup sweeps it once older than the grace period.
+TEST(AotEviction, CleanupSweepsTheDriversOrphanedTemporaryFiles) {
+  TempDir tmp;
+  auto data = vyre::aot::driver::data_folder(tmp.path(), "backend=test;name=orphans");
+  ASSERT_TRUE(data);
+  const std::filesystem::path orphan = data->parent_path() / ".tmp.123.fingerprint";
+  vyre::test::write_file(orphan, "backend=test;name=orphans");
+  CacheOptions options;
+  options.directory = tmp.path();
+  options.orphan_grace = std::chrono::seconds(0);
+  Cache cache(options);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // file times have a coarse clock
+  const auto pruned = cache.prune({});
+  EXPECT_FALSE(std::filesystem::exists(orphan));
+  EXPECT_GE(pruned.swept, 1u);
+}
+
+// Sixteen processes publishing at once hold the cache at most one entry
+// each above the entry bound: a writer over the bound cleans before it goes
+// on (docs/cache.md, "Bounds").
+TEST(AotEviction, ConcurrentWritersExceedTheEntryBoundByAtMostOneEntryEach) {
+  TempDir tmp;
+  constexpr int kWriters = 16;
+  constexpr uint64_t kBound = 4;
+  const std::string start = vyre::test::start_line(600);
+  std::vector<pid_t> pids;
+  for (int w = 0; w < kWriters; ++w)
+    pids.push_back(vyre::test::spawn_worker(tmp.path(), {"--programs", "12", "--prefix", "w" + std::to_string(w) + "-",
+                                                         "--max-entries", std::to_string(kBound), "--start-at", start}));
+  uint64_t most = 0;
+  std::atomic<bool> done{false};
+  std::thread sampler([&] {
+    while (!done) {
+      uint64_t n = 0;
+      std::error_code ec;
+      for (std::filesystem::directory_iterator it(tmp.path(), ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".toml") ++n;
+      most = std::max(most, n);
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  });
+  for (pid_t pid : pids) EXPECT_EQ(vyre::test::wait_worker(pid), 0);
+  done = true;
+  sampler.join();
+  EXPECT_LE(most, kBound + kWriters) << "entries seen at once";
+  CacheOptions options = bounded(tmp.path(), kBound);
+  EXPECT_LE(Cache(options).stats().entries, kBound);
+}

@@ -94,7 +94,7 @@ class AotHostile : public ::testing::Test {
           },
           kName);
       uint64_t read = bytes_read_so_far() - before;
-      if (artifact.wgsl != synthetic_wgsl(kName, 2048)) return 1;
+      if (artifact.text != synthetic_wgsl(kName, 2048)) return 1;
       if (artifact.cache_hit || lowered != 1) return 2;
       if (read > vyre::aot::kMaxWgslBytes + vyre::aot::kMaxMetadataBytes + (1u << 20)) return 3;
       return 0;

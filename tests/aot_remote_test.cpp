@@ -304,6 +304,114 @@ TEST(AotRemote, PoisonedValuesAreRejectedAndNeverServed) {
   EXPECT_TRUE(checked_lookup(reader, "signed").cache_hit);
 }
 
+// A worker that trusts key A but holds no key A signs with (or signs with
+// another) rejects what it finds, lowers, and must not write over the
+// store: its entry would be refused by every reader trusting A, which would
+// then lower and write again, forever. A signer trusted by A replaces such
+// values.
+TEST(AotRemote, AWorkerWithoutATrustedSigningKeyNeverOverwritesTheStore) {
+  VYRE_REQUIRE_REDIS();
+  TempDir tmp;
+  RedisProcess redis(tmp / "redis");
+  auto a = vyre::test::make_key_pair(tmp.path(), "a");
+  auto b = vyre::test::make_key_pair(tmp.path(), "b");
+  auto get = [&](const std::string& key) { return vyre::test::redis_command(redis.endpoint(), {"GET", key})->text; };
+  {
+    Cache plain(remote_machine(tmp / "plain", redis.url()));
+    checked_lookup(plain, "unsigned");
+    auto by_b = remote_machine(tmp / "by-b", redis.url());
+    by_b.signing_key = b.private_pem;
+    Cache signer_b(by_b);
+    checked_lookup(signer_b, "signed-by-b");
+  }
+  const std::string unsigned_value = get(remote_entry_key("unsigned"));
+  const std::string b_value = get(remote_entry_key("signed-by-b"));
+  ASSERT_FALSE(unsigned_value.empty());
+  ASSERT_FALSE(b_value.empty());
+
+  for (bool with_key_b : {false, true}) {
+    auto options = remote_machine(tmp / (with_key_b ? "reader-b" : "reader"), redis.url());
+    options.trusted_keys = {a.public_pem};
+    if (with_key_b) options.signing_key = b.private_pem;  // signs, but not with a key it trusts
+    Cache reader(options);
+    int lowered = 0;
+    EXPECT_FALSE(checked_lookup(reader, "unsigned", &lowered).cache_hit);
+    EXPECT_FALSE(checked_lookup(reader, "signed-by-b", &lowered).cache_hit);
+    EXPECT_FALSE(checked_lookup(reader, "absent", &lowered).cache_hit);
+    EXPECT_EQ(lowered, 3);
+    EXPECT_EQ(get(remote_entry_key("unsigned")), unsigned_value) << "not overwritten";
+    EXPECT_EQ(get(remote_entry_key("signed-by-b")), b_value) << "not overwritten";
+    EXPECT_EQ(get(remote_entry_key("absent")), "") << "nothing published that trusting readers refuse";
+    EXPECT_EQ(reader.stats().remote.writes, 0u);
+  }
+
+  // A writer signing with A replaces them, and then readers trusting A hit.
+  auto ci = remote_machine(tmp / "ci", redis.url());
+  ci.trusted_keys = {a.public_pem};
+  ci.signing_key = a.private_pem;
+  {
+    Cache writer(ci);
+    for (const char* n : {"unsigned", "signed-by-b"}) EXPECT_FALSE(checked_lookup(writer, n).cache_hit) << n;
+  }
+  auto options = remote_machine(tmp / "reader-later", redis.url());
+  options.trusted_keys = {a.public_pem};
+  Cache reader(options);
+  for (const char* n : {"unsigned", "signed-by-b"}) EXPECT_TRUE(checked_lookup(reader, n).cache_hit) << n;
+}
+
+// Anyone who can write the store can set a lease. A lease that never brings
+// its entry costs a process at most one lease wait in its life, not one
+// per key.
+TEST(AotRemote, ForgedLeasesCostAProcessAtMostOneLeaseWait) {
+  VYRE_REQUIRE_REDIS();
+  TempDir tmp;
+  RedisProcess redis(tmp / "redis");
+  const std::vector<std::string> names{"p0", "p1", "p2", "p3", "p4"};
+  for (const auto& n : names) {
+    auto r = vyre::test::redis_command(redis.endpoint(), {"SET", "vyre:aot:lease:" + vyre::test::synthetic_parts(n).key(),
+                                                          "forged", "PX", "600000"});
+    ASSERT_TRUE(r && !r->is_error());
+  }
+  auto options = remote_machine(tmp / "m", redis.url());
+  options.remote->lease_wait = 400ms;
+  Cache cache(options);
+  const auto start = std::chrono::steady_clock::now();
+  int lowered = 0;
+  for (const auto& n : names) checked_lookup(cache, n, &lowered);
+  const double ms = ms_since(start);
+  EXPECT_EQ(lowered, 5);
+  EXPECT_GE(ms, 350.0) << "the first forged lease is waited on";
+  EXPECT_LT(ms, 5 * 400.0 / 2) << "not one wait per key (5 x 400 ms before the bound)";
+  // Its lowerings still reach the store for the others.
+  EXPECT_FALSE(vyre::test::redis_command(redis.endpoint(), {"GET", remote_entry_key("p4")})->text.empty());
+}
+
+// A server that refuses writes (maxmemory with noeviction) is counted and
+// said, not silent; an empty value under an entry's key is replaced.
+TEST(AotRemote, RefusedWritesAreCountedAndEmptyValuesReplaced) {
+  VYRE_REQUIRE_REDIS();
+  TempDir tmp;
+  RedisProcess redis(tmp / "redis");
+  auto command = [&](const std::vector<std::string>& args) {
+    auto r = vyre::test::redis_command(redis.endpoint(), args);
+    EXPECT_TRUE(r && !r->is_error()) << args[0];
+  };
+  command({"SET", remote_entry_key("empty"), ""});
+  {
+    Cache writer(remote_machine(tmp / "w", redis.url()));
+    EXPECT_FALSE(checked_lookup(writer, "empty").cache_hit);
+  }
+  Cache reader(remote_machine(tmp / "r", redis.url()));
+  EXPECT_TRUE(checked_lookup(reader, "empty").cache_hit) << "the empty value was replaced";
+
+  command({"CONFIG", "SET", "maxmemory-policy", "noeviction"});
+  command({"CONFIG", "SET", "maxmemory", "1"});
+  Cache full(remote_machine(tmp / "full", redis.url()));
+  for (const char* n : {"x", "y", "z"}) checked_lookup(full, n);
+  EXPECT_GE(full.stats().remote.errors, 3u) << "each refused write counted";
+  command({"CONFIG", "SET", "maxmemory", "0"});
+}
+
 TEST(AotRemote, AFleetLowersEachProgramAboutOnce) {
   VYRE_REQUIRE_REDIS();
   TempDir tmp;

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include "aot/entry/entry.hpp"
 #include "aot/entry/entry_signature.hpp"
+#include "aot/entry/hashing.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/remote_fixtures.hpp"
 #include "support/signing_keys.hpp"
@@ -121,6 +123,46 @@ TEST(EntrySignature, SignedEntriesKeepTheirSignatureThroughExportAndBackfill) {
                                    "ed25519:"));
 }
 
+// An imported entry is served from the user's own directory unchecked, so
+// with trusted keys import takes only what a trusted key signed: an export
+// whose WGSL was edited (digest and size fixed up) is refused, not served.
+TEST(EntrySignature, ImportWithTrustedKeysRefusesWhatNoTrustedKeySigned) {
+  TempDir tmp;
+  auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
+  fill(tmp / "plain-cache", {"a", "b"});
+  fill(tmp / "ci-cache", {"c"}, ci.private_pem);
+  CacheOptions from_plain;
+  from_plain.directory = tmp / "plain-cache";
+  Cache(from_plain).export_to(tmp / "exported");
+  // The attack: an edited text with its metadata made consistent again.
+  const std::string key = synthetic_parts("a").key();
+  const std::string forged = "// forged\n" + synthetic_wgsl("a");
+  vyre::test::write_file(vyre::test::wgsl_path(tmp / "exported", key), forged);
+  vyre::aot::Metadata meta;
+  ASSERT_TRUE(vyre::aot::parse_metadata(vyre::test::read_file(vyre::test::metadata_path(tmp / "exported", key)), meta));
+  meta.content_sha256 = vyre::aot::sha256_hex(forged);
+  meta.wgsl_bytes = forged.size();
+  vyre::test::write_file(vyre::test::metadata_path(tmp / "exported", key), vyre::aot::encode_metadata(meta));
+  CacheOptions from_ci;
+  from_ci.directory = tmp / "ci-cache";
+  Cache(from_ci).export_to(tmp / "exported");
+
+  CacheOptions options;
+  options.directory = tmp / "mine";
+  options.trusted_keys = {ci.public_pem};
+  Cache cache(options);
+  auto report = cache.import_from(tmp / "exported", std::nullopt);
+  EXPECT_EQ(report.copied, 1u) << "the signed entry";
+  EXPECT_EQ(report.refused_unsigned, 2u);
+  EXPECT_NE(report.refused_reason.find("unsigned"), std::string::npos) << report.refused_reason;
+  EXPECT_FALSE(checked_lookup(cache, "a").cache_hit) << "the forged text is not served";
+  EXPECT_TRUE(checked_lookup(cache, "c").cache_hit);
+  // Without trusted keys import checks integrity only, as documented.
+  CacheOptions plain;
+  plain.directory = tmp / "theirs";
+  EXPECT_EQ(Cache(plain).import_from(tmp / "exported", std::nullopt).refused_unsigned, 0u);
+}
+
 TEST(DirectoryPermissions, AGroupWritableCacheDirectoryIsRefusedUnlessEntriesMustBeSigned) {
   TempDir tmp;
   auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
@@ -153,6 +195,35 @@ TEST(DirectoryPermissions, AGroupWritableCacheDirectoryIsRefusedUnlessEntriesMus
                              vyre::test::metadata_path(tmp / "shared", key));
   EXPECT_FALSE(checked_lookup(cache, "b", &lowered).cache_hit);
   EXPECT_GE(cache.stats().rejected, 1u);
+}
+
+// A process that trusts keys but signs with none of them would write
+// entries that it and every trusting reader then refuse, run after run: it
+// writes nothing into a directory that serves only signed entries.
+TEST(DirectoryPermissions, AProcessWithoutATrustedSigningKeyWritesNothingIntoASignedOnlyDirectory) {
+  TempDir tmp;
+  auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
+  std::filesystem::create_directory(tmp / "shared");
+  ::chmod((tmp / "shared").c_str(), 0775);
+  CacheOptions options;
+  options.directory = tmp / "shared";
+  options.trusted_keys = {ci.public_pem};
+  {
+    Cache cache(options);
+    ASSERT_TRUE(cache.directory());
+    int lowered = 0;
+    checked_lookup(cache, "a", &lowered);
+    checked_lookup(cache, "a", &lowered);
+    EXPECT_EQ(lowered, 2) << "nothing it could serve was written";
+    EXPECT_EQ(cache.list().size(), 0u);
+    EXPECT_EQ(cache.stats().bad_entries, 0u) << "no entry of its own rejected";
+  }
+  // The signer's entry there is served to it, and it never replaces it.
+  options.signing_key = ci.private_pem;
+  { Cache signer(options); checked_lookup(signer, "a"); }
+  options.signing_key.reset();
+  Cache reader(options);
+  EXPECT_TRUE(checked_lookup(reader, "a").cache_hit);
 }
 
 TEST(DirectoryPermissions, AWorldWritableLayerServesOnlySignedEntriesWithTrustedKeys) {

@@ -6,11 +6,15 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
+#include "aot/cache_impl.hpp"
 #include "aot/local/directory_tier.hpp"
 #include "aot/tier_lookup.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/test_support.hpp"
+#include "vyre/gpu.hpp"
+#include "vyre/json.hpp"
 
 namespace vyre::aot {
 namespace {
@@ -26,20 +30,20 @@ class MemoryTier final : public StorageTier {
  public:
   const std::filesystem::path& location() const override { return location_; }
   bool writable() const override { return true; }
-  sys::Result<Entry> get(const std::string& key, Use) override {
+  sys::Result<Entry> do_get(const std::string& key, Use) override {
     ++gets;
     auto it = entries.find(key);
     if (it == entries.end()) return sys::failure(sys::Fault::missing, {});
-    if (auto checked = check_entry(key, it->second.meta, it->second.wgsl); !checked) return checked.failure();
+    if (auto checked = check_entry(key, it->second.meta, it->second.text); !checked) return checked.failure();
     return it->second;
   }
-  sys::Result<Stored> put(const Metadata& meta, std::string_view wgsl) override {
+  sys::Result<Stored> do_put(const Metadata& meta, std::string_view wgsl) override {
     entries[meta.key] = Entry{meta, std::string(wgsl), 0, 0};
     return Stored{true, wgsl.size()};
   }
-  sys::Result<bool> remove(const std::string& key, bool) override { return entries.erase(key) > 0; }
-  sys::Result<std::vector<EntryInfo>> list(const ListQuery&) const override { return std::vector<EntryInfo>{}; }
-  sys::Result<TierStats> stats() const override { return TierStats{entries.size(), 0}; }
+  sys::Result<bool> do_remove(const std::string& key, bool) override { return entries.erase(key) > 0; }
+  sys::Result<std::vector<EntryInfo>> do_list(const ListQuery&) const override { return std::vector<EntryInfo>{}; }
+  sys::Result<TierStats> do_stats() const override { return TierStats{entries.size(), 0}; }
 
   std::map<std::string, Entry> entries;
   int gets = 0;
@@ -75,7 +79,7 @@ TEST(AotStorage, AMemoryTierInFrontOfTheLocalDirectoryAnswersFirst) {
   auto hit = find_in_tiers(tiers, meta.key, Use::serve, {});
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->tier, &memory);
-  EXPECT_EQ(hit->entry.wgsl, synthetic_wgsl("a"));
+  EXPECT_EQ(hit->entry.text, synthetic_wgsl("a"));
   EXPECT_EQ(test::file_count(dir.path()), 0u);
 }
 
@@ -117,7 +121,7 @@ TEST(AotStorage, ATornEntryInOneTierIsAMissThereAndTheNextTierIsAsked) {
                            [&](StorageTier& tier, const sys::Failure& f) { troubles.emplace_back(&tier, f.kind); });
   ASSERT_TRUE(hit);
   EXPECT_EQ(hit->tier, layer.get());
-  EXPECT_EQ(hit->entry.wgsl, synthetic_wgsl("a"));
+  EXPECT_EQ(hit->entry.text, synthetic_wgsl("a"));
   ASSERT_EQ(troubles.size(), 1u);
   EXPECT_EQ(troubles[0].first, local.get());
   EXPECT_EQ(troubles[0].second, sys::Fault::mismatch);
@@ -217,5 +221,69 @@ TEST(AotStorage, RemovingOnlyIfBadLeavesAGoodEntryAlone) {
   EXPECT_TRUE(local->get(a.key, Use::inspect));
 }
 
+// A tier whose every call throws, as a broken implementation would.
+class ThrowingTier final : public StorageTier {
+ public:
+  const std::filesystem::path& location() const override { return location_; }
+  bool writable() const override { return true; }
+  int calls = 0;
+
+ private:
+  [[noreturn]] void fail() {
+    ++calls;
+    throw std::runtime_error("the tier broke");
+  }
+  sys::Result<Entry> do_get(const std::string&, Use) override { fail(); }
+  sys::Result<Stored> do_put(const Metadata&, std::string_view) override { fail(); }
+  sys::Result<bool> do_remove(const std::string&, bool) override { fail(); }
+  sys::Result<std::vector<EntryInfo>> do_list(const ListQuery&) const override {
+    throw std::runtime_error("the tier broke");
+  }
+  sys::Result<TierStats> do_stats() const override { throw std::runtime_error("the tier broke"); }
+  std::filesystem::path location_ = "throwing";
+};
+
+TEST(AotStorage, ATierThatThrowsAnswersWithAFailureAtItsBoundary) {
+  ThrowingTier tier;
+  auto got = tier.get("k", Use::serve);
+  ASSERT_FALSE(got);
+  EXPECT_EQ(got.failure().kind, sys::Fault::io);
+  EXPECT_NE(got.failure().message.find("the tier broke"), std::string::npos) << got.failure().message;
+  EXPECT_FALSE(tier.put(metadata_for("a"), synthetic_wgsl("a")));
+  EXPECT_FALSE(tier.remove("k", false));
+  EXPECT_FALSE(tier.list({}));
+  EXPECT_FALSE(tier.stats());
+}
+
+// A tier that throws in front of the others costs its lookups, never the
+// dispatch: a GPU dispatch through a cache with one still computes the
+// right values, and the next lookup is served by the local directory.
+TEST(AotStorage, ADispatchSucceedsThroughACacheWithATierThatThrows) {
+  TempDir dir;
+  CacheOptions options;
+  options.directory = dir.path();
+  auto cache = std::make_shared<Cache>(options);
+  auto& impl = CacheInternals::of(*cache);
+  auto thrower = std::make_unique<ThrowingTier>();
+  ThrowingTier* broken = thrower.get();
+  impl.nearby.insert(impl.nearby.begin(), broken);
+  impl.owned_tiers.insert(impl.owned_tiers.begin(), std::move(thrower));
+
+  gpu::BackendOptions backend_options;
+  backend_options.cache = cache;
+  gpu::Backend backend(backend_options);
+  const CheckedProgram program = program_from_json(test::read_file(test::source_path("examples/xor.json")));
+  Inputs inputs;
+  inputs.set<uint32_t>("a", {1, 2, 3, 4}).set<uint32_t>("b", {4, 4, 4, 4}).size("out", 4);
+  const Outputs out = backend.compile(program).dispatch(inputs);
+  EXPECT_EQ(out.get<uint32_t>("out"), (std::vector<uint32_t>{5, 6, 7, 0}));
+  EXPECT_GE(broken->calls, 2) << "asked and written to";
+  // The lowered text reached the local directory past the broken tier.
+  gpu::Backend second(backend_options);
+  EXPECT_TRUE(second.compile(program).compile_report().cache_hit);
+  EXPECT_GE(cache->stats().errors, 1u) << "the broken tier's failures are counted";
+}
+
 }  // namespace
 }  // namespace vyre::aot
+

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/aot_fixtures.hpp"
+#include "support/remote_fixtures.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -185,4 +186,34 @@ TEST_F(AotUnremovable, StatsSayTheyAreIncompleteWhenCountsCouldNotBeWritten) {
   ASSERT_EQ(vyre({"cache", "zero-stats"}).exit_code, 0);
   EXPECT_EQ(vyre_json({"cache", "stats", "--json"})["incomplete"], false);
   umount2(mount_point.c_str(), MNT_DETACH);
+}
+
+// Counters of a process that outlives a read-only period are kept and
+// written once the directory takes writes again: none is lost, and none is
+// reported lost. (A remount of the file system, which binds the
+// descriptors the cache holds; a read-only bind mount would not.)
+TEST_F(AotUnremovable, CountsMadeWhileTheFileSystemIsReadOnlyAreWrittenWhenItIsWritableAgain) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs privileges";
+  fs::create_directories(dir());
+  if (mount("tmpfs", dir().c_str(), "tmpfs", 0, "size=1m,mode=0700") != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+  auto remount = [&](unsigned long flags) {
+    return mount(nullptr, dir().c_str(), nullptr, MS_REMOUNT | flags, "size=1m,mode=0700") == 0;
+  };
+  {
+    vyre::aot::CacheOptions options;
+    options.directory = dir();
+    vyre::aot::Cache cache(options);
+    vyre::test::checked_lookup(cache, "before");
+    cache.flush();
+    ASSERT_TRUE(remount(MS_RDONLY)) << std::strerror(errno);
+    for (const char* n : {"during-1", "during-2", "before"}) vyre::test::checked_lookup(cache, n);
+    cache.flush();  // refused: kept
+    ASSERT_TRUE(remount(0)) << std::strerror(errno);
+    const vyre::aot::CacheStats stats = cache.stats();
+    EXPECT_EQ(stats.hits + stats.misses, 4u) << "the lookups of the read-only period are counted";
+    EXPECT_EQ(stats.hits, 1u);
+    EXPECT_FALSE(stats.incomplete) << stats.incomplete_reason;
+  }
+  umount2(dir().c_str(), MNT_DETACH);
 }

@@ -17,7 +17,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "vyre/checked.hpp"
@@ -63,11 +65,39 @@ VYRE_API std::string cache_key(std::string_view spec_hash, std::string_view fing
 // that ever become a file name in the cache.
 VYRE_API bool is_valid_key(std::string_view key);
 
+// What a lookup gives: the entry's text (a program's WGSL, or a tuning
+// record), its key, and whether it came from the cache.
 struct VYRE_API Artifact {
-  std::string wgsl;
+  std::string text;
   std::string key;
   bool cache_hit = false;
-  double lower_ms = 0;  // time spent lowering (0 on a hit)
+  double lower_ms = 0;  // time spent making the text (0 on a hit)
+
+// The old name of `text`, kept for this release and gone in the next
+// (docs/cli.md, "Deprecated names"): the same string, not a copy.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  [[deprecated("vyre::aot::Artifact::wgsl is Artifact::text now")]] std::string& wgsl = text;
+
+  Artifact() = default;
+  Artifact(const Artifact& other) : text(other.text), key(other.key), cache_hit(other.cache_hit), lower_ms(other.lower_ms) {}
+  Artifact(Artifact&& other) noexcept
+      : text(std::move(other.text)), key(std::move(other.key)), cache_hit(other.cache_hit), lower_ms(other.lower_ms) {}
+  Artifact& operator=(const Artifact& other) {
+    text = other.text;
+    key = other.key;
+    cache_hit = other.cache_hit;
+    lower_ms = other.lower_ms;
+    return *this;
+  }
+  Artifact& operator=(Artifact&& other) noexcept {
+    text = std::move(other.text);
+    key = std::move(other.key);
+    cache_hit = other.cache_hit;
+    lower_ms = other.lower_ms;
+    return *this;
+  }
+#pragma GCC diagnostic pop
 };
 
 // The remote tier: a Redis server or Redis Cluster that a fleet of workers
@@ -150,6 +180,10 @@ struct VYRE_API TierCounters {
   uint64_t errors = 0;
   uint64_t timeouts = 0;
   uint64_t rejected = 0;   // malformed, for another key, or not signed by a trusted key
+
+  TierCounters& operator+=(const TierCounters& other);
+  bool empty() const;
+  friend bool operator==(const TierCounters&, const TierCounters&) = default;
 };
 
 // Counters summed over every process that used the directory, plus its
@@ -271,6 +305,11 @@ struct VYRE_API TransferReport {
   uint64_t copied = 0;
   uint64_t skipped_present = 0;     // already there and good
   uint64_t skipped_bad = 0;         // did not verify: not copied
+  // Import with VYRE_AOT_TRUSTED_KEYS set: entries no trusted key signed,
+  // refused (an imported entry is served unchecked afterwards), and the
+  // first reason why.
+  uint64_t refused_unsigned = 0;
+  std::string refused_reason;
   // Driver pipeline data folders: copied, and skipped because they are for
   // another device or driver than the one named (or none was named).
   uint64_t driver_copied = 0;
@@ -382,9 +421,11 @@ class VYRE_API Cache {
   const CacheOptions& options() const;
 
   Artifact load_or_compile(const CheckedProgram& program, std::string_view fingerprint, const ShaderOptions& options = {});
-  Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower);
+  // The entry at `parts`' key, or what `make` makes (then stored): a
+  // program's WGSL, or any text kept under a key (a tuning record).
+  Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& make);
   // As above; `program_label` is recorded in the entry's metadata for ls and stats.
-  Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower,
+  Artifact load_or_compile(const KeyParts& parts, const std::function<std::string()>& make,
                            std::string_view program_label);
 
   // Maintenance (docs/cache.md). None of these throws for an unreadable
@@ -418,7 +459,7 @@ class VYRE_API Cache {
   // tier: for an entry the device refused to compile (a valid-looking entry
   // with invalid WGSL would otherwise fail every run), or a tuning record
   // that is unusable or timed again. The caller says why, in its own log.
-  Artifact replace(const KeyParts& parts, const std::function<std::string()>& lower, std::string_view program_label);
+  Artifact replace(const KeyParts& parts, const std::function<std::string()>& make, std::string_view program_label);
 
   // Writes this process's counters to disk now and waits for a cleanup that
   // is running in the background.
@@ -426,10 +467,10 @@ class VYRE_API Cache {
 
  private:
   struct Impl;
+  friend struct CacheInternals;  // the library's own access to Impl (and its tests')
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace vyre::aot
 // ---- Reports as JSON ---------------------------------------------------------
 // One JSON text per report, with the keys docs/cli.md lists: what `vyre cache
 // stats|ls|show|explain --json` print and vyre.cache returns, made here once
@@ -442,7 +483,11 @@ VYRE_API std::string to_json(const EntryInfo& entry);
 VYRE_API std::string to_json(const std::vector<EntryInfo>& entries);  // an array, in the order given
 VYRE_API std::string to_json(const DriverFolderInfo& folder);
 VYRE_API std::string to_json(const Explanation& explanation);
+VYRE_API std::string to_json(const VerifyReport& report);
+VYRE_API std::string to_json(const PruneReport& report);
+VYRE_API std::string to_json(const TransferReport& report);
 // Most recently used first (then by key): the order `vyre cache ls` and
 // vyre.cache.entries() list entries in.
 VYRE_API void order_for_listing(std::vector<EntryInfo>& entries);
 
+}  // namespace vyre::aot

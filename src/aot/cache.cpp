@@ -3,14 +3,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
 #include "aot/cache_impl.hpp"
 #include "aot/entry/entry.hpp"
+#include "aot/remote_lookup.hpp"
 #include "aot/tier_lookup.hpp"
 #include "sys/deadline.hpp"
 #include "util/log.hpp"
+#include "util/stopwatch.hpp"
 #include "vyre/error.hpp"
 #include "vyre/lower.hpp"
 
@@ -52,7 +55,7 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
       auto tier = std::make_unique<DirectoryTier>(std::move(*opened), std::move(local_options));
       if (writable->signed_only()) tier->set_trusted_keys(trusted);
       local = tier.get();
-      tiers.push_back(std::move(tier));
+      owned_tiers.push_back(std::move(tier));
     } else {
       log::warn_once("aot-directory", "AOT cache disabled: " + opened.failure().message +
                                           ". Programs are lowered on every run; set VYRE_AOT_CACHE_DIR to a "
@@ -63,7 +66,7 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
     if (auto layer = CacheDirectory::open_readonly(path, signatures_trusted)) {
       auto tier = std::make_unique<DirectoryTier>(std::move(*layer));
       if (tier->directory().signed_only()) tier->set_trusted_keys(trusted);
-      tiers.push_back(std::move(tier));
+      owned_tiers.push_back(std::move(tier));
     } else {
       log::warn_once("aot-readonly:" + path.string(), "AOT cache: read-only layer skipped: " + layer.failure().message);
     }
@@ -71,11 +74,27 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
   if (options.remote && !trust_unusable) {
     if (auto opened = RemoteTier::open(*options.remote, trusted)) {
       remote = opened->get();
-      tiers.push_back(std::move(*opened));
+      owned_tiers.push_back(std::move(*opened));
     } else {
       log::warn_once("aot-remote-url", "AOT cache: remote tier not used: " + opened.failure().message);
     }
   }
+  for (const auto& tier : owned_tiers)
+    if (tier.get() != remote) nearby.push_back(tier.get());
+  own_entries_trusted = !trusted || trusted->accepts(signer.get());
+  if (!own_entries_trusted && (remote != nullptr || (writable != nullptr && writable->signed_only())))
+    log::warn_once("aot-unsigned-among-trusted",
+                   "AOT cache: VYRE_AOT_TRUSTED_KEYS is set but this process signs with no key it trusts "
+                   "(VYRE_AOT_SIGNING_KEY), so what it lowers would be refused there: it publishes nothing to " +
+                       std::string(remote != nullptr ? "the remote tier" : "the signed-only directory") +
+                       " and never replaces the entries trusted readers use");
+}
+
+bool Cache::Impl::may_publish_to(const StorageTier& tier) const {
+  if (own_entries_trusted || !tier.writable()) return tier.writable();
+  if (&tier == remote) return false;
+  const auto* dir = dynamic_cast<const DirectoryTier*>(&tier);
+  return dir == nullptr || !dir->directory().signed_only();
 }
 
 Metadata Cache::Impl::metadata_for(const KeyParts& parts, std::string_view label, std::string_view wgsl,
@@ -85,21 +104,62 @@ Metadata Cache::Impl::metadata_for(const KeyParts& parts, std::string_view label
   return meta;
 }
 
-void Cache::Impl::backfill(const Entry& entry, Counters& delta) {
-  if (!local) return;
-  try {
-    auto stored = local->put(entry.meta, entry.wgsl);
-    if (stored && stored->written) {
+std::optional<Entry> Cache::Impl::find_nearby(const std::string& key, Counters& delta) {
+  auto found = find_in_tiers(nearby, key, Use::serve, [&](StorageTier& tier, const sys::Failure& failure) {
+    if (failure.kind == sys::Fault::untrusted) ++delta.rejected;
+    if (is_bad_entry(failure)) {
+      ++delta.bad_entries;
+      log::warn_once("aot-bad-entry:" + tier.location().string(),
+                     "AOT cache: bad entry " + short_key(key) + "... in " + tier.location().string() + " (" +
+                         failure.message + ")" + (tier.writable() ? "; it is replaced" : "; it is skipped") +
+                         ". `vyre cache verify` checks every entry.");
+    } else {
+      ++delta.errors;
+      log::warn_once("aot-read:" + tier.location().string(), "AOT cache: cannot read " + tier.location().string() +
+                                                                 " (" + failure.message + "); lowering instead");
+    }
+  });
+  if (!found) return std::nullopt;
+  return std::move(found->entry);
+}
+
+Artifact Cache::Impl::serve(Entry&& entry, Artifact& artifact, Counters& delta) {
+  ++delta.hits;
+  delta.time_saved_us += static_cast<uint64_t>(std::max(0.0, entry.meta.lower_ms) * 1000.0);
+  artifact.text = std::move(entry.text);
+  artifact.cache_hit = true;
+  count(delta);
+  maybe_flush_in_background();
+  return std::move(artifact);
+}
+
+void Cache::Impl::lower_timed(const std::function<std::string()>& make, Artifact& artifact, Counters& delta) {
+  ++delta.misses;
+  const Clock::time_point start = Clock::now();
+  artifact.text = make();
+  artifact.lower_ms = ms_since(start);
+  delta.lowering_us += static_cast<uint64_t>(artifact.lower_ms * 1000.0);
+}
+
+bool Cache::Impl::has_writable_nearby() const {
+  return std::any_of(nearby.begin(), nearby.end(), [&](const StorageTier* tier) { return may_publish_to(*tier); });
+}
+
+void Cache::Impl::publish_nearby(const Metadata& meta, std::string_view text, Counters& delta) {
+  for (StorageTier* tier : nearby) {
+    if (!may_publish_to(*tier)) continue;
+    auto stored = tier->put(meta, text);
+    if (stored) {
+      if (!stored->written) continue;  // a good entry was there already
       ++delta.writes;
       delta.bytes_written += stored->bytes;
-      record_growth(static_cast<int64_t>(stored->bytes), 1);
-    } else if (!stored && !stored.failed_with(sys::Fault::too_large)) {
+      if (tier == local) record_growth(static_cast<int64_t>(stored->bytes), 1);
+    } else if (stored.failed_with(sys::Fault::too_large)) {
+      log::warn_once("aot-skipped", "AOT cache: not caching " + short_key(meta.key) + "...: " + stored.failure().message);
+    } else {
       ++delta.errors;
-      warn_unwritable(local->location(), stored.failure().message);
+      warn_unwritable(tier->location(), stored.failure().message);
     }
-  } catch (const std::exception& e) {
-    ++delta.errors;
-    log::warn_once("aot-write-exception", std::string("AOT cache: backfill failed: ") + e.what());
   }
 }
 
@@ -122,8 +182,11 @@ Cache::Impl::~Impl() {
   }
   // Best effort: a destructor must not throw.
   try {
-    if (cleanup_requested) cleanup_now();
-    flush_pending();
+    if (cleanup_requested)
+      cleanup_now();
+    else
+      check_bounds_at_exit();
+    flush_pending(/*last=*/true);
   } catch (...) {
   }
 }
@@ -131,15 +194,7 @@ Cache::Impl::~Impl() {
 void Cache::Impl::count(const Counters& delta) {
   std::lock_guard lock(pending_mutex);
   pending += delta;
-  if (remote) {
-    const TierCounters r = remote->drain();
-    pending.remote_hits += r.hits;
-    pending.remote_misses += r.misses;
-    pending.remote_writes += r.writes;
-    pending.remote_errors += r.errors;
-    pending.remote_timeouts += r.timeouts;
-    pending.remote_rejected += r.rejected;
-  }
+  if (remote) pending.remote += remote->drain();
 }
 
 CleanupPolicy Cache::Impl::cleanup_policy() const {
@@ -150,15 +205,15 @@ CleanupPolicy Cache::Impl::cleanup_policy() const {
   return policy;
 }
 
-std::vector<StorageTier*> Cache::Impl::tier_order() const {
+std::vector<StorageTier*> Cache::Impl::tiers() const {
   std::vector<StorageTier*> out;
-  for (const auto& tier : tiers) out.push_back(tier.get());
+  for (const auto& tier : owned_tiers) out.push_back(tier.get());
   return out;
 }
 
 std::vector<CacheDirectory*> Cache::Impl::layers() const {
   std::vector<CacheDirectory*> out;
-  for (const auto& tier : tiers)
+  for (const auto& tier : owned_tiers)
     if (auto* dir = dynamic_cast<DirectoryTier*>(tier.get())) out.push_back(&dir->directory());
   return out;
 }
@@ -171,7 +226,7 @@ CacheDirectory& Cache::Impl::require_writable() const {
   return *writable;
 }
 
-void Cache::Impl::flush_pending() {
+void Cache::Impl::flush_pending(bool last) {
   std::lock_guard flush_lock(flush_mutex);
   last_flush_ms = sys::now_unix_ms();
   if (!writable) return;
@@ -183,10 +238,19 @@ void Cache::Impl::flush_pending() {
   if (delta.empty()) return;
   auto stats = writable->stats_fd();
   sys::Result<void> added = stats ? add_to_shard(*stats, delta) : sys::Result<void>(stats.failure());
-  if (!added)
-    // Dropped: counters must not grow without bound in a process that cannot write them.
-    warn_unwritable(writable->path(), "cannot write statistics under " + writable->path().string() +
-                                          "/.stats: " + added.failure().message);
+  if (added) return;
+  log::warn_once("aot-stats:" + writable->path().string(),
+                 "AOT cache: cannot write statistics under " + writable->path().string() + "/.stats (" +
+                     added.failure().message + "); they are kept and written when it can be");
+  if (!last) {
+    // Kept for a later flush (a fixed number of counters): a directory
+    // full or read-only for a while loses no count of a process that
+    // outlives it.
+    std::lock_guard lock(pending_mutex);
+    pending += delta;
+  } else if (stats) {
+    note_lost_flush(*stats, added.failure().message);
+  }
 }
 
 void Cache::Impl::warn_unwritable(const std::filesystem::path& where, const std::string& problem) const {
@@ -201,15 +265,31 @@ void Cache::Impl::record_growth(int64_t bytes, int64_t entries) {
   auto added = add_usage(*stats, bytes, entries);
   if (!added) return;
   const Usage& usage = *added;
-  const bool over = (options.max_bytes != 0 && static_cast<uint64_t>(usage.bytes) > options.max_bytes) ||
-                    (options.max_entries != 0 && static_cast<uint64_t>(usage.entries) > options.max_entries);
+  const CleanupPolicy policy = cleanup_policy();
+  if (bounded_size(*writable, usage).over(policy)) {
+    // Over a bound: this writer cleans before it goes on (waiting for a
+    // cleanup that runs), so the cache holds at most one entry per
+    // concurrent writer above the bound (docs/cache.md).
+    cleanup_now(sys::FileLock::Mode::wait);
+    return;
+  }
   const bool stale = usage.scanned_unix_ms == 0 || sys::now_unix_ms() - usage.scanned_unix_ms > kRescanIntervalMs;
-  if (over || stale) wake_worker(false, true);
+  if (stale) wake_worker(false, true);
 }
 
-void Cache::Impl::cleanup_now() {
+void Cache::Impl::cleanup_now(sys::FileLock::Mode lock_mode) {
   if (!writable) return;
-  auto ran = run_cleanup(*writable, cleanup_policy(), sys::FileLock::Mode::try_only);
+  CleanupPolicy policy = cleanup_policy();
+  const bool waiting = lock_mode == sys::FileLock::Mode::wait;
+  policy.only_if_over = waiting;  // another writer's cleanup may have done it
+  // Waiting is bounded: a cleanup that runs longer (a huge directory, a
+  // stopped process holding the lock) is as good as this one.
+  const int64_t deadline = sys::now_unix_ms() + kCleanupWaitMs;
+  auto ran = run_cleanup(*writable, policy, sys::FileLock::Mode::try_only);
+  while (waiting && !ran && ran.failed_with(sys::Fault::busy) && sys::now_unix_ms() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ran = run_cleanup(*writable, policy, sys::FileLock::Mode::try_only);
+  }
   if (!ran) return;  // another process is cleaning: as good
   const CleanupResult& cleaned = *ran;
   Counters evictions;
@@ -217,6 +297,15 @@ void Cache::Impl::cleanup_now() {
   if (cleaned.evicted > 0) count(evictions);
   log::debug("AOT cache cleanup: {} evicted ({} bytes), {} swept, {} entries left", cleaned.evicted,
              cleaned.bytes_freed, cleaned.swept, cleaned.entries);
+}
+
+// The driver grows its data without telling: a process that used it checks
+// the byte bound once more at its end.
+void Cache::Impl::check_bounds_at_exit() {
+  if (!writable || options.max_bytes == 0) return;
+  auto stats = writable->stats_fd();
+  if (!stats) return;
+  if (bounded_size(*writable, read_usage(*stats)).over(cleanup_policy())) cleanup_now(sys::FileLock::Mode::try_only);
 }
 
 void Cache::Impl::maybe_flush_in_background() {
@@ -287,149 +376,51 @@ Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::
   return load_or_compile(parts, lower, {});
 }
 
-Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::string()>& lower,
+// The lookup, as it reads: the local directory and the read-only layers in
+// order, then the remote step (leases, rejections, backfill); on a miss
+// everywhere, lower once and publish where it can be written. Each tier
+// answers with a Result and never throws (StorageTier's boundary), so a
+// tier in trouble costs a lookup in the next, never the dispatch.
+Artifact Cache::load_or_compile(const KeyParts& parts, const std::function<std::string()>& make,
                                 std::string_view program_label) {
   Impl& impl = *impl_;
   Artifact artifact;
   artifact.key = parts.key();
   Counters delta;
 
-  auto note_bad = [&](const StorageTier& tier, const sys::Failure& failure) {
-    ++delta.bad_entries;
-    log::warn_once("aot-bad-entry:" + tier.location().string(),
-                   "AOT cache: bad entry " + short_key(artifact.key) + "... in " + tier.location().string() + " (" +
-                       failure.message + ")" + (tier.writable() ? "; it is replaced" : "; it is skipped") +
-                       ". `vyre cache verify` checks every entry.");
-  };
-  auto note_error = [&](const StorageTier& tier, const sys::Failure& failure) {
-    ++delta.errors;
-    log::warn_once("aot-read:" + tier.location().string(), "AOT cache: cannot read " + tier.location().string() +
-                                                               " (" + failure.message + "); lowering instead");
-  };
+  if (auto found = impl.find_nearby(artifact.key, delta)) return impl.serve(std::move(*found), artifact, delta);
 
-  // The remote tier answers for itself (RemoteTier counts its hits, misses,
-  // errors and rejections); a remote that failed in this lookup is not asked
-  // again in it, so a dispatch waits on the network at most once.
-  bool remote_failed = false;
-  const std::vector<StorageTier*> tiers = impl.tier_order();
-  auto found = find_in_tiers(tiers, artifact.key, Use::serve, [&](StorageTier& tier, const sys::Failure& failure) {
-    if (&tier == impl.remote) {
-      if (!is_bad_entry(failure)) {
-        remote_failed = true;
-        return;
-      }
-      if (failure.kind == sys::Fault::untrusted) ++delta.rejected;
-      log::warn_once("aot-remote-rejected:" + tier.location().string(),
-                     "AOT cache: rejected entry " + short_key(artifact.key) + "... from " + tier.location().string() +
-                         " (" + failure.message + "); lowering instead");
-      return;
-    }
-    if (failure.kind == sys::Fault::untrusted) ++delta.rejected;
-    if (is_bad_entry(failure))
-      note_bad(tier, failure);
-    else
-      note_error(tier, failure);
-  });
-
-  auto serve = [&](Entry&& entry, bool from_remote) {
-    if (from_remote) impl.backfill(entry, delta);
-    ++delta.hits;
-    delta.time_saved_us += static_cast<uint64_t>(std::max(0.0, entry.meta.lower_ms) * 1000.0);
-    artifact.wgsl = std::move(entry.wgsl);
-    artifact.cache_hit = true;
-    impl.count(delta);
-    impl.maybe_flush_in_background();
-    return artifact;
-  };
-  if (found) return serve(std::move(found->entry), found->tier == impl.remote && impl.remote != nullptr);
-
-  // A fleet lowers each program once: claim the lowering, or wait a bounded
-  // time for the worker that has.
-  RemoteTier* remote = impl.remote != nullptr && impl.remote->writable() && !remote_failed ? impl.remote : nullptr;
-  bool leased = false;
-  if (remote != nullptr && remote->options().lease_wait.count() > 0) {
-    switch (remote->claim(artifact.key)) {
-      case RemoteTier::Claim::taken:
-        if (auto entry = remote->wait_for(artifact.key, remote->options().lease_wait)) return serve(std::move(*entry), true);
-        break;
-      case RemoteTier::Claim::owned:
-        leased = true;
-        // Published between the lookup and the claim?
-        if (auto entry = remote->recheck(artifact.key)) {
-          remote->release(artifact.key);
-          return serve(std::move(*entry), true);
-        }
-        break;
-      case RemoteTier::Claim::unavailable: remote = nullptr; break;
-    }
+  RemoteLookup remote(impl.remote, impl.remote != nullptr && impl.may_publish_to(*impl.remote), artifact.key, delta);
+  if (auto found = remote.find()) {
+    impl.publish_nearby(found->meta, found->text, delta);  // backfill: the next run finds it on disk
+    return impl.serve(std::move(*found), artifact, delta);
   }
-  struct LeaseGuard {
-    RemoteTier* remote;
-    std::string key;  // a copy: `artifact` may be moved out by the return
-    ~LeaseGuard() {
-      if (remote != nullptr) remote->release(key);
-    }
-  } lease_guard{leased ? remote : nullptr, artifact.key};
 
-  ++delta.misses;
-  const auto start = std::chrono::steady_clock::now();
-  artifact.wgsl = lower();  // a lowering error is the program's, not the cache's: it propagates
-  artifact.lower_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  delta.lowering_us += static_cast<uint64_t>(artifact.lower_ms * 1000.0);
-
-  std::optional<Metadata> meta;
-  for (StorageTier* tier : tiers) {
-    if (!tier->writable()) continue;
-    const bool is_remote = tier == impl.remote;
-    if (is_remote && remote == nullptr) continue;  // it failed in this lookup
-    try {
-      if (!meta) meta = impl.metadata_for(parts, program_label, artifact.wgsl, artifact.lower_ms);
-      auto stored = tier->put(*meta, artifact.wgsl);
-      if (stored) {
-        if (!stored->written || is_remote) continue;  // the remote counts its own writes
-        ++delta.writes;
-        delta.bytes_written += stored->bytes;
-        if (tier == impl.local) impl.record_growth(static_cast<int64_t>(stored->bytes), 1);
-      } else if (stored.failed_with(sys::Fault::too_large)) {
-        log::warn_once("aot-skipped",
-                       "AOT cache: not caching " + short_key(artifact.key) + "...: " + stored.failure().message);
-      } else if (!is_remote) {
-        ++delta.errors;
-        impl.warn_unwritable(tier->location(), stored.failure().message);
-      }
-    } catch (const std::exception& e) {
-      ++delta.errors;
-      log::warn_once("aot-write-exception", std::string("AOT cache: publication failed: ") + e.what());
-    }
+  impl.lower_timed(make, artifact, delta);  // a lowering error is the program's: it propagates
+  if (impl.has_writable_nearby() || remote.wants_publication()) {
+    const Metadata meta = impl.metadata_for(parts, program_label, artifact.text, artifact.lower_ms);
+    impl.publish_nearby(meta, artifact.text, delta);
+    remote.publish(meta, artifact.text);
   }
   impl.count(delta);
   impl.maybe_flush_in_background();
   return artifact;
 }
 
-Artifact Cache::replace(const KeyParts& parts, const std::function<std::string()>& lower, std::string_view program_label) {
+Artifact Cache::replace(const KeyParts& parts, const std::function<std::string()>& make, std::string_view program_label) {
   Impl& impl = *impl_;
   Artifact artifact;
   artifact.key = parts.key();
   Counters delta;
-  ++delta.misses;
-  const auto start = std::chrono::steady_clock::now();
-  artifact.wgsl = lower();
-  artifact.lower_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  delta.lowering_us += static_cast<uint64_t>(artifact.lower_ms * 1000.0);
-  const Metadata meta = impl.metadata_for(parts, program_label, artifact.wgsl, artifact.lower_ms);
-  for (StorageTier* tier : impl.tier_order()) {
-    if (!tier->writable()) continue;
-    try {
-      (void)tier->remove(artifact.key, /*only_if_bad=*/false);
-      auto stored = tier->put(meta, artifact.wgsl);
-      if (stored && stored->written && tier != impl.remote) {
-        ++delta.writes;
-        delta.bytes_written += stored->bytes;
-      }
-    } catch (const std::exception& e) {
-      ++delta.errors;
-      log::warn_once("aot-write-exception", std::string("AOT cache: replacing an entry failed: ") + e.what());
+  impl.lower_timed(make, artifact, delta);
+  const Metadata meta = impl.metadata_for(parts, program_label, artifact.text, artifact.lower_ms);
+  for (StorageTier* tier : impl.tiers()) {
+    if (!impl.may_publish_to(*tier)) continue;
+    (void)tier->remove(artifact.key, /*only_if_bad=*/false);
+    auto stored = tier->put(meta, artifact.text);
+    if (stored && stored->written && tier != impl.remote) {
+      ++delta.writes;
+      delta.bytes_written += stored->bytes;
     }
   }
   log::debug("AOT cache: entry {}... made afresh and replaced", short_key(artifact.key));

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -22,7 +23,9 @@
 
 namespace vyre::aot {
 
-struct Cache::Impl {
+// Hidden: a type nested in an exported class would otherwise export its
+// members (tests/exports/ checks that none of them leaks).
+struct __attribute__((visibility("hidden"))) Cache::Impl {
   explicit Impl(CacheOptions opts);
   ~Impl();
 
@@ -30,33 +33,58 @@ struct Cache::Impl {
   std::optional<std::filesystem::path> directory;  // the writable directory in use
   // The storage tiers in lookup order: the local directory (when usable),
   // then the read-only layers, then the remote tier.
-  std::vector<std::unique_ptr<StorageTier>> tiers;
-  DirectoryTier* local = nullptr;       // among `tiers`; null without a writable directory
+  std::vector<std::unique_ptr<StorageTier>> owned_tiers;
+  DirectoryTier* local = nullptr;       // among `owned_tiers`; null without a writable directory
   CacheDirectory* writable = nullptr;   // local's directory: stats, cleanup and the tools
-  RemoteTier* remote = nullptr;         // among `tiers`, last; null without one
+  RemoteTier* remote = nullptr;         // among `owned_tiers`, last; null without one
   // Signs what this process publishes (VYRE_AOT_SIGNING_KEY); null: unsigned.
   std::shared_ptr<const EntrySigner> signer;
   // Keys an entry from a place others can write must be signed by; null: none set.
   std::shared_ptr<const TrustedKeys> trusted;
+  // Whether readers who trust `trusted` would accept what this process
+  // signs (always, without trusted keys). When not, it publishes nothing
+  // to the places that need signatures, so that it never replaces entries
+  // those readers use by entries they refuse.
+  bool own_entries_trusted = true;
+  bool may_publish_to(const StorageTier& tier) const;
 
+  // The tiers on this machine, in lookup order: the local directory, then
+  // the read-only layers (all of `owned_tiers` but the remote).
+  std::vector<StorageTier*> nearby;
+
+  // The steps of Cache::load_or_compile.
+  // The first verified entry of the nearby tiers; bad entries and read
+  // errors are counted and said once.
+  std::optional<Entry> find_nearby(const std::string& key, Counters& delta);
+  // A hit: the artifact from `entry`, counted.
+  Artifact serve(Entry&& entry, Artifact& artifact, Counters& delta);
+  // Runs `make` into the artifact, counted as a miss with its time.
+  void lower_timed(const std::function<std::string()>& make, Artifact& artifact, Counters& delta);
+  bool has_writable_nearby() const;
+  // Stores an entry into each writable nearby tier: what was lowered, or a
+  // remote hit (a backfill, so that the next run finds it on disk).
+  void publish_nearby(const Metadata& meta, std::string_view text, Counters& delta);
   // Metadata for a lowered text, signed when there is a signing key.
   Metadata metadata_for(const KeyParts& parts, std::string_view label, std::string_view wgsl, double lower_ms) const;
-  // Copies a remote hit into the local directory, so that the next run
-  // finds it on disk.
-  void backfill(const Entry& entry, Counters& delta);
 
   // Counters not yet on disk.
   void count(const Counters& delta);
-  // Writes pending counters to this process's shard.
-  void flush_pending();
+  // Writes pending counters to this process's shard. When that fails they
+  // stay pending, unless this is the `last` flush (the Cache's end): then
+  // the loss is noted where the directory allows (cache stats says its
+  // counts are incomplete).
+  void flush_pending(bool last = false);
   // Adds a publication to the on-disk size estimate at once (so that a
-  // process killed later has still counted it) and asks the background
-  // worker for a cleanup when the estimate is over a bound or was last
-  // corrected by a scan long ago.
+  // process killed later has still counted it). Over a bound (the driver
+  // data included) it cleans up before returning; an estimate last
+  // corrected by a scan long ago gets a cleanup from the background worker.
   void record_growth(int64_t bytes, int64_t entries);
-  // Cleanup without waiting for the cleanup lock (another process's cleanup
-  // is as good); counts its evictions.
-  void cleanup_now();
+  // Cleanup; counts its evictions. try_only: another process's cleanup is
+  // as good. wait: after another's, only if still over a bound.
+  void cleanup_now(sys::FileLock::Mode lock_mode = sys::FileLock::Mode::try_only);
+  // At the Cache's end: a cleanup when the driver's data grew past the
+  // byte bound.
+  void check_bounds_at_exit();
   // Hands flush_pending() to the background worker when the flush interval
   // has passed; never blocks.
   void maybe_flush_in_background();
@@ -67,7 +95,8 @@ struct Cache::Impl {
   // One warning per process for a tier that refuses writes, whichever
   // write noticed first.
   void warn_unwritable(const std::filesystem::path& where, const std::string& problem) const;
-  std::vector<StorageTier*> tier_order() const;
+  // Every tier, in lookup order (the tools go through all of them).
+  std::vector<StorageTier*> tiers() const;
   // The directories of the directory tiers, in lookup order (export).
   std::vector<CacheDirectory*> layers() const;
   // Throws Error(io) when there is no writable directory.
@@ -91,6 +120,16 @@ struct Cache::Impl {
   void wake_worker(bool flush, bool cleanup);
   void worker_loop();
 };
+
+// Reaches a Cache's state: for the tests that put a tier of their own in
+// front of the others.
+struct CacheInternals {
+  static Cache::Impl& of(Cache& cache) { return *cache.impl_; }
+};
+
+// How long a writer over a bound waits for another process's cleanup
+// before it goes on without cleaning (docs/cache.md, "Bounds").
+inline constexpr int64_t kCleanupWaitMs = 2000;
 
 // How often the size estimate is corrected by a full scan even when it
 // stays under the bounds (writes by processes killed before they flushed

@@ -73,10 +73,12 @@ CacheStats Cache::stats() {
   s.time_saved_ms = static_cast<double>(c.time_saved_us) / 1000.0;
   s.rejected = c.rejected;
   // Per tier: a remote hit is a lookup the local tiers missed.
-  s.local = TierCounters{c.hits - std::min(c.hits, c.remote_hits), c.misses + c.remote_hits, c.writes, c.errors, 0,
-                         c.bad_entries};
-  s.remote = TierCounters{c.remote_hits,   c.remote_misses,   c.remote_writes,
-                          c.remote_errors, c.remote_timeouts, c.remote_rejected};
+  s.local.hits = c.hits - std::min(c.hits, c.remote.hits);
+  s.local.misses = c.misses + c.remote.hits;
+  s.local.writes = c.writes;
+  s.local.errors = c.errors;
+  s.local.rejected = c.bad_entries;
+  s.remote = c.remote;
   if (auto stored = impl_->local->stats()) {
     s.entries = stored->entries;
     s.bytes = stored->bytes;
@@ -106,7 +108,7 @@ void Cache::zero_stats() {
 
 std::vector<EntryInfo> Cache::list() const {
   std::vector<EntryInfo> out;
-  for (StorageTier* tier : impl_->tier_order()) {
+  for (StorageTier* tier : impl_->tiers()) {
     auto listed = tier->list({});
     if (!listed) continue;  // an unreadable tier lists nothing
     for (auto& info : *listed) out.push_back(std::move(info));
@@ -117,12 +119,12 @@ std::vector<EntryInfo> Cache::list() const {
 std::optional<EntryInfo> Cache::show(std::string_view key, std::string* wgsl) const {
   if (!is_valid_key(key))
     throw Error(ErrorKind::invalid_input, "`" + std::string(key) + "` is not a cache key (64 lowercase hex digits)");
-  for (StorageTier* tier : impl_->tier_order()) {
+  for (StorageTier* tier : impl_->tiers()) {
     auto listed = tier->list(ListQuery{true, std::string(key)});
     if (!listed || listed->empty()) continue;
     EntryInfo info = std::move(listed->front());
     if (wgsl != nullptr && info.state == EntryState::ok)
-      if (auto entry = tier->get(info.key, Use::inspect)) *wgsl = std::move(entry->wgsl);
+      if (auto entry = tier->get(info.key, Use::inspect)) *wgsl = std::move(entry->text);
     return info;
   }
   return std::nullopt;
@@ -131,7 +133,7 @@ std::optional<EntryInfo> Cache::show(std::string_view key, std::string* wgsl) co
 VerifyReport Cache::verify(bool remove_bad) {
   VerifyReport report;
   Counters delta;
-  for (StorageTier* tier : impl_->tier_order()) {
+  for (StorageTier* tier : impl_->tiers()) {
     auto listed = tier->list(ListQuery{true, std::nullopt});
     if (!listed) continue;
     for (auto& info : *listed) {
@@ -272,7 +274,7 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
       }
       // Exports are meant to be shipped and read by others: world-readable.
       ::unlinkat(dest.get(), metadata_name(e.key).c_str(), 0);
-      auto written = sys::write_atomic_at(dest.get(), wgsl_name(e.key), read->wgsl, nullptr, 0644);
+      auto written = sys::write_atomic_at(dest.get(), wgsl_name(e.key), read->text, nullptr, 0644);
       if (written) written = sys::write_atomic_at(dest.get(), metadata_name(e.key), encode_metadata(read->meta), nullptr, 0644);
       if (!written)
         throw Error(ErrorKind::io, "cannot write into " + destination.string() + ": " + written.failure().message);
@@ -319,7 +321,15 @@ TransferReport Cache::import_from(const std::filesystem::path& source,
       ++report.skipped_bad;
       continue;
     }
-    auto published = publish_entry(dir, read->meta, read->wgsl);
+    // What is imported is served from this user's own directory unchecked:
+    // with trusted keys, it comes in only when one of them signed it.
+    if (impl_->trusted) {
+      if (auto verified = impl_->trusted->verify(read->meta); !verified) {
+        if (report.refused_unsigned++ == 0) report.refused_reason = e.key.substr(0, 16) + "...: " + verified.failure().message;
+        continue;
+      }
+    }
+    auto published = publish_entry(dir, read->meta, read->text);
     if (published && published->written) {
       ++report.copied;
       ++delta.writes;
@@ -371,7 +381,7 @@ Explanation Cache::explain(const KeyParts& parts, const std::optional<std::strin
   x.key = parts.key();
 
   // The first tier with a verified entry, else the first with a bad one.
-  auto found = find_in_tiers(impl_->tier_order(), x.key, Use::inspect, [&](StorageTier& tier, const sys::Failure& failure) {
+  auto found = find_in_tiers(impl_->tiers(), x.key, Use::inspect, [&](StorageTier& tier, const sys::Failure& failure) {
     if (!is_bad_entry(failure) || x.found_in) return;
     x.found_in = tier.location();
     x.problem = failure.message;
@@ -382,7 +392,7 @@ Explanation Cache::explain(const KeyParts& parts, const std::optional<std::strin
   }
 
   auto quoted = [](const std::string& s) { return "\"" + s + "\""; };
-  for (StorageTier* tier : impl_->tier_order()) {
+  for (StorageTier* tier : impl_->tiers()) {
     auto listed = tier->list({});
     if (!listed) continue;
     for (const auto& e : *listed) {

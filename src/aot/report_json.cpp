@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "aot/entry/tier_counters.hpp"
 #include "vyre/aot.hpp"
 
 namespace vyre::aot {
@@ -18,8 +19,9 @@ nlohmann::json parts_object(const KeyParts& parts) {
 }
 
 nlohmann::json tier_object(const TierCounters& t) {
-  return {{"hits", t.hits},     {"misses", t.misses},     {"writes", t.writes},
-          {"errors", t.errors}, {"timeouts", t.timeouts}, {"rejected", t.rejected}};
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& field : kTierCounterFields) j[field.name] = t.*field.member;
+  return j;
 }
 
 nlohmann::json driver_folder_object(const DriverFolderInfo& f) {
@@ -122,6 +124,45 @@ std::string to_json(const Explanation& x) {
     j["driver_folder"] = x.driver_folder ? driver_folder_object(*x.driver_folder) : nlohmann::json(nullptr);
   }
   return text_of(j);
+}
+
+std::string to_json(const VerifyReport& r) {
+  nlohmann::json bad = nlohmann::json::array();
+  for (const auto& e : r.bad) bad.push_back(entry_object(e));
+  nlohmann::json driver_bad = nlohmann::json::array();
+  for (const auto& f : r.driver_bad) driver_bad.push_back(driver_folder_object(f));
+  return text_of({{"checked", r.checked},
+                  {"good", r.good},
+                  {"bad", bad},
+                  {"removed", r.removed},
+                  {"not_removed", r.not_removed.count},
+                  {"not_removed_problem", r.not_removed.problem},
+                  {"other_format", r.other_format},
+                  {"incomplete", r.incomplete},
+                  {"driver_checked", r.driver_checked},
+                  {"driver_bad", driver_bad}});
+}
+
+std::string to_json(const PruneReport& r) {
+  return text_of({{"evicted", r.evicted},
+                  {"bytes_freed", r.bytes_freed},
+                  {"swept", r.swept},
+                  {"driver_evicted", r.driver_evicted},
+                  {"entries", r.entries},
+                  {"bytes", r.bytes},
+                  {"not_removed", r.not_removed.count},
+                  {"not_removed_problem", r.not_removed.problem}});
+}
+
+std::string to_json(const TransferReport& r) {
+  return text_of({{"copied", r.copied},
+                  {"skipped_present", r.skipped_present},
+                  {"skipped_bad", r.skipped_bad},
+                  {"refused_unsigned", r.refused_unsigned},
+                  {"refused_reason", r.refused_reason},
+                  {"driver_copied", r.driver_copied},
+                  {"driver_skipped_other", r.driver_skipped_other},
+                  {"driver_skipped_fingerprints", r.driver_skipped_fingerprints}});
 }
 
 }  // namespace vyre::aot

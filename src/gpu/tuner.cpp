@@ -354,7 +354,7 @@ Tuned Backend::tune(const CheckedProgram& program, const Inputs& inputs, const s
     const aot::Artifact artifact = impl->cache->load_or_compile(parts, tune_now, program.name());
     if (!tuned) {
       std::string problem;
-      tuned = aot::decode_tuning_record(artifact.wgsl, &problem);
+      tuned = aot::decode_tuning_record(artifact.text, &problem);
       out.reused = tuned.has_value();
       if (!tuned) {
         log::warn("the cached tuning record of '{}' is unusable ({}); tuning again", program.name(), problem);

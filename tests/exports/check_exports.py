@@ -8,7 +8,10 @@ The public headers mark what the library exports with VYRE_API: a class
 exported, or a free function (`VYRE_API std::string lower_to_wgsl(...)`).
 Every defined dynamic symbol (nm -D --defined-only -C) must belong to one of
 them; anything else, such as aot::read_entry or gpu::Dispatcher, is an
-internal that leaked through the fence.
+internal that leaked through the fence. A member of a nested type counts
+only when the headers define that type (`struct Outputs::Entry { ... }`):
+a type they only name (`struct Impl;`) is private, and so are its members
+(vyre::aot::Cache::Impl::backfill would be a leak).
 """
 import pathlib
 import re
@@ -17,26 +20,48 @@ import sys
 
 
 def declared(include_dir):
-    classes, functions = set(), set()
+    """VYRE_API classes, VYRE_API functions, and every class the headers define (with a body)."""
+    classes, functions, defined = set(), set(), set()
     for header in sorted(pathlib.Path(include_dir).glob("*.hpp")):
-        namespaces = []  # (name, brace depth at which it opened)
+        scopes = []  # (name, brace depth at which it opened): namespaces and classes
         depth = 0
+        pending_class = None  # a class head whose "{" has not been seen yet
         for line in header.read_text().splitlines():
             code = line.split("//")[0]
             m = re.match(r"\s*namespace\s+([\w:]+)\s*\{", code)
             if m:
-                namespaces.append((m.group(1), depth))
-            ns = "::".join(n for n, _ in namespaces)
-            m = re.match(r"\s*(?:class|struct)\s+VYRE_API\s+(\w+)", code)
-            if m:
-                classes.add(f"{ns}::{m.group(1)}")
+                scopes.append((m.group(1), depth))
+            scope = "::".join(n for n, _ in scopes)
+            m = re.match(r"\s*(?:class|struct)\s+(VYRE_API\s+)?(\w+)\b([^;]*)$", code)
+            if m and not re.match(r"\s*(?:class|struct)\s+\w+\s*;", code):
+                name = f"{scope}::{m.group(2)}"
+                if m.group(1):
+                    classes.add(name)
+                pending_class = name
             m = re.match(r"\s*VYRE_API\s+[^(]*?([\w~]+)\s*\(", code)
             if m:
-                functions.add(f"{ns}::{m.group(1)}")
+                functions.add(f"{scope}::{m.group(1)}")
+            if pending_class and "{" in code:
+                defined.add(pending_class)
+                scopes.append((pending_class.rsplit("::", 1)[1], depth))
+                pending_class = None
+            elif pending_class and ";" in code:
+                pending_class = None  # a declaration only
             depth += code.count("{") - code.count("}")
-            while namespaces and depth <= namespaces[-1][1]:
-                namespaces.pop()
-    return classes, functions
+            while scopes and depth <= scopes[-1][1]:
+                scopes.pop()
+    return classes, functions, defined
+
+
+def member_of_exported_class(name, classes, defined):
+    """Whether `name` is a member of a VYRE_API class, or of a type nested in one that the headers define."""
+    for c in classes:
+        if not name.startswith(c + "::"):
+            continue
+        owner = name.rsplit("::", 1)[0]
+        if owner == c or owner in defined:
+            return True
+    return False
 
 
 def qualified_name(symbol):
@@ -59,7 +84,7 @@ def qualified_name(symbol):
 
 def main():
     library, include_dir = sys.argv[1], sys.argv[2]
-    classes, functions = declared(include_dir)
+    classes, functions, defined = declared(include_dir)
     out = subprocess.run(["nm", "-D", "--defined-only", "-C", library], check=True, capture_output=True,
                          text=True).stdout
     exported, leaked = 0, []
@@ -72,7 +97,7 @@ def main():
         if is_class_data:
             ok = name in classes
         else:
-            ok = name in functions or any(name.startswith(c + "::") for c in classes)
+            ok = name in functions or member_of_exported_class(name, classes, defined)
         if not ok:
             leaked.append(parts[2])
     print(f"{exported} exported symbols; {len(classes)} classes and {len(functions)} functions declared VYRE_API")

@@ -37,7 +37,7 @@ inline aot::Artifact checked_lookup(aot::Cache& cache, const std::string& name, 
         return expected;
       },
       name);
-  EXPECT_EQ(artifact.wgsl, expected) << name;
+  EXPECT_EQ(artifact.text, expected) << name;
   return artifact;
 }
 

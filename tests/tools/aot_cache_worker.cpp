@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
           },
           name);
       max_ms = std::max(max_ms, duration<double, std::milli>(steady_clock::now() - began).count());
-      if (artifact.wgsl != expected) ++wrong;
+      if (artifact.text != expected) ++wrong;
       (artifact.cache_hit ? hits : misses) += 1;
       if (interval_ms > 0) usleep(static_cast<useconds_t>(interval_ms * 1000));
     };

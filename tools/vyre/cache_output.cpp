@@ -53,51 +53,6 @@ std::string row(const std::vector<std::string>& cells, const std::vector<size_t>
 
 }  // namespace
 
-namespace {
-
-// A report as the library writes it, to embed in another.
-template <class Report>
-nlohmann::json library_json(const Report& report) {
-  return nlohmann::json::parse(aot::to_json(report));
-}
-
-}  // namespace
-
-nlohmann::json to_json(const aot::VerifyReport& r) {
-  nlohmann::json bad = nlohmann::json::array();
-  for (const auto& e : r.bad) bad.push_back(library_json(e));
-  return {{"checked", r.checked},
-          {"good", r.good},
-          {"bad", bad},
-          {"removed", r.removed},
-          {"not_removed", r.not_removed.count},
-          {"not_removed_problem", r.not_removed.problem},
-          {"other_format", r.other_format},
-          {"incomplete", r.incomplete},
-          {"driver_checked", r.driver_checked},
-          {"driver_bad", [&] {
-             nlohmann::json a = nlohmann::json::array();
-             for (const auto& f : r.driver_bad) a.push_back(library_json(f));
-             return a;
-           }()}};
-}
-
-nlohmann::json to_json(const aot::PruneReport& r) {
-  return {{"evicted", r.evicted}, {"bytes_freed", r.bytes_freed},           {"swept", r.swept},
-          {"driver_evicted", r.driver_evicted},
-          {"entries", r.entries}, {"bytes", r.bytes}, {"not_removed", r.not_removed.count},
-          {"not_removed_problem", r.not_removed.problem}};
-}
-
-nlohmann::json to_json(const aot::TransferReport& r) {
-  return {{"copied", r.copied},
-          {"skipped_present", r.skipped_present},
-          {"skipped_bad", r.skipped_bad},
-          {"driver_copied", r.driver_copied},
-          {"driver_skipped_other", r.driver_skipped_other},
-          {"driver_skipped_fingerprints", r.driver_skipped_fingerprints}};
-}
-
 std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
   std::ostringstream out;
   const auto& options = cache.options();
@@ -326,6 +281,9 @@ std::string format_transfer(const aot::TransferReport& r) {
                     std::to_string(r.driver_copied) + " folders copied";
   if (r.driver_skipped_other > 0) out += ", " + std::to_string(r.driver_skipped_other) + " of other devices or drivers skipped";
   out += "\n";
+  if (r.refused_unsigned > 0)
+    out += std::to_string(r.refused_unsigned) + " refused: not signed by a key of VYRE_AOT_TRUSTED_KEYS (first: " +
+           printable(r.refused_reason) + ")\n";
   for (const auto& f : r.driver_skipped_fingerprints) out += "  skipped driver data for " + printable(f) + "\n";
   return out;
 }

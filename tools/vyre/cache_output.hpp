@@ -1,7 +1,7 @@
 // How `vyre cache` prints the cache's reports: one JSON object per report
-// (for --json) or aligned text for people. The JSON of the reports Python
-// returns too (stats, entries, driver folders, explanations) is the
-// library's (aot::to_json); the maintenance reports' is made here.
+// (for --json) or aligned text for people. The JSON of every report is the
+// library's (aot::to_json), the one Python returns too; a tuning record's,
+// which only `cache show` prints, is made here.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,10 +11,6 @@
 #include "vyre/aot.hpp"
 
 namespace vyre::cli {
-
-nlohmann::json to_json(const aot::VerifyReport& report);
-nlohmann::json to_json(const aot::PruneReport& report);
-nlohmann::json to_json(const aot::TransferReport& report);
 
 // Control characters escaped (\n, \t, \xNN): names from a cache are text
 // someone else wrote, never terminal commands.

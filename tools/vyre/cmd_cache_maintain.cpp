@@ -32,7 +32,7 @@ void add_cache_verify(CLI::App* cache_cmd, Action& action) {
       [verify_o](aot::Cache& cache) {
         aot::VerifyReport r = cache.verify(!verify_o->keep);
         if (verify_o->json) {
-          print_json(to_json(r));
+          print_json_text(aot::to_json(r));
         } else {
           for (const auto& e : r.bad)
             std::cout << "bad  " << e.key << "  " << e.problem << (e.readonly_layer ? " (read-only layer: kept)" : "")
@@ -84,7 +84,7 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
         return writing_to_the_cache(cache, [&] {
           aot::PruneReport r = cache.prune(options);
           if (prune_o->json)
-            print_json(to_json(r));
+            print_json_text(aot::to_json(r));
           else
             std::cout << r.evicted << " evicted and " << r.driver_evicted << " driver data folders ("
                       << aot::units::format_size(r.bytes_freed) << "), " << r.swept << " orphaned files swept; "

@@ -193,7 +193,7 @@ sys::Result<Entry> read_checked(int dirfd, const std::string& key, sys::OwnerRul
   if (!wgsl_file) return wgsl_failure(wgsl_file.failure());
   if (auto checked = check_entry(key, seen, wgsl_file->data); !checked) return checked.failure();
   entry.meta = seen;
-  entry.wgsl = std::move(wgsl_file->data);
+  entry.text = std::move(wgsl_file->data);
   return entry;
 }
 

@@ -37,7 +37,7 @@ sys::Result<void> check_entry(std::string_view key, const Metadata& meta, std::s
 // A verified entry.
 struct Entry {
   Metadata meta;
-  std::string wgsl;  // empty when read without its content (listing)
+  std::string text;  // the WGSL or record; empty when read without its content (listing)
   uint64_t metadata_bytes = 0;
   int64_t metadata_mtime_ms = 0;
 };

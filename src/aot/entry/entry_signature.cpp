@@ -157,6 +157,13 @@ sys::Result<std::shared_ptr<const TrustedKeys>> TrustedKeys::load(const std::vec
   return std::shared_ptr<const TrustedKeys>(std::move(keys));
 }
 
+bool TrustedKeys::accepts(const EntrySigner* signer) const {
+  if (signer == nullptr) return false;
+  Metadata probe = make_metadata(KeyParts{}, "", "", 0);  // what is signed does not matter, who signs does
+  probe.signature = signer->sign(probe);
+  return verify(probe).ok();
+}
+
 sys::Result<void> TrustedKeys::verify(const Metadata& meta, std::string_view kind) const {
   auto untrusted = [](std::string why) { return sys::failure(sys::Fault::untrusted, std::move(why)); };
   if (meta.signature.empty()) return untrusted("unsigned, and trusted keys are set");

@@ -54,6 +54,8 @@ class TrustedKeys {
   // what was wrong (unsigned, an unknown key, a signature that does not
   // verify).
   sys::Result<void> verify(const Metadata& meta, std::string_view kind = kWgslArtifact) const;
+  // Whether entries this signer signs pass verify(): false for a null signer.
+  bool accepts(const EntrySigner* signer) const;
   size_t size() const { return keys_.size(); }
 
  private:

@@ -1,10 +1,16 @@
 // A storage tier: one place the cache keeps entries, behind one small
 // interface (get, put, remove, list, stats), as ccache's storage backends
-// are. The cache asks its tiers in order (memory if any, the local
-// directory, read-only layers, later a remote store such as Redis) and
-// stores what it lowers into every writable one. A tier never hands out a
-// torn entry: get() yields an entry it has verified against its key, or a
-// failure.
+// are. The cache asks the tiers on this machine in order (the local
+// directory, then read-only layers), then the remote store (Redis or Redis
+// Cluster), and stores what it lowers into those it may write. A tier never
+// hands out a torn entry: get() yields an entry it has verified against its
+// key, or a failure.
+//
+// One error convention: every call answers with a Result and never throws.
+// The public calls are the boundary (they catch whatever an implementation
+// throws and answer Fault::io with its message), so the cache writes one
+// error path per step, and a tier in trouble costs a lookup in the next,
+// never a dispatch. Implementations override the do_* functions.
 #pragma once
 
 #include <cstdint>
@@ -53,17 +59,25 @@ class StorageTier {
   // The verified entry at `key`, or why there is none: missing or partial is
   // a miss, io means the tier could not be asked, any other kind is a bad
   // entry (see is_bad_entry()).
-  virtual sys::Result<Entry> get(const std::string& key, Use use) = 0;
+  sys::Result<Entry> get(const std::string& key, Use use) noexcept;
   // Stores a complete entry (its metadata names its key). Fails with
   // too_large when the entry is not cacheable, read_only in a tier that is
   // never written, else with what refused it.
-  virtual sys::Result<Stored> put(const Metadata& meta, std::string_view wgsl) = 0;
+  sys::Result<Stored> put(const Metadata& meta, std::string_view text) noexcept;
   // Removes the entry at `key`; with `only_if_bad`, only when it is still
   // bad once no writer can be replacing it. True when something was removed.
-  virtual sys::Result<bool> remove(const std::string& key, bool only_if_bad) = 0;
+  sys::Result<bool> remove(const std::string& key, bool only_if_bad) noexcept;
   // Entries as the tools show them, bad and incomplete ones included.
-  virtual sys::Result<std::vector<EntryInfo>> list(const ListQuery& query) const = 0;
-  virtual sys::Result<TierStats> stats() const = 0;
+  sys::Result<std::vector<EntryInfo>> list(const ListQuery& query) const noexcept;
+  sys::Result<TierStats> stats() const noexcept;
+
+ private:
+  // What each tier implements; the public calls above guard them.
+  virtual sys::Result<Entry> do_get(const std::string& key, Use use) = 0;
+  virtual sys::Result<Stored> do_put(const Metadata& meta, std::string_view text) = 0;
+  virtual sys::Result<bool> do_remove(const std::string& key, bool only_if_bad) = 0;
+  virtual sys::Result<std::vector<EntryInfo>> do_list(const ListQuery& query) const = 0;
+  virtual sys::Result<TierStats> do_stats() const = 0;
 };
 
 }  // namespace vyre::aot

@@ -39,6 +39,11 @@ uint64_t bound_target(uint64_t bound, double low_water) {
 
 }  // namespace
 
+BoundedSize bounded_size(const CacheDirectory& directory, const Usage& usage) {
+  return BoundedSize{static_cast<uint64_t>(usage.bytes) + driver::total_bytes(directory.path()),
+                     static_cast<uint64_t>(usage.entries)};
+}
+
 sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy,
                                        sys::FileLock::Mode lock_mode) {
   CleanupResult result;
@@ -50,6 +55,7 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   const int dirfd = directory.fd();
   const int64_t now = sys::now_unix_ms();
   const Usage usage_before = stats ? read_usage(*stats) : Usage{};
+  if (policy.only_if_over && !bounded_size(directory, usage_before).over(policy)) return result;
   const int64_t orphan_cutoff = now - policy.grace_ms;
   auto scanned = scan_directory(dirfd, sys::OwnerRule::self);
   if (!scanned) return result;
@@ -87,6 +93,13 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
     else
       result.note_not_removed(removed.failure().message);
   }
+  for (const auto& temporary : driver::stale_temporaries(directory.path(), orphan_cutoff)) {
+    std::error_code ec;
+    if (std::filesystem::remove(temporary, ec))
+      ++result.swept;
+    else if (ec)
+      result.note_not_removed(temporary.string() + ": " + ec.message());
+  }
 
   // One recency order over entries and driver folders; a driver folder
   // counts towards the byte bound, not the entry bound.
@@ -104,6 +117,14 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   for (const auto* e : complete) candidates.push_back({e->last_used_ms(), e->key, e, nullptr, e->bytes()});
   for (const auto& f : folders) candidates.push_back({f.last_used_ms, f.id, nullptr, &f, f.bytes});
   for (const auto& c : candidates) bytes += c.bytes;
+  // Driver data outside the fingerprint folders (pending folders of first
+  // starts, selection records) counts too, though only cleanup's sweep of
+  // stale pending folders removes it.
+  uint64_t folder_bytes = 0;
+  for (const auto& f : folders) folder_bytes += f.bytes;
+  const uint64_t driver_bytes = driver::total_bytes(directory.path());
+  const uint64_t other_driver_bytes = driver_bytes > folder_bytes ? driver_bytes - folder_bytes : 0;
+  bytes += other_driver_bytes;
   uint64_t entries = complete.size();
 
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
@@ -153,9 +174,16 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   }
   result.entries = entries;
   result.bytes = bytes;
-  // A failure leaves the old estimate, which the next cleanup corrects.
+  // The estimate holds the entries alone: the driver data is measured when
+  // the bounds are checked (bounded_size), since the driver grows it without
+  // telling. A failure leaves the old estimate, which the next cleanup
+  // corrects.
+  uint64_t driver_left = other_driver_bytes;
+  for (const auto& f : folders)
+    if (std::filesystem::exists(f.path)) driver_left += f.bytes;
+  const uint64_t entry_bytes = bytes > driver_left ? bytes - driver_left : 0;
   if (stats)
-    (void)set_usage_after_scan(*stats, Usage{static_cast<int64_t>(bytes), static_cast<int64_t>(entries), now},
+    (void)set_usage_after_scan(*stats, Usage{static_cast<int64_t>(entry_bytes), static_cast<int64_t>(entries), now},
                              usage_before);
   return result;
 }

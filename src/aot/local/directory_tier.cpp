@@ -72,7 +72,7 @@ sys::Result<void> DirectoryTier::check_signature(const Metadata& meta) const {
   return trusted_->verify(meta);
 }
 
-sys::Result<Entry> DirectoryTier::get(const std::string& key, Use use) {
+sys::Result<Entry> DirectoryTier::do_get(const std::string& key, Use use) {
   auto entry = read_entry(directory_->fd(), key, directory_->owner_rule());
   if (entry)
     if (auto signed_ok = check_signature(entry->meta); !signed_ok) return signed_ok.failure();
@@ -84,12 +84,12 @@ sys::Result<Entry> DirectoryTier::get(const std::string& key, Use use) {
   return entry;
 }
 
-sys::Result<Stored> DirectoryTier::put(const Metadata& meta, std::string_view wgsl) {
+sys::Result<Stored> DirectoryTier::do_put(const Metadata& meta, std::string_view wgsl) {
   if (!writable()) return refused(location());
   return publish_entry(*directory_, meta, wgsl, options_.on_publish_step);
 }
 
-sys::Result<bool> DirectoryTier::remove(const std::string& key, bool only_if_bad) {
+sys::Result<bool> DirectoryTier::do_remove(const std::string& key, bool only_if_bad) {
   if (!writable()) return refused(location());
   auto stripe = directory_->stripe_lock(key, sys::FileLock::Mode::wait);
   if (!stripe) return stripe.failure();
@@ -102,7 +102,7 @@ sys::Result<bool> DirectoryTier::remove(const std::string& key, bool only_if_bad
   return true;
 }
 
-sys::Result<std::vector<EntryInfo>> DirectoryTier::list(const ListQuery& query) const {
+sys::Result<std::vector<EntryInfo>> DirectoryTier::do_list(const ListQuery& query) const {
   std::vector<EntryInfo> out;
   if (query.key) {
     ScannedEntry scanned = scan_one(*directory_, *query.key);
@@ -122,7 +122,7 @@ sys::Result<std::vector<EntryInfo>> DirectoryTier::list(const ListQuery& query) 
   return out;
 }
 
-sys::Result<TierStats> DirectoryTier::stats() const {
+sys::Result<TierStats> DirectoryTier::do_stats() const {
   auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
   if (!scan) return cannot_read(directory_->path(), scan.failure());
   TierStats s;

@@ -32,12 +32,6 @@ class DirectoryTier final : public StorageTier {
 
   bool writable() const override { return directory_->writable(); }
   const std::filesystem::path& location() const override { return directory_->path(); }
-  sys::Result<Entry> get(const std::string& key, Use use) override;
-  // A read-only layer refuses both (read_only).
-  sys::Result<Stored> put(const Metadata& meta, std::string_view wgsl) override;
-  sys::Result<bool> remove(const std::string& key, bool only_if_bad) override;
-  sys::Result<std::vector<EntryInfo>> list(const ListQuery& query) const override;
-  sys::Result<TierStats> stats() const override;
 
   CacheDirectory& directory() const { return *directory_; }
   // The keys that must have signed an entry of a signed-only directory
@@ -46,6 +40,12 @@ class DirectoryTier final : public StorageTier {
   void set_trusted_keys(std::shared_ptr<const TrustedKeys> keys) { trusted_ = std::move(keys); }
 
  private:
+  sys::Result<Entry> do_get(const std::string& key, Use use) override;
+  // A read-only layer refuses both (read_only).
+  sys::Result<Stored> do_put(const Metadata& meta, std::string_view wgsl) override;
+  sys::Result<bool> do_remove(const std::string& key, bool only_if_bad) override;
+  sys::Result<std::vector<EntryInfo>> do_list(const ListQuery& query) const override;
+  sys::Result<TierStats> do_stats() const override;
   sys::Result<void> check_signature(const Metadata& meta) const;
   std::unique_ptr<CacheDirectory> directory_;
   DirectoryTierOptions options_;

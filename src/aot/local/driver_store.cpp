@@ -159,29 +159,57 @@ bool is_folder_id(std::string_view name) {
          std::all_of(name.begin(), name.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
+namespace {
+
+// Calls fn(path, name) for each entry of <cache_dir>/.driver, a directory of
+// this user (nothing otherwise).
+template <class Fn>
+void for_each_in_root(const fs::path& cache_dir, Fn&& fn) {
+  const fs::path root = cache_dir / kFolder;
+  if (!own_directory(root)) return;
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+    fn(it->path(), it->path().filename().string());
+}
+
+}  // namespace
+
 std::vector<Folder> list(const fs::path& cache_dir) {
   std::vector<Folder> out;
-  const fs::path root = cache_dir / kFolder;
-  if (!own_directory(root)) return out;
-  std::error_code ec;
-  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (is_folder_id(name)) out.push_back(read_folder(it->path(), name));
-  }
+  for_each_in_root(cache_dir, [&](const fs::path& path, const std::string& name) {
+    if (is_folder_id(name)) out.push_back(read_folder(path, name));
+  });
   std::sort(out.begin(), out.end(), [](const Folder& a, const Folder& b) { return a.id < b.id; });
   return out;
 }
 
 std::vector<fs::path> stale_pending(const fs::path& cache_dir, int64_t cutoff_ms) {
   std::vector<fs::path> out;
-  const fs::path root = cache_dir / kFolder;
-  if (!own_directory(root)) return out;
-  std::error_code ec;
-  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.starts_with(kPendingPrefix) && mtime_ms(it->path()) < cutoff_ms) out.push_back(it->path());
-  }
+  for_each_in_root(cache_dir, [&](const fs::path& path, const std::string& name) {
+    if (name.starts_with(kPendingPrefix) && mtime_ms(path) < cutoff_ms) out.push_back(path);
+  });
   return out;
+}
+
+std::vector<fs::path> stale_temporaries(const fs::path& cache_dir, int64_t cutoff_ms) {
+  std::vector<fs::path> out;
+  for_each_in_root(cache_dir, [&](const fs::path& folder, const std::string& name) {
+    if ((!is_folder_id(name) && !name.starts_with(kPendingPrefix)) || !own_directory(folder)) return;
+    std::error_code ec;
+    for (fs::directory_iterator f(folder, ec), end; !ec && f != end; f.increment(ec)) {
+      if (!sys::is_temporary_name(f->path().filename().string())) continue;
+      if (fs::is_regular_file(f->symlink_status(ec)) && mtime_ms(f->path()) < cutoff_ms) out.push_back(f->path());
+    }
+  });
+  return out;
+}
+
+uint64_t total_bytes(const fs::path& cache_dir) {
+  const fs::path root = cache_dir / kFolder;
+  if (!own_directory(root)) return 0;
+  Folder all;
+  measure(root, all);
+  return all.bytes;
 }
 
 sys::Result<fs::path> data_folder(const fs::path& cache_dir, std::string_view fingerprint) {

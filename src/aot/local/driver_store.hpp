@@ -52,6 +52,15 @@ std::vector<Folder> list(const std::filesystem::path& cache_dir);
 // could adopt them), for cleanup to sweep.
 std::vector<std::filesystem::path> stale_pending(const std::filesystem::path& cache_dir, int64_t cutoff_ms);
 
+// Temporary files older than `cutoff_ms` in the folders (a fingerprint file
+// whose writer was killed before its rename), for cleanup to sweep.
+std::vector<std::filesystem::path> stale_temporaries(const std::filesystem::path& cache_dir, int64_t cutoff_ms);
+
+// Every byte under <cache_dir>/.driver: the folders, the pending folders of
+// first starts and the selection records. What counts towards the byte
+// bound beside the entries.
+uint64_t total_bytes(const std::filesystem::path& cache_dir);
+
 // The data folder of `fingerprint`'s folder, made (mode 0700) with its
 // fingerprint file when absent; recency refreshed.
 sys::Result<std::filesystem::path> data_folder(const std::filesystem::path& cache_dir, std::string_view fingerprint);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <cerrno>
 #include <sstream>
 #include <string>
@@ -18,57 +19,20 @@
 
 namespace vyre::aot {
 
-Counters& Counters::operator+=(const Counters& o) {
-  hits += o.hits;
-  misses += o.misses;
-  writes += o.writes;
-  evictions += o.evictions;
-  bad_entries += o.bad_entries;
-  errors += o.errors;
-  bytes_written += o.bytes_written;
-  lowering_us += o.lowering_us;
-  time_saved_us += o.time_saved_us;
-  rejected += o.rejected;
-  remote_hits += o.remote_hits;
-  remote_misses += o.remote_misses;
-  remote_writes += o.remote_writes;
-  remote_errors += o.remote_errors;
-  remote_timeouts += o.remote_timeouts;
-  remote_rejected += o.remote_rejected;
+Counters& Counters::operator+=(const Counters& other) {
+  for (const auto& field : kCounterFields) this->*field.member += other.*field.member;
+  remote += other.remote;
   return *this;
 }
 
 bool Counters::empty() const {
-  return hits == 0 && misses == 0 && writes == 0 && evictions == 0 && bad_entries == 0 && errors == 0 &&
-         bytes_written == 0 && lowering_us == 0 && time_saved_us == 0 && rejected == 0 && remote_hits == 0 &&
-         remote_misses == 0 && remote_writes == 0 && remote_errors == 0 && remote_timeouts == 0 &&
-         remote_rejected == 0;
+  return remote.empty() && std::all_of(std::begin(kCounterFields), std::end(kCounterFields),
+                                       [&](const CounterField& field) { return this->*field.member == 0; });
 }
 
 namespace {
 
 constexpr uint64_t kMaxStatsFileBytes = 64u << 10;
-
-// The fields of a shard file, by name.
-template <class Fn>
-void for_each_field(Counters& c, Fn&& fn) {
-  fn("hits", c.hits);
-  fn("misses", c.misses);
-  fn("writes", c.writes);
-  fn("evictions", c.evictions);
-  fn("bad_entries", c.bad_entries);
-  fn("errors", c.errors);
-  fn("bytes_written", c.bytes_written);
-  fn("lowering_us", c.lowering_us);
-  fn("time_saved_us", c.time_saved_us);
-  fn("rejected", c.rejected);
-  fn("remote_hits", c.remote_hits);
-  fn("remote_misses", c.remote_misses);
-  fn("remote_writes", c.remote_writes);
-  fn("remote_errors", c.remote_errors);
-  fn("remote_timeouts", c.remote_timeouts);
-  fn("remote_rejected", c.remote_rejected);
-}
 
 // The table in a file; nullopt when it is absent or (with `problem` set)
 // unreadable or malformed.
@@ -170,8 +134,8 @@ void make_loss_record(int dirfd) {
   if (fd) (void)write_record(fd->get(), encode_loss({}), kLossRecordBytes);
 }
 
-// Best effort: when not even this record can be written (a directory made
-// on a disk already full), nothing can tell the loss.
+}  // namespace
+
 void note_lost_flush(int dirfd, const std::string& reason) {
   auto fd = open_record(dirfd, kLossRecord, O_RDWR | O_CREAT);
   if (!fd) return;
@@ -185,6 +149,8 @@ void note_lost_flush(int dirfd, const std::string& reason) {
   loss.reason = reason;
   (void)write_record(fd->get(), encode_loss(loss), kLossRecordBytes);
 }
+
+namespace {
 
 sys::Result<void> reset_loss_record(int dirfd) {
   auto fd = open_record(dirfd, kLossRecord, O_RDWR);
@@ -206,10 +172,8 @@ sys::Result<void> add_to_shard(int stats_dirfd, const Counters& delta) {
     c += delta;
     added = write_shard(stats_dirfd, shard, c);
   }
-  if (!added) {
-    note_lost_flush(stats_dirfd, "cannot write " + name + ": " + added.failure().message);
-    return added;
-  }
+  if (!added) return sys::failure(added.failure().kind, "cannot write " + name + ": " + added.failure().message,
+                                  added.failure().error);
   make_loss_record(stats_dirfd);  // while there is room for it
   return added;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "aot/entry/tier_counters.hpp"
 #include "sys/result.hpp"
 
 namespace vyre::aot {
@@ -24,27 +25,55 @@ struct Counters {
   uint64_t lowering_us = 0;
   uint64_t time_saved_us = 0;
   uint64_t rejected = 0;  // refused for want of a trusted signature
-  // The remote tier's part (RemoteTier::drain).
-  uint64_t remote_hits = 0;
-  uint64_t remote_misses = 0;
-  uint64_t remote_writes = 0;
-  uint64_t remote_errors = 0;
-  uint64_t remote_timeouts = 0;
-  uint64_t remote_rejected = 0;
+  TierCounters remote;    // the remote tier's part (RemoteTier::drain)
 
   Counters& operator+=(const Counters& other);
   bool empty() const;
+  friend bool operator==(const Counters&, const Counters&) = default;
 };
+
+// The counters of a shard file by name (the remote tier's follow, as
+// "remote_<name>"): the one list that the sum, the emptiness and the files
+// go through.
+struct CounterField {
+  const char* name;
+  uint64_t Counters::*member;
+};
+
+inline constexpr CounterField kCounterFields[] = {
+    {"hits", &Counters::hits},
+    {"misses", &Counters::misses},
+    {"writes", &Counters::writes},
+    {"evictions", &Counters::evictions},
+    {"bad_entries", &Counters::bad_entries},
+    {"errors", &Counters::errors},
+    {"bytes_written", &Counters::bytes_written},
+    {"lowering_us", &Counters::lowering_us},
+    {"time_saved_us", &Counters::time_saved_us},
+    {"rejected", &Counters::rejected},
+};
+
+// Calls fn(name, field) for each counter of `c` (Counters, const or not),
+// by its name in a shard file.
+template <class C, class Fn>
+void for_each_field(C& c, Fn&& fn) {
+  for (const auto& field : kCounterFields) fn(field.name, c.*field.member);
+  for (const auto& field : kTierCounterFields) fn((std::string("remote_") + field.name).c_str(), c.remote.*field.member);
+}
 
 inline constexpr unsigned kStatsShards = 8;
 
 // Each takes the descriptor of an open .stats directory.
 
-// Adds `delta` to this process's shard. When that fails (a full disk, a
-// read-only directory) the loss is noted in .stats/lost.toml, a record
-// rewritten in place, which needs no new disk block once it exists (it is
-// made at the first successful flush).
+// Adds `delta` to this process's shard.
 sys::Result<void> add_to_shard(int stats_dirfd, const Counters& delta);
+
+// Notes counters that will never be written (a process ending while its
+// directory is full or read-only) in .stats/lost.toml, a record rewritten in
+// place, which needs no new disk block once it exists (it is made at the
+// first successful flush). Best effort: a directory that takes no write at
+// all cannot record it.
+void note_lost_flush(int stats_dirfd, const std::string& reason);
 
 // Why the counters read back are not the whole count: flushes that were
 // lost and shards that could not be read. Empty when they are complete.

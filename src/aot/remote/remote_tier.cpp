@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "aot/remote/remote_value.hpp"
@@ -34,6 +35,11 @@ RemoteTier::RemoteTier(std::unique_ptr<RedisTarget> target, RemoteOptions option
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   lease_owner_ = std::string(host) + ":" + std::to_string(::getpid());
+  lease_budget_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease_wait).count();
+}
+
+std::chrono::milliseconds RemoteTier::lease_budget() const {
+  return std::chrono::milliseconds(std::max<int64_t>(0, lease_budget_ms_.load()));
 }
 
 std::string RemoteTier::entry_key(const std::string& key) const {
@@ -66,6 +72,17 @@ sys::Result<RedisReply> RemoteTier::request(const std::string& redis_key, const 
   return reply;
 }
 
+// A write the server answered with an error (OOM at maxmemory with
+// noeviction, READONLY on a replica, an ACL): counted and said once, as a
+// write the file system refuses is.
+sys::Failure RemoteTier::refused(const RedisReply& reply) {
+  ++errors_;
+  log::warn_once("aot-remote-refused:" + options_.url,
+                 "AOT cache: " + options_.url + " refused an entry (" + reply.text +
+                     "); what is lowered here is not shared until it accepts writes");
+  return sys::failure(sys::Fault::io, "remote refused the entry: " + reply.text, EIO);
+}
+
 sys::Result<Entry> RemoteTier::fetch(const std::string& key) {
   const std::string redis_key = entry_key(key);
   // GETRANGE bounds what the server sends: an oversized value is never read whole.
@@ -85,13 +102,13 @@ sys::Result<Entry> RemoteTier::fetch(const std::string& key) {
   if (auto checked = check_entry(key, entry.meta, value->content); !checked) return checked.failure();
   if (trusted_)
     if (auto verified = trusted_->verify(entry.meta); !verified) return verified.failure();
-  entry.wgsl = std::string(value->content);
+  entry.text = std::string(value->content);
   entry.metadata_bytes = value->metadata.size();
   entry.metadata_mtime_ms = entry.meta.created_unix_ms;
   return entry;
 }
 
-sys::Result<Entry> RemoteTier::get(const std::string& key, Use) {
+sys::Result<Entry> RemoteTier::do_get(const std::string& key, Use) {
   auto entry = fetch(key);
   if (entry)
     ++hits_;
@@ -104,7 +121,7 @@ sys::Result<Entry> RemoteTier::get(const std::string& key, Use) {
   return entry;
 }
 
-sys::Result<Stored> RemoteTier::put(const Metadata& meta, std::string_view wgsl) {
+sys::Result<Stored> RemoteTier::do_put(const Metadata& meta, std::string_view wgsl) {
   if (options_.read_only)
     return sys::failure(sys::Fault::read_only, options_.url + " is read-only (VYRE_AOT_REMOTE_MODE=read-only)");
   if (wgsl.size() > kMaxWgslBytes) return sys::failure(sys::Fault::too_large, "WGSL over the bound of an entry");
@@ -118,21 +135,23 @@ sys::Result<Stored> RemoteTier::put(const Metadata& meta, std::string_view wgsl)
   args.push_back("NX");
   auto reply = request(redis_key, args);
   if (!reply) return reply.failure();
-  if (reply->is_error()) return sys::failure(sys::Fault::io, "remote refused the entry: " + reply->text, EIO);
+  if (reply->is_error()) return refused(*reply);
   if (reply->type == RedisReply::Type::nil) {
-    // Another worker published first, or a bad value sits there: replace only the latter.
+    // Another worker published first, or a bad value sits there: replace
+    // only the latter. A key that exists but reads as nothing holds an
+    // empty value (GETRANGE cannot tell it from no key): bad too.
     auto there = fetch(meta.key);
-    if (there || !is_bad_entry(there.failure())) return Stored{false, 0};
+    if (there || !(is_bad_entry(there.failure()) || is_miss(there.failure()))) return Stored{false, 0};
     args.pop_back();  // without NX
     reply = request(redis_key, args);
     if (!reply) return reply.failure();
-    if (reply->is_error()) return sys::failure(sys::Fault::io, "remote refused the entry: " + reply->text, EIO);
+    if (reply->is_error()) return refused(*reply);
   }
   ++writes_;
   return Stored{true, value.size()};
 }
 
-sys::Result<bool> RemoteTier::remove(const std::string& key, bool only_if_bad) {
+sys::Result<bool> RemoteTier::do_remove(const std::string& key, bool only_if_bad) {
   if (options_.read_only)
     return sys::failure(sys::Fault::read_only, options_.url + " is read-only (VYRE_AOT_REMOTE_MODE=read-only)");
   if (only_if_bad) {
@@ -145,15 +164,19 @@ sys::Result<bool> RemoteTier::remove(const std::string& key, bool only_if_bad) {
   return reply->type == RedisReply::Type::integer && reply->integer > 0;
 }
 
-sys::Result<std::vector<EntryInfo>> RemoteTier::list(const ListQuery&) const { return std::vector<EntryInfo>{}; }
+sys::Result<std::vector<EntryInfo>> RemoteTier::do_list(const ListQuery&) const { return std::vector<EntryInfo>{}; }
 
-sys::Result<TierStats> RemoteTier::stats() const { return TierStats{}; }
+sys::Result<TierStats> RemoteTier::do_stats() const { return TierStats{}; }
 
 RemoteTier::Claim RemoteTier::claim(const std::string& key) {
   if (options_.read_only || options_.lease_wait.count() == 0) return Claim::unavailable;
   const std::string redis_key = lease_key(key);
   auto reply = request(redis_key, {"SET", redis_key, lease_owner_, "PX", std::to_string(kLeaseLifetime.count()), "NX"});
-  if (!reply || reply->is_error()) return Claim::unavailable;
+  if (!reply) return Claim::unavailable;
+  if (reply->is_error()) {
+    (void)refused(*reply);
+    return Claim::unavailable;
+  }
   return reply->type == RedisReply::Type::nil ? Claim::taken : Claim::owned;
 }
 
@@ -163,6 +186,15 @@ void RemoteTier::release(const std::string& key) {
 }
 
 std::optional<Entry> RemoteTier::wait_for(const std::string& key, std::chrono::milliseconds budget) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Entry> entry = poll_for(key, std::min(budget, lease_budget()));
+  if (!entry)
+    lease_budget_ms_ -= std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+                            .count();
+  return entry;
+}
+
+std::optional<Entry> RemoteTier::poll_for(const std::string& key, std::chrono::milliseconds budget) {
   const auto deadline = std::chrono::steady_clock::now() + budget;
   auto pause = std::chrono::milliseconds(2);
   while (std::chrono::steady_clock::now() < deadline) {

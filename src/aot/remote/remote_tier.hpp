@@ -34,22 +34,20 @@ class RemoteTier final : public StorageTier {
 
   const std::filesystem::path& location() const override { return location_; }
   bool writable() const override { return !options_.read_only; }
-  // A breaker that is open makes every request a plain miss (missing).
-  sys::Result<Entry> get(const std::string& key, Use use) override;
-  // SET NX: an entry already there stays, unless it is bad (then replaced).
-  sys::Result<Stored> put(const Metadata& meta, std::string_view wgsl) override;
-  sys::Result<bool> remove(const std::string& key, bool only_if_bad) override;
-  // The remote is not listed (a SCAN of a shared store is no lookup's
-  // business): the tools list the local tiers.
-  sys::Result<std::vector<EntryInfo>> list(const ListQuery& query) const override;
-  sys::Result<TierStats> stats() const override;
 
   enum class Claim { owned, taken, unavailable };
   Claim claim(const std::string& key);
   void release(const std::string& key);
   // Polls for the entry another worker is lowering until it appears, its
-  // lease disappears (that worker gave up) or `budget` has passed.
+  // lease disappears (that worker gave up) or `budget` has passed. A wait
+  // that ends without the entry is spent from lease_budget().
   std::optional<Entry> wait_for(const std::string& key, std::chrono::milliseconds budget);
+  // What waiting on leases may still cost this process. Anyone who can
+  // write the store can set a lease, and a lease whose holder died never
+  // brings an entry: such waits together cost a process at most one
+  // lease wait (VYRE_AOT_REMOTE_LEASE_WAIT) in its life; then it lowers
+  // without waiting.
+  std::chrono::milliseconds lease_budget() const;
   // The entry, if it arrived since a miss (counted only as a hit).
   std::optional<Entry> recheck(const std::string& key);
 
@@ -59,13 +57,25 @@ class RemoteTier final : public StorageTier {
   const RemoteOptions& options() const { return options_; }
 
  private:
+  // A breaker that is open makes every request a plain miss (missing).
+  sys::Result<Entry> do_get(const std::string& key, Use use) override;
+  // SET NX: an entry already there stays, unless it is bad (then replaced).
+  sys::Result<Stored> do_put(const Metadata& meta, std::string_view wgsl) override;
+  sys::Result<bool> do_remove(const std::string& key, bool only_if_bad) override;
+  // The remote is not listed (a SCAN of a shared store is no lookup's
+  // business): the tools list the local tiers.
+  sys::Result<std::vector<EntryInfo>> do_list(const ListQuery& query) const override;
+  sys::Result<TierStats> do_stats() const override;
   std::string entry_key(const std::string& key) const;
   std::string lease_key(const std::string& key) const;
   // A request through the breaker: busy when it is open.
   sys::Result<RedisReply> request(const std::string& redis_key, const std::vector<std::string>& args);
+  // wait_for's polling, for at most `budget`.
+  std::optional<Entry> poll_for(const std::string& key, std::chrono::milliseconds budget);
   // The value at the key, verified; not counted.
   sys::Result<Entry> fetch(const std::string& key);
   void count_failure(const sys::Failure& failure);
+  sys::Failure refused(const RedisReply& reply);
 
   std::unique_ptr<RedisTarget> target_;
   RemoteOptions options_;
@@ -73,6 +83,7 @@ class RemoteTier final : public StorageTier {
   std::filesystem::path location_;
   CircuitBreaker breaker_;
   std::string lease_owner_;
+  std::atomic<int64_t> lease_budget_ms_{0};
   std::atomic<uint64_t> hits_{0}, misses_{0}, writes_{0}, errors_{0}, timeouts_{0}, rejected_{0};
 };
 
