@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -59,11 +60,12 @@ TEST_F(DriverCache, TheFirstRunFillsAFolderOfTheAdaptersFingerprintAndTheNextFin
   const json first = run();
   if (!first["adapter"].get<std::string>().starts_with("llvmpipe"))
     GTEST_SKIP() << "the file counts below are Mesa's; adapter " << first["adapter"];
-  EXPECT_TRUE(first["driver_cache"]["vyres"].get<bool>());
+  EXPECT_TRUE(first["driver_cache"]["active"].get<bool>());
+  EXPECT_EQ(first["driver_cache"]["vyres"], first["driver_cache"]["active"]) << "the deprecated key, for one release";
   EXPECT_EQ(first["driver_cache"]["files_before"], 0) << "a new cache: the driver's is cold";
 
   const json second = run();
-  EXPECT_TRUE(second["driver_cache"]["vyres"].get<bool>());
+  EXPECT_TRUE(second["driver_cache"]["active"].get<bool>());
   EXPECT_GT(second["driver_cache"]["files_before"].get<int>(), 0) << "the first run's pipelines are there";
   EXPECT_TRUE(second["cache_hit"].get<bool>());
 
@@ -90,7 +92,7 @@ TEST_F(DriverCache, TheFirstRunFillsAFolderOfTheAdaptersFingerprintAndTheNextFin
 TEST_F(DriverCache, TheUsersOwnDriverSettingsAreLeftAlone) {
   const fs::path own = tmp / "own-mesa-cache";
   const json report = run({{"MESA_SHADER_CACHE_DIR", own.string()}, {"__GL_SHADER_DISK_CACHE_PATH", own.string()}});
-  EXPECT_FALSE(report["driver_cache"]["vyres"].get<bool>());
+  EXPECT_FALSE(report["driver_cache"]["active"].get<bool>());
   EXPECT_TRUE(contains(report["driver_cache"]["reason"], "own settings")) << report.dump();
   EXPECT_TRUE(driver_folders().empty());
   EXPECT_FALSE(fs::exists(tmp / "cache" / ".driver"));
@@ -101,7 +103,7 @@ TEST_F(DriverCache, TheUsersOwnDriverSettingsAreLeftAlone) {
 
 TEST_F(DriverCache, TurnedOffBySetting) {
   const json report = run({{"VYRE_DRIVER_CACHE", "0"}});
-  EXPECT_FALSE(report["driver_cache"]["vyres"].get<bool>());
+  EXPECT_FALSE(report["driver_cache"]["active"].get<bool>());
   EXPECT_TRUE(contains(report["driver_cache"]["reason"], "turned off")) << report.dump();
   EXPECT_FALSE(fs::exists(tmp / "cache" / ".driver"));
 }
@@ -152,8 +154,9 @@ TEST(DriverCacheLibrary, PlacedWhenSingleThreadedAndOnlyOnce) {
     const char* mesa = std::getenv("MESA_SHADER_CACHE_DIR");
     const char* nvidia = std::getenv("__GL_SHADER_DISK_CACHE_PATH");
     bool ok = placed && placed->active && mesa != nullptr && nvidia != nullptr &&
-              placed->data_folder == fs::path(mesa) && placed->data_folder == fs::path(nvidia) &&
-              contains(mesa, (tmp / "cache" / ".driver").string());
+              placed->driver_path == fs::path(mesa) && placed->driver_path == fs::path(nvidia) &&
+              contains(placed->data_folder.string(), (tmp / "cache" / ".driver").string()) &&
+              fs::equivalent(placed->data_folder, mesa);
     // A second call keeps the first placement.
     aot::CacheOptions other;
     other.directory = tmp / "elsewhere";
@@ -164,6 +167,93 @@ TEST(DriverCacheLibrary, PlacedWhenSingleThreadedAndOnlyOnce) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// Runs `body` in a forked child (placement happens once per process) and
+// expects it to return true.
+template <class F>
+void in_child(F&& body) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(body() ? 0 : 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// The driver's path goes through a descriptor of the directory that was
+// checked: moving that directory away and planting a link to another one
+// in its place, after the check, leaves the driver where the check was.
+TEST(DriverCacheLibrary, TheDriversPathResolvesInsideTheDirectoryThatWasChecked) {
+  TempDir tmp;
+  fs::create_directories(tmp / "elsewhere");
+  in_child([&] {
+    unsetenv("MESA_SHADER_CACHE_DIR");
+    unsetenv("__GL_SHADER_DISK_CACHE_PATH");
+    unsetenv("VYRE_DRIVER_CACHE_SET_BY");
+    aot::CacheOptions options;
+    options.directory = tmp / "cache";
+    const DriverCachePlacement placed = place_driver_cache(options);
+    const char* mesa = std::getenv("MESA_SHADER_CACHE_DIR");
+    if (!placed.active || mesa == nullptr || !contains(mesa, "/proc/" + std::to_string(::getpid()) + "/fd/")) return false;
+    const fs::path checked = fs::canonical(tmp / "cache");
+    if (!contains(fs::canonical(mesa).string(), checked.string())) return false;
+    fs::rename(tmp / "cache", tmp / "moved");
+    fs::create_directory_symlink(tmp / "elsewhere", tmp / "cache");
+    const fs::path now = fs::canonical(mesa);
+    return contains(now.string(), fs::canonical(tmp / "moved").string()) && !contains(now.string(), "elsewhere");
+  });
+}
+
+// A cache directory reached through another user's link is refused by
+// vyre's cache, and then the drivers' caches are off, not pointed through it.
+TEST(DriverCacheLibrary, ARefusedCacheDirectoryTurnsTheDriversCachesOff) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making a link of another user needs root";
+  TempDir tmp;
+  fs::create_directories(tmp / "theirs");
+  ASSERT_EQ(::chown((tmp / "theirs").c_str(), 12345, 12345), 0);
+  fs::permissions(tmp / "theirs", fs::perms::all);
+  fs::create_directory_symlink(tmp / "theirs", tmp / "link");
+  ASSERT_EQ(::lchown((tmp / "link").c_str(), 12345, 12345), 0);
+  in_child([&] {
+    unsetenv("MESA_SHADER_CACHE_DIR");
+    unsetenv("MESA_SHADER_CACHE_DISABLE");
+    unsetenv("__GL_SHADER_DISK_CACHE");
+    unsetenv("__GL_SHADER_DISK_CACHE_PATH");
+    unsetenv("VYRE_DRIVER_CACHE_SET_BY");
+    aot::CacheOptions options;
+    options.directory = tmp / "link";  // the cache directory is another user's link
+    const DriverCachePlacement placed = place_driver_cache(options);
+    const char* disable = std::getenv("MESA_SHADER_CACHE_DISABLE");
+    const char* nvidia = std::getenv("__GL_SHADER_DISK_CACHE");
+    return !placed.active && std::getenv("MESA_SHADER_CACHE_DIR") == nullptr && disable != nullptr &&
+           std::string(disable) == "true" && nvidia != nullptr && std::string(nvidia) == "0" &&
+           contains(placed.reason, "turned off");
+  });
+  EXPECT_FALSE(fs::exists(tmp / "theirs" / ".driver")) << "nothing of the driver's went there";
+}
+
+// Variables a vyre parent set (its /proc/<pid>/fd path means another file
+// in a child) are not taken for the user's settings: the child places its
+// own.
+TEST(DriverCacheLibrary, VariablesInheritedFromAVyreProcessAreReplaced) {
+  TempDir tmp;
+  in_child([&] {
+    setenv("VYRE_DRIVER_CACHE_SET_BY", "1", 1);
+    setenv("MESA_SHADER_CACHE_DIR", "/proc/1/fd/3/.driver/x/data", 1);
+    setenv("MESA_SHADER_CACHE_MAX_SIZE", "1K", 1);
+    aot::CacheOptions options;
+    options.directory = tmp / "cache";
+    const DriverCachePlacement placed = place_driver_cache(options);
+    const char* mesa = std::getenv("MESA_SHADER_CACHE_DIR");
+    const char* setter = std::getenv("VYRE_DRIVER_CACHE_SET_BY");
+    if (!placed.active) std::fprintf(stderr, "not placed: %s\n", placed.reason.c_str());
+    return placed.active && mesa != nullptr && fs::path(mesa) == placed.driver_path &&
+           std::string(std::getenv("MESA_SHADER_CACHE_MAX_SIZE") ? std::getenv("MESA_SHADER_CACHE_MAX_SIZE") : "") !=
+               "1K" &&
+           setter != nullptr &&
+           std::string(setter) == std::to_string(::getpid());
+  });
 }
 
 }  // namespace

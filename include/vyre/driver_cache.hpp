@@ -26,7 +26,11 @@ namespace vyre::gpu {
 
 struct VYRE_API DriverCachePlacement {
   bool active = false;               // the driver's variables point into vyre's cache
-  std::filesystem::path data_folder;
+  std::filesystem::path data_folder;  // in the cache directory, as configured
+  // What the driver's variables say: the same folder through
+  // /proc/<pid>/fd/<n>, a descriptor of the cache directory opened once and
+  // checked, so that no link or rename can redirect the driver afterwards.
+  std::filesystem::path driver_path;
   // The full fingerprint the folder is for, from the last start with the
   // same adapter selection on this machine; empty on the first start, whose
   // data a later process files under the fingerprint the Backend found.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "aot/entry/hashing.hpp"
+#include "aot/local/directory.hpp"
 #include "aot/local/driver_placement.hpp"
 #include "sys/environment.hpp"
 #include "util/log.hpp"
@@ -24,7 +25,11 @@ namespace fs = std::filesystem;
 struct PlacementState {
   std::mutex mutex;
   std::optional<DriverCachePlacement> placement;
-  fs::path cache_dir;
+  // The cache directory as checked, open for the process's life: every path
+  // of the driver's data goes through its descriptor (pinned_root), so no
+  // link or rename after the check can send the driver elsewhere.
+  std::unique_ptr<aot::CacheDirectory> checked;
+  fs::path pinned_root;
   std::string selection;
   aot::driver::Placement folder;  // where placement's data folder came from
   bool noted = false;
@@ -44,10 +49,25 @@ constexpr std::array<const char*, 4> kNvidiaVariables{"__GL_SHADER_DISK_CACHE", 
                                                       "__GL_SHADER_DISK_CACHE_SIZE",
                                                       "__GL_SHADER_DISK_CACHE_SKIP_CLEANUP"};
 
+// Set beside the drivers' variables: the pid of the process that set them.
+// A child process inherits them; a vyre process that finds another pid
+// there knows they are not its user's settings, and places its own.
+constexpr const char* kSetterVariable = "VYRE_DRIVER_CACHE_SET_BY";
+
+bool inherited_from_vyre() {
+  const char* setter = std::getenv(kSetterVariable);
+  return setter != nullptr && std::string(setter) != std::to_string(::getpid());
+}
+
 bool any_set(std::span<const char* const> names) {
+  if (inherited_from_vyre()) return false;
   for (const char* name : names)
     if (std::getenv(name) != nullptr) return true;
   return false;
+}
+
+void clear(std::span<const char* const> names) {
+  for (const char* name : names) unsetenv(name);
 }
 
 std::string first_line_of(const char* path) {
@@ -86,18 +106,38 @@ int thread_count() {
 void point_driver_at(const fs::path& data, uint64_t max_bytes) {
   // Each driver gets at most half the bound; vyre's cleanup bounds the whole.
   const uint64_t driver_bytes = max_bytes == 0 ? 0 : max_bytes / 2;
+  const bool inherited = inherited_from_vyre();
   if (!any_set(kMesaVariables)) {
+    if (inherited) clear(kMesaVariables);
     setenv("MESA_SHADER_CACHE_DIR", data.c_str(), 1);
     if (driver_bytes != 0)
       setenv("MESA_SHADER_CACHE_MAX_SIZE", (std::to_string(std::max<uint64_t>(driver_bytes >> 10, 1)) + "K").c_str(), 1);
   }
   if (!any_set(kNvidiaVariables)) {
+    if (inherited) clear(kNvidiaVariables);
     setenv("__GL_SHADER_DISK_CACHE", "1", 1);
     setenv("__GL_SHADER_DISK_CACHE_PATH", data.c_str(), 1);
     // vyre's LRU bounds the folder; the driver's own cleanup would race it.
     setenv("__GL_SHADER_DISK_CACHE_SKIP_CLEANUP", "1", 1);
     if (driver_bytes != 0) setenv("__GL_SHADER_DISK_CACHE_SIZE", std::to_string(driver_bytes).c_str(), 1);
   }
+  setenv(kSetterVariable, std::to_string(::getpid()).c_str(), 1);  // last: any_set() reads it
+}
+
+// When vyre's own cache is refused, the drivers' caches are turned off too:
+// their default folders are under the same XDG_CACHE_HOME or HOME that
+// failed the check.
+void turn_drivers_off() {
+  const bool inherited = inherited_from_vyre();
+  if (!any_set(kMesaVariables)) {
+    if (inherited) clear(kMesaVariables);
+    setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+  }
+  if (!any_set(kNvidiaVariables)) {
+    if (inherited) clear(kNvidiaVariables);
+    setenv("__GL_SHADER_DISK_CACHE", "0", 1);
+  }
+  setenv(kSetterVariable, std::to_string(::getpid()).c_str(), 1);  // last: any_set() reads it
 }
 
 DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) {
@@ -115,26 +155,34 @@ DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) 
     return p;
   }
   const fs::path& dir = *options.directory;
+  // The checks of vyre's own cache directory, on the directory opened once.
   // The driver runs what it finds there, checked for damage but not for
   // authorship: never in a directory others can write (docs/cache.md).
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) == 0 && (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
-    p.reason = dir.string() + " is not this user's alone (group- or world-writable, or another's)";
+  auto checked = aot::CacheDirectory::open_writable(dir);
+  if (!checked || (*checked)->signed_only()) {
+    p.reason = checked ? dir.string() + " is not this user's alone (group- or world-writable)"
+                       : "vyre's cache is refused there: " + checked.failure().message;
+    p.reason += "; the drivers' own caches are turned off";
+    turn_drivers_off();
     return p;
   }
+  s.checked = std::move(*checked);
+  // /proc/<pid>/fd/<n>: the checked directory itself, whatever happens to
+  // its path, for this process and a child that inherits the variables.
+  s.pinned_root = fs::path("/proc") / std::to_string(::getpid()) / "fd" / std::to_string(s.checked->fd());
   s.selection = selection_name();
-  auto folder = aot::driver::place(dir, s.selection);
+  auto folder = aot::driver::place(s.pinned_root, s.selection);
   if (!folder) {
     p.reason = "cannot make a folder for it: " + folder.failure().message;
     return p;
   }
   s.folder = *folder;
-  s.cache_dir = dir;
-  p.data_folder = folder->data_folder;
+  p.driver_path = folder->data_folder;
+  p.data_folder = dir / folder->data_folder.lexically_relative(s.pinned_root);
   p.fingerprint = folder->fingerprint;
   p.files_before = folder->files_before;
   p.bytes_before = folder->bytes_before;
-  point_driver_at(p.data_folder, options.max_bytes);
+  point_driver_at(p.driver_path, options.max_bytes);
   p.active = true;
   return p;
 }
@@ -189,7 +237,7 @@ void note_driver_fingerprint(const std::string& fingerprint) {
     log::debug("driver pipeline cache: the adapter's fingerprint changed since the last start; the next start "
                "uses its own folder");
   }
-  aot::driver::note_fingerprint(s.cache_dir, s.selection, s.folder, fingerprint);
+  aot::driver::note_fingerprint(s.pinned_root, s.selection, s.folder, fingerprint);
 }
 
 }  // namespace vyre::gpu
