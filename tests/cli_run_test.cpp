@@ -141,6 +141,32 @@ TEST(CliRun, VerboseSaysWhetherTheCacheHitAndTimesEachStage) {
     EXPECT_NE(hit.err.find(stage), std::string::npos) << stage << "\n" << hit.err;
 }
 
+// A cold run compiles the shader its dispatch runs and no other: the xor
+// example on 5 elements cannot take the widened shader (4 per invocation),
+// so only the one-element shader is lowered, reported and kept; on 8
+// elements only the widened one.
+TEST(CliRun, AColdRunCompilesOnlyTheShaderItsDispatchRuns) {
+  for (const auto& [values, width] : std::vector<std::pair<std::string, std::string>>{{"1,2,3,4,5", "1"},
+                                                                                    {"1,2,3,4,5,6,7,8", "4"}}) {
+    TempDir cache;
+    const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", cache.path().string()}};
+    auto r = run_vyre({"run", vyre::test::source_path("examples/xor.json").string(), "--input", "a=" + values,
+                       "--input", "b=" + values, "--size", "out=" + std::to_string(std::count(values.begin(), values.end(), ',') + 1),
+                       "--verbose"},
+                      env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    size_t compiles = 0;
+    for (size_t at = r.err.find("vyre's cache"); at != std::string::npos; at = r.err.find("vyre's cache", at + 1))
+      ++compiles;
+    EXPECT_EQ(compiles, 1u) << r.err;
+    EXPECT_NE(r.err.find(", " + width + (width == "1" ? " element per" : " elements (widened)")), std::string::npos)
+        << r.err;
+    auto ls = run_vyre({"cache", "ls", "--json"}, env);
+    ASSERT_EQ(ls.exit_code, 0) << ls.err;
+    EXPECT_EQ(nlohmann::json::parse(ls.out).size(), 1u) << values << ": " << ls.out;
+  }
+}
+
 TEST(CliRun, TuneRecordsAChoiceThatALaterProcessReusesAndCacheShowDisplays) {
   TempDir dir;
   const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()},

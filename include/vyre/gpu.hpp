@@ -182,10 +182,10 @@ class VYRE_API DeviceBuffer final : public DeviceContents {
   }
 
   // For the library only: its key cannot be named outside it.
-  detail::DeviceBufferState& state(const detail::StateKey&) const { return *state_; }
+  detail::DeviceBufferState& state(const detail::StateKey&) const { return *impl_; }
 
  private:
-  std::unique_ptr<detail::DeviceBufferState> state_;
+  std::unique_ptr<detail::DeviceBufferState> impl_;
 };
 
 // The outputs of Pipeline::dispatch_resident, by name.

@@ -97,7 +97,7 @@ std::shared_ptr<const Compiled> BackendState::compiled(const aot::KeyParts& part
     report.cache_hit = artifact.cache_hit;
     report.lower_ms = artifact.lower_ms;
     compiled->spec.interface = lowered ? std::move(lowered->interface) : shader_interface(program, options);
-    compiled->spec.wgsl = artifact.wgsl;
+    compiled->spec.wgsl = artifact.text;
   }
   report.cache_ms = ms_since(start);
   PipelineTimings timings;
@@ -279,6 +279,14 @@ DeviceOutputs Pipeline::dispatch_resident(const Inputs& inputs, const std::optio
 }
 
 const CompileReport& Pipeline::compile_report() const { return checked(impl_).report; }
+
+std::vector<CompileReport> Pipeline::compile_reports() const {
+  PipelineState& state = checked(impl_);
+  std::vector<CompileReport> out{state.report};
+  std::lock_guard lock(state.scalar_mutex);
+  if (state.scalar) out.push_back(state.scalar->report);
+  return out;
+}
 const ShaderInterface& Pipeline::interface() const { return checked(impl_).compiled->pipeline->interface(); }
 const std::string& Pipeline::wgsl() const { return checked(impl_).compiled->spec.wgsl; }
 
@@ -378,6 +386,24 @@ bool Backend::widens() const { return checked(impl_).widen; }
 Pipeline Backend::compile(const CheckedProgram& program, const ShaderOptions& requested) {
   const auto& impl = checked(impl_);
   return compile_exact(impl_, program, compiled_options(program, requested, impl.widen));
+}
+
+Pipeline Backend::compile_for(const CheckedProgram& program, const Inputs& first_inputs,
+                              const std::optional<Dim3>& first_grid, const ShaderOptions& requested) {
+  const auto& impl = checked(impl_);
+  ShaderOptions asked = compiled_options(program, requested, impl.widen);
+  if (asked.vector_width != 1) {
+    // The dispatch's plan decides, as PipelineState::plan would; inputs it
+    // refuses are refused by that dispatch, with the widened shader kept.
+    try {
+      DispatchPlan plan;
+      DispatchPlanner(program, asked).plan(first_inputs, first_grid, plan);
+      const std::optional<Widening> widening = find_widening(program, asked);
+      if (!widening || !widened_grid(program.program(), *widening, plan)) asked.vector_width = 1;
+    } catch (const Error&) {
+    }
+  }
+  return compile_exact(impl_, program, asked);
 }
 
 Pipeline compile_exact(const std::shared_ptr<BackendState>& state, const CheckedProgram& program,

@@ -136,7 +136,7 @@ std::vector<std::pair<std::string, std::string>> driver_cache_off_environment() 
 std::string driver_column(const nlohmann::json& report, bool off) {
   if (off) return "off";
   const auto& d = report["driver_cache"];
-  if (!d.value("vyres", false)) return "driver's";
+  if (!d.value("active", false)) return "driver's";
   return d.value("files_before", 0) > 0 ? "warm" : "cold";
 }
 

@@ -129,7 +129,7 @@ int check_outputs(const Program& program, const RunInputs& run, const Outputs& o
 // The driver's pipeline cache, in words: whose it is and whether it held
 // anything when this process started (a cold one compiles every pipeline).
 std::string driver_cache_text(const gpu::DriverCachePlacement& p) {
-  if (!p.active) return "the driver's own (" + p.reason + ")";
+  if (!p.active) return "not vyre's (" + p.reason + ")";
   if (p.files_before == 0) return "vyre's, cold (empty) in " + p.data_folder.string();
   return "vyre's, warm (" + std::to_string(p.files_before) + " files) in " + p.data_folder.string();
 }
@@ -142,46 +142,46 @@ struct AssembledRun {
   ShaderOptions config;
 };
 
-AssembledRun assemble_run(const RunOptions& o, const CheckedProgram& program) {
-  AssembledRun a{o.run_file.empty() ? RunInputs{} : read_run_file(program, o.run_file), o.config.to_config()};
-  for (const auto& opt : o.inputs) apply_input_option(program, opt, a.run.inputs);
-  for (const auto& opt : o.sizes) apply_size_option(program, opt, a.run.inputs);
-  if (!o.grid.empty()) a.run.grid = parse_dim3(o.grid, "--grid");
-  if (o.specialize_lengths)
+AssembledRun assemble_run(const RunOptions& options, const CheckedProgram& program) {
+  AssembledRun a{options.run_file.empty() ? RunInputs{} : read_run_file(program, options.run_file), options.config.to_config()};
+  for (const auto& opt : options.inputs) apply_input_option(program, opt, a.run.inputs);
+  for (const auto& opt : options.sizes) apply_size_option(program, opt, a.run.inputs);
+  if (!options.grid.empty()) a.run.grid = parse_dim3(options.grid, "--grid");
+  if (options.specialize_lengths)
     for (const auto& [name, length] : dispatched_lengths(program, a.run.inputs, a.run.grid))
       a.config.fixed_lengths.try_emplace(name, length);
   return a;
 }
 
-int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start);
+int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point start);
 
-int run(const RunOptions& o) {
+int run(const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (o.backend != "reference") return run_on_gpu(o, start);
-  if (o.tune || o.retune)
+  if (options.backend != "reference") return run_on_gpu(options, start);
+  if (options.tune || options.retune)
     throw Error(ErrorKind::invalid_input, "--tune and --retune time configurations on the GPU; the reference "
                                           "interpreter has none (leave out --backend reference)");
-  const CheckedProgram program = load_program(o.file);
+  const CheckedProgram program = load_program(options.file);
 
-  auto [run, config] = assemble_run(o, program);
+  auto [run, config] = assemble_run(options, program);
 
   const auto t = std::chrono::steady_clock::now();
   const Outputs outputs = reference::run(program, run.inputs, config, run.grid);
   print_outputs(program, outputs);
-  if (o.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(ms_since(t)) << "\n";
-  return o.check ? check_outputs(program, run, outputs) : kOk;
+  if (options.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(ms_since(t)) << "\n";
+  return options.check ? check_outputs(program, run, outputs) : kOk;
 }
 
-int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start) {
+int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point start) {
   // Before any other thread starts: the driver reads its cache's location
   // from the environment.
   const gpu::DriverCachePlacement driver_cache = gpu::place_driver_cache();
   // Reading and checking the program needs no device: it runs while the
   // instance and the device start.
   double parse_ms = 0;
-  std::future<CheckedProgram> loading = std::async(std::launch::async, [&o, &parse_ms] {
+  std::future<CheckedProgram> loading = std::async(std::launch::async, [&options, &parse_ms] {
     const auto t = std::chrono::steady_clock::now();
-    CheckedProgram checked = load_program(o.file);
+    CheckedProgram checked = load_program(options.file);
     parse_ms = ms_since(t);
     return checked;
   });
@@ -189,7 +189,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
   auto t = std::chrono::steady_clock::now();
   gpu::BackendOptions backend_options;
   const std::optional<std::chrono::milliseconds> from_environment = gpu::BackendOptions::from_environment().dispatch_timeout;
-  const double seconds = o.timeout ? *o.timeout : from_environment ? static_cast<double>(from_environment->count()) / 1000.0 : kDefaultTimeoutSeconds;
+  const double seconds = options.timeout ? *options.timeout : from_environment ? static_cast<double>(from_environment->count()) / 1000.0 : kDefaultTimeoutSeconds;
   if (std::isnan(seconds) || seconds < 0)
     throw Error(ErrorKind::invalid_input, "--timeout must be a positive number of seconds, or 0 or inf (none)");
   // 0 and inf are no limit: milliseconds::max(), a deadline that never
@@ -212,17 +212,18 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
   gpu::Backend& backend = *started;
   const double overlap_wait_ms = ms_since(t) - backend_ms;
 
-  auto [run, config] = assemble_run(o, program);
+  auto [run, config] = assemble_run(options, program);
 
   t = std::chrono::steady_clock::now();
   // With --tune the pipeline and grid are the tuned ones (docs/tuning.md).
   std::optional<gpu::Tuned> tuned;
-  if (o.tune || o.retune) {
+  if (options.tune || options.retune) {
     gpu::TuneOptions tuning = gpu::TuneOptions::from_environment();
-    tuning.retune = o.retune;
+    tuning.retune = options.retune;
     tuned.emplace(backend.tune(program, run.inputs, run.grid, config, tuning));
   }
-  gpu::Pipeline pipeline = tuned ? std::move(tuned->pipeline) : backend.compile(program, config);
+  // Only the shader this dispatch runs is compiled (compile_for).
+  gpu::Pipeline pipeline = tuned ? std::move(tuned->pipeline) : backend.compile_for(program, run.inputs, run.grid, config);
   const std::optional<Dim3> grid = tuned ? tuned->grid : run.grid;
   const double compile_ms = ms_since(t);
   gpu::DispatchReport dispatch_report;
@@ -232,16 +233,19 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
   print_outputs(program, outputs);
 
   const auto& c = pipeline.compile_report();
-  if (o.verbose) {
+  if (options.verbose) {
     const auto& a = backend.adapter();
     std::cerr << "vyre: adapter " << a.name << " (" << a.backend << ", " << a.type << "), opened in " << fmt_ms(backend_ms)
-              << "\n"
-              << "vyre: vyre's cache " << (c.cache_hit ? "hit: lowering skipped" : "miss: lowered") << ", key "
-              << c.cache_key << ", " << fmt_ms(c.cache_ms) << (c.cache_hit ? "" : " (lowering " + fmt_ms(c.lower_ms) + ")")
-              << "\n"
-              << "vyre: driver pipeline cache: " << driver_cache_text(driver_cache) << "\n"
-              << "vyre: shader module (naga) " << fmt_ms(c.shader_ms) << ", compute pipeline (driver) "
-              << fmt_ms(c.pipeline_ms) << "\n"
+              << "\n";
+    // One report per shader compiled: a later variant is compiled only when
+    // a dispatch needs it.
+    for (const gpu::CompileReport& r : pipeline.compile_reports())
+      std::cerr << "vyre: vyre's cache " << (r.cache_hit ? "hit: lowering skipped" : "miss: lowered") << ", key "
+                << r.cache_key << ", " << fmt_ms(r.cache_ms) << (r.cache_hit ? "" : " (lowering " + fmt_ms(r.lower_ms) + ")")
+                << "\n"
+                << "vyre: shader module (naga) " << fmt_ms(r.shader_ms) << ", compute pipeline (driver) "
+                << fmt_ms(r.pipeline_ms) << "\n";
+    std::cerr << "vyre: driver pipeline cache: " << driver_cache_text(driver_cache) << "\n"
               << "vyre: dispatch of " << dim3_text(dispatch_report.grid) << " workgroups, " << int{dispatch_report.vector_width}
               << (dispatch_report.vector_width == 1 ? " element" : " elements (widened)") << " per invocation: upload " << fmt_ms(dispatch_report.upload_ms) << ", run "
               << fmt_ms(dispatch_report.dispatch_ms) << ", readback " << fmt_ms(dispatch_report.readback_ms) << "\n"
@@ -249,7 +253,7 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
               << "vyre: total " << fmt_ms(total_ms) << " (reading and checking the program " << fmt_ms(parse_ms)
               << ", beside the device's start; compile " << fmt_ms(compile_ms) << ")\n";
   }
-  if (!o.report_json.empty()) {
+  if (!options.report_json.empty()) {
     nlohmann::json report = {
         {"program", program.name()},
         {"adapter", backend.adapter().name},
@@ -260,7 +264,8 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
         {"workgroup", pipeline_workgroup(pipeline)},
         {"tuning", tuning_json(tuned)},
         {"driver_cache",
-         {{"vyres", driver_cache.active},
+         {{"active", driver_cache.active},
+          {"vyres", driver_cache.active},  // the old spelling of "active", kept for one release (docs/cli.md)
           {"files_before", driver_cache.files_before},
           {"bytes_before", driver_cache.bytes_before},
           {"folder", driver_cache.data_folder.string()},
@@ -281,9 +286,9 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
           {"readback", dispatch_report.readback_ms},
           {"tune", tuned ? tuned->tune_ms : 0.0},
           {"total", total_ms}}}};
-    write_output_file(o.report_json, report.dump() + "\n");
+    write_output_file(options.report_json, report.dump() + "\n");
   }
-  if (o.check) return check_outputs(program, run, outputs);
+  if (options.check) return check_outputs(program, run, outputs);
   return kOk;
 }
 
@@ -291,31 +296,31 @@ int run_on_gpu(const RunOptions& o, std::chrono::steady_clock::time_point start)
 
 void add_run(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("run", "Run a program on the GPU (through the AOT cache) and print its outputs as JSON");
-  auto o = std::make_shared<RunOptions>();
-  cmd->add_option("program", o->file, "Program file (JSON; - reads stdin)")->required();
-  cmd->add_option("--input", o->inputs, "NAME=V1,V2,... or NAME=@FILE (raw little-endian bytes); repeatable");
-  cmd->add_option("--size", o->sizes, "NAME=N: element count of a runtime-sized buffer given no contents; repeatable");
-  cmd->add_option("--inputs", o->run_file, "Run file: {\"inputs\": {...}, \"sizes\": {...}, \"grid\": [...], \"expect\": {...}}");
-  cmd->add_option("--backend", o->backend, "gpu (default) or reference (the CPU interpreter)")
+  auto run_options = std::make_shared<RunOptions>();
+  cmd->add_option("program", run_options->file, "Program file (JSON; - reads stdin)")->required();
+  cmd->add_option("--input", run_options->inputs, "NAME=V1,V2,... or NAME=@FILE (raw little-endian bytes); repeatable");
+  cmd->add_option("--size", run_options->sizes, "NAME=N: element count of a runtime-sized buffer given no contents; repeatable");
+  cmd->add_option("--inputs", run_options->run_file, "Run file: {\"inputs\": {...}, \"sizes\": {...}, \"grid\": [...], \"expect\": {...}}");
+  cmd->add_option("--backend", run_options->backend, "gpu (default) or reference (the CPU interpreter)")
       ->check(CLI::IsMember({"gpu", "reference"}));
-  cmd->add_option("--grid", o->grid, "Number of workgroups X[,Y,Z] (default: from the first output's length)");
-  cmd->add_option("--timeout", o->timeout,
+  cmd->add_option("--grid", run_options->grid, "Number of workgroups X[,Y,Z] (default: from the first output's length)");
+  cmd->add_option("--timeout", run_options->timeout,
                   "Seconds a dispatch may run before the device is given up (default: VYRE_DISPATCH_TIMEOUT, else 600; 0 or inf: none)");
-  add_config_options(cmd, o->config);
-  cmd->add_flag("--specialize-lengths", o->specialize_lengths,
+  add_config_options(cmd, run_options->config);
+  cmd->add_flag("--specialize-lengths", run_options->specialize_lengths,
                 "Write the lengths this run dispatches into the shader (length specialization: checks against them "
                 "can fold away; the shader is cached per lengths). Same as --fixed-length for each len the program reads");
-  cmd->add_flag("--check", o->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");
-  cmd->add_flag("--tune", o->tune,
+  cmd->add_flag("--check", run_options->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");
+  cmd->add_flag("--tune", run_options->tune,
                 "Run in the configuration tuned for this device and dispatch size: from the cache's tuning record, "
                 "else timed now and recorded (docs/tuning.md)");
-  cmd->add_flag("--retune", o->retune, "Like --tune, but time the candidates again and replace the record");
-  cmd->add_flag("-v,--verbose", o->verbose, "Tell on stderr whether the cache hit and how long each stage took");
-  cmd->add_option("--report-json", o->report_json, "Write the cache result and stage timings as JSON to this file");
+  cmd->add_flag("--retune", run_options->retune, "Like --tune, but time the candidates again and replace the record");
+  cmd->add_flag("-v,--verbose", run_options->verbose, "Tell on stderr whether the cache hit and how long each stage took");
+  cmd->add_option("--report-json", run_options->report_json, "Write the cache result and stage timings as JSON to this file");
   cmd->footer(
       "Outputs print in binding order as {\"name\": [values], ...}; f32 values read back to the same bits, with "
       "\"nan\", \"inf\" and \"-inf\" as strings.");
-  cmd->callback([&action, o] { action = [o] { return run(*o); }; });
+  cmd->callback([&action, run_options] { action = [run_options] { return run(*run_options); }; });
 }
 
 }  // namespace vyre::cli
