@@ -17,6 +17,7 @@
 
 #include "lower/approximate_forms.hpp"
 #include "samples/approximate_forms.hpp"
+#include "support/fail_on_pass_bugs.hpp"
 #include "support/conformance_cases.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/gpu.hpp"
@@ -26,6 +27,9 @@ using namespace vyre;
 using namespace vyre::build;
 
 namespace {
+
+const ::testing::Environment* const kFailOnPassBugs =
+    ::testing::AddGlobalTestEnvironment(new vyre::test::FailOnPassBugs);
 
 using namespace vyre::test::conformance;
 

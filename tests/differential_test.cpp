@@ -20,6 +20,7 @@
 #include "differential/random_program.hpp"
 #include "differential/reproducer_files.hpp"
 #include "differential/shrinker.hpp"
+#include "support/fail_on_pass_bugs.hpp"
 #include "support/test_support.hpp"
 #include "vyre/json.hpp"
 #include "vyre/lower.hpp"
@@ -29,6 +30,9 @@
 
 namespace vyre::differential {
 namespace {
+
+const ::testing::Environment* const kFailOnPassBugs =
+    ::testing::AddGlobalTestEnvironment(new vyre::test::FailOnPassBugs);
 
 uint64_t env_number(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);

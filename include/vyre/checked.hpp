@@ -65,7 +65,7 @@ class VYRE_API CheckedProgram {
 
  private:
   struct State;
-  std::shared_ptr<const State> state_;
+  std::shared_ptr<const State> impl_;
 };
 
 }  // namespace vyre

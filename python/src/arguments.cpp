@@ -10,14 +10,17 @@
 namespace vyre::python {
 namespace {
 
-std::string repr_of(nb::handle value) {
-  nb::object r = nb::steal(PyObject_Repr(value.ptr()));
-  if (!r.is_valid()) {
+// repr() or str() of a value for a message; "?" when that raised.
+std::string text_of(nb::handle value, PyObject* (*convert)(PyObject*)) {
+  nb::object text = nb::steal(convert(value.ptr()));
+  if (!text.is_valid()) {
     PyErr_Clear();
     return "?";
   }
-  return nb::cast<std::string>(r);
+  return nb::cast<std::string>(text);
 }
+
+std::string repr_of(nb::handle value) { return text_of(value, PyObject_Repr); }
 
 bool is_int(nb::handle value) { return PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr()); }
 
@@ -117,14 +120,7 @@ std::optional<ScalarType> type_of_format(const char* format, Py_ssize_t itemsize
   }
 }
 
-std::string str_of(nb::handle value) {
-  nb::object s = nb::steal(PyObject_Str(value.ptr()));
-  if (!s.is_valid()) {
-    PyErr_Clear();
-    return "?";
-  }
-  return nb::cast<std::string>(s);
-}
+std::string str_of(nb::handle value) { return text_of(value, PyObject_Str); }
 
 std::string describe_type(nb::handle value) {
   if (nb::hasattr(value, "dtype")) return str_of(value.attr("dtype"));

@@ -45,32 +45,32 @@ DeviceBuffer& bindable_device_buffer(DeviceContents& contents, const DeviceConte
 
 // ---- DeviceBuffer ----------------------------------------------------------
 
-DeviceBuffer::DeviceBuffer(std::unique_ptr<DeviceBufferState> state) : state_(std::move(state)) {}
+DeviceBuffer::DeviceBuffer(std::unique_ptr<DeviceBufferState> state) : impl_(std::move(state)) {}
 DeviceBuffer::~DeviceBuffer() = default;
 
-uint64_t DeviceBuffer::size_bytes() const { return state_->bytes; }
-ScalarType DeviceBuffer::type() const { return state_->type; }
+uint64_t DeviceBuffer::size_bytes() const { return impl_->bytes; }
+ScalarType DeviceBuffer::type() const { return impl_->type; }
 
 std::vector<uint8_t> DeviceBuffer::read() const {
-  std::vector<uint8_t> out(state_->bytes);
+  std::vector<uint8_t> out(impl_->bytes);
   read_into(out);
   return out;
 }
 
 void DeviceBuffer::read_into(std::span<uint8_t> destination) const {
-  if (destination.size() != state_->bytes)
-    throw Error(ErrorKind::invalid_input, "reading a DeviceBuffer of " + std::to_string(state_->bytes) + " bytes (" +
-                                              state_->origin + ") into " + std::to_string(destination.size()) +
+  if (destination.size() != impl_->bytes)
+    throw Error(ErrorKind::invalid_input, "reading a DeviceBuffer of " + std::to_string(impl_->bytes) + " bytes (" +
+                                              impl_->origin + ") into " + std::to_string(destination.size()) +
                                               " bytes: give exactly its size");
-  if (state_->pending.load())
-    throw Error(ErrorKind::invalid_input, "this DeviceBuffer (" + state_->origin +
+  if (impl_->pending.load())
+    throw Error(ErrorKind::invalid_input, "this DeviceBuffer (" + impl_->origin +
                                               ") is written by a Batch that has not run: run() it first");
-  BufferPool& pool = *state_->pool;
+  BufferPool& pool = *impl_->pool;
   DeviceContext& device = pool.device();
   device.check_alive();
-  if (state_->bytes == 0) return;
+  if (impl_->bytes == 0) return;
 
-  const uint64_t bytes = state_->bytes;
+  const uint64_t bytes = impl_->bytes;
   GpuBuffer staging = pool.acquire_staging(bytes);
   auto tracker = std::make_unique<MapTracker>();
   tracker->begin(1);
@@ -78,7 +78,7 @@ void DeviceBuffer::read_into(std::span<uint8_t> destination) const {
     std::lock_guard lock(device.scope_mutex());
     ErrorScope scope(device);
     wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(device.device(), nullptr));
-    wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), state_->buffer.buffer.get(), 0, staging.buffer.get(), 0, bytes);
+    wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), impl_->buffer.buffer.get(), 0, staging.buffer.get(), 0, bytes);
     const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     scope.check("the GPU rejected reading a DeviceBuffer back");
     device.check_alive();

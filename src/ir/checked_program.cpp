@@ -51,38 +51,38 @@ CheckedProgram::CheckedProgram(Program program) {
   collect_len(p.body, state->facts, read);
   for (const Buffer* b : state->bound)
     if (b->runtime_sized() && read[static_cast<size_t>(b - p.buffers.data())]) state->lengths.push_back(b);
-  state_ = std::move(state);
+  impl_ = std::move(state);
 }
 
-const Program& CheckedProgram::program() const { return state_->program; }
+const Program& CheckedProgram::program() const { return impl_->program; }
 
 ScalarType CheckedProgram::type(const Expr& e) const {
-  auto it = state_->facts.types.find(&e);
-  if (it == state_->facts.types.end())
+  auto it = impl_->facts.types.find(&e);
+  if (it == impl_->facts.types.end())
     throw Error(ErrorKind::invalid_input, "internal: no type for an expression outside this checked program");
   return it->second;
 }
 
-uint32_t CheckedProgram::slot(const Expr& var) const { return fact(state_->facts.slots, &var, "local slot"); }
-uint32_t CheckedProgram::slot(const Stmt& s) const { return fact(state_->facts.slots, &s, "local slot"); }
+uint32_t CheckedProgram::slot(const Expr& var) const { return fact(impl_->facts.slots, &var, "local slot"); }
+uint32_t CheckedProgram::slot(const Stmt& s) const { return fact(impl_->facts.slots, &s, "local slot"); }
 bool CheckedProgram::reassigned(const Stmt& declaration) const {
   const uint32_t local = slot(declaration);
-  const auto& written = state_->facts.reassigned;
+  const auto& written = impl_->facts.reassigned;
   return local < written.size() && written[local];
 }
-uint32_t CheckedProgram::local_count() const { return state_->facts.local_count; }
-uint32_t CheckedProgram::buffer_index(const Expr& e) const { return fact(state_->facts.buffers, &e, "buffer"); }
-uint32_t CheckedProgram::buffer_index(const Stmt& s) const { return fact(state_->facts.buffers, &s, "buffer"); }
+uint32_t CheckedProgram::local_count() const { return impl_->facts.local_count; }
+uint32_t CheckedProgram::buffer_index(const Expr& e) const { return fact(impl_->facts.buffers, &e, "buffer"); }
+uint32_t CheckedProgram::buffer_index(const Stmt& s) const { return fact(impl_->facts.buffers, &s, "buffer"); }
 
-const std::vector<const Buffer*>& CheckedProgram::canonical_buffers() const { return state_->canonical; }
-const std::vector<const Buffer*>& CheckedProgram::bound_buffers() const { return state_->bound; }
-bool CheckedProgram::atomic(uint32_t buffer_index) const { return state_->facts.atomic.at(buffer_index); }
+const std::vector<const Buffer*>& CheckedProgram::canonical_buffers() const { return impl_->canonical; }
+const std::vector<const Buffer*>& CheckedProgram::bound_buffers() const { return impl_->bound; }
+bool CheckedProgram::atomic(uint32_t buffer_index) const { return impl_->facts.atomic.at(buffer_index); }
 bool CheckedProgram::atomic(const Buffer& buffer) const {
-  return atomic(static_cast<uint32_t>(&buffer - state_->program.buffers.data()));
+  return atomic(static_cast<uint32_t>(&buffer - impl_->program.buffers.data()));
 }
-const std::vector<const Buffer*>& CheckedProgram::length_buffers() const { return state_->lengths; }
-bool CheckedProgram::has_barrier() const { return state_->facts.has_barrier; }
-bool CheckedProgram::has_loop() const { return state_->facts.has_loop; }
-bool CheckedProgram::uses(Op op) const { return state_->facts.ops.test(static_cast<size_t>(op)); }
+const std::vector<const Buffer*>& CheckedProgram::length_buffers() const { return impl_->lengths; }
+bool CheckedProgram::has_barrier() const { return impl_->facts.has_barrier; }
+bool CheckedProgram::has_loop() const { return impl_->facts.has_loop; }
+bool CheckedProgram::uses(Op op) const { return impl_->facts.ops.test(static_cast<size_t>(op)); }
 
 }  // namespace vyre

@@ -28,14 +28,14 @@ bool composite(const Expr& e) {
 
 class Sharing {
  public:
-  explicit Sharing(const CheckedProgram& c) : c_(c) {
+  explicit Sharing(const CheckedProgram& c) : checked_(c) {
     for (const Buffer& b : c.program().buffers) names_.insert(b.name);
     scan(c.program().body);
   }
 
   Program run() {
-    Program out = c_.program();
-    out.body = block(c_.program().body, {});
+    Program out = checked_.program();
+    out.body = block(checked_.program().body, {});
     return out;
   }
 
@@ -56,9 +56,9 @@ class Sharing {
       const uint32_t begin = next_position_;
       if (s.op == StmtOp::Let || s.op == StmtOp::Loop) {
         names_.insert(s.name);
-        position_[c_.slot(s)] = next_position_++;
+        position_[checked_.slot(s)] = next_position_++;
       }
-      if (s.op == StmtOp::Assign) assigned_.insert(c_.slot(s));
+      if (s.op == StmtOp::Assign) assigned_.insert(checked_.slot(s));
       scan(s.body);
       scan(s.else_body);
       span_[&s] = {begin, next_position_};
@@ -71,7 +71,7 @@ class Sharing {
   bool in_scope_before(const Expr& e, const Stmt& s) const {
     if (op_info(e.op).cls == OpClass::Var) {
       const auto [begin, end] = span_.at(&s);
-      const uint32_t at = position_.at(c_.slot(e));
+      const uint32_t at = position_.at(checked_.slot(e));
       if (at >= begin && at < end) return false;
     }
     for (const Expr& a : e.args)
@@ -88,9 +88,9 @@ class Sharing {
     switch (op_info(e.op).cls) {
       case OpClass::Literal:
       case OpClass::Builtin: k = "#" + std::to_string(static_cast<int>(e.op)) + ":" + std::to_string(e.imm); break;
-      case OpClass::Len: k = "n" + std::to_string(c_.buffer_index(e)); break;
+      case OpClass::Len: k = "n" + std::to_string(checked_.buffer_index(e)); break;
       case OpClass::Var:
-        if (!assigned_.count(c_.slot(e))) k = "v" + std::to_string(c_.slot(e));
+        if (!assigned_.count(checked_.slot(e))) k = "v" + std::to_string(checked_.slot(e));
         break;
       case OpClass::Load:
       case OpClass::Atomic: break;
@@ -239,7 +239,7 @@ class Sharing {
     return out;
   }
 
-  const CheckedProgram& c_;
+  const CheckedProgram& checked_;
   std::set<std::string> names_;     // every name the program declares, and those added
   std::set<uint32_t> assigned_;     // slots some assign statement writes
   std::unordered_map<const Expr*, std::string> keys_;

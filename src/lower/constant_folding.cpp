@@ -56,20 +56,20 @@ bool exact_f32_operator(Op op) {
 class Folder {
  public:
   Folder(const CheckedProgram& c, const std::map<std::string, uint32_t>& fixed_lengths, const Dim3& workgroup)
-      : c_(c), fixed_lengths_(fixed_lengths), workgroup_(workgroup) {
+      : checked_(c), fixed_lengths_(fixed_lengths), workgroup_(workgroup) {
     collect_assigned(c.program().body);
   }
 
   Program run() {
-    Program out = c_.program();
-    out.body = block(c_.program().body);
+    Program out = checked_.program();
+    out.body = block(checked_.program().body);
     return out;
   }
 
  private:
   void collect_assigned(const std::vector<Stmt>& stmts) {
     for (const Stmt& s : stmts) {
-      if (s.op == StmtOp::Assign) assigned_.insert(c_.slot(s));
+      if (s.op == StmtOp::Assign) assigned_.insert(checked_.slot(s));
       collect_assigned(s.body);
       collect_assigned(s.else_body);
     }
@@ -89,8 +89,8 @@ class Folder {
     out.barrier = s.barrier;
     for (const Expr& e : s.exprs) out.exprs.push_back(fold(e));
     // A local never reassigned that holds a literal is that literal.
-    if (s.op == StmtOp::Let && is_literal(out.exprs[0]) && !assigned_.count(c_.slot(s)))
-      known_[c_.slot(s)] = out.exprs[0];
+    if (s.op == StmtOp::Let && is_literal(out.exprs[0]) && !assigned_.count(checked_.slot(s)))
+      known_[checked_.slot(s)] = out.exprs[0];
     // Inside a loop with literal u32 bounds its variable (read-only, and
     // never shadowed, so its name means it throughout the body) lies between
     // them.
@@ -172,11 +172,11 @@ class Folder {
   Expr fold(const Expr& e) {
     const OpClass cls = op_info(e.op).cls;
     if (cls == OpClass::Var) {
-      auto it = known_.find(c_.slot(e));
+      auto it = known_.find(checked_.slot(e));
       return it == known_.end() ? e : it->second;
     }
     if (cls == OpClass::Len) {
-      const Buffer& b = c_.program().buffers[c_.buffer_index(e)];
+      const Buffer& b = checked_.program().buffers[checked_.buffer_index(e)];
       if (!b.runtime_sized()) return literal(ScalarType::U32, b.count);
       auto it = fixed_lengths_.find(b.name);
       return it == fixed_lengths_.end() ? e : literal(ScalarType::U32, it->second);
@@ -200,7 +200,7 @@ class Folder {
       if (e.op == Op::LAnd) return left ? std::move(e.args[1]) : literal(ScalarType::Bool, 0);
       return left ? literal(ScalarType::Bool, 1) : std::move(e.args[1]);
     }
-    if (c_.type(original.args[0]) == ScalarType::U32)
+    if (checked_.type(original.args[0]) == ScalarType::U32)
       if (auto v = decided(e)) return literal(ScalarType::Bool, *v);
     return computed(original, std::move(e));
   }
@@ -215,12 +215,12 @@ class Folder {
     }
     for (const Expr& a : e.args)
       if (!is_literal(a)) return e;
-    const ScalarType operand = c_.type(original.args[0]);
-    const ScalarType result = c_.type(original);
+    const ScalarType operand = checked_.type(original.args[0]);
+    const ScalarType result = checked_.type(original);
     if (operand == ScalarType::F32 || result == ScalarType::F32) {
       if (!exact_f32_operator(e.op)) return e;
       for (const Expr& a : e.args)
-        if (c_.type(original.args[&a - e.args.data()]) == ScalarType::F32 && !plain_f32(a.imm)) return e;
+        if (checked_.type(original.args[&a - e.args.data()]) == ScalarType::F32 && !plain_f32(a.imm)) return e;
     }
     uint32_t value = 0;
     switch (op_info(e.op).cls) {
@@ -228,7 +228,7 @@ class Folder {
       case OpClass::Unary: value = scalar::apply_unary(e.op, operand, e.args[0].imm); break;
       case OpClass::Ternary:
         if (e.op == Op::Select) return e.args[0].imm ? e.args[1] : e.args[2];
-        value = scalar::apply_ternary(e.op, c_.type(original), e.args[0].imm, e.args[1].imm, e.args[2].imm);
+        value = scalar::apply_ternary(e.op, checked_.type(original), e.args[0].imm, e.args[1].imm, e.args[2].imm);
         break;
       default: {
         const auto to = static_cast<ScalarType>(e.imm);
@@ -243,7 +243,7 @@ class Folder {
     return literal(result, value);
   }
 
-  const CheckedProgram& c_;
+  const CheckedProgram& checked_;
   const std::map<std::string, uint32_t>& fixed_lengths_;
   Dim3 workgroup_;
   std::map<std::string, Range> loop_ranges_;  // loop variable -> its range, in its body

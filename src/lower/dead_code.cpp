@@ -30,17 +30,17 @@ bool empty_range(ScalarType t, const Expr& from, const Expr& to) {
 
 class DeadCode {
  public:
-  explicit DeadCode(const CheckedProgram& c) : c_(c) { collect_reads(c.program().body); }
+  explicit DeadCode(const CheckedProgram& c) : checked_(c) { collect_reads(c.program().body); }
 
   Program run() {
-    Program out = c_.program();
-    out.body = block(c_.program().body);
+    Program out = checked_.program();
+    out.body = block(checked_.program().body);
     return out;
   }
 
  private:
   void collect_reads(const Expr& e) {
-    if (op_info(e.op).cls == OpClass::Var) read_.insert(c_.slot(e));
+    if (op_info(e.op).cls == OpClass::Var) read_.insert(checked_.slot(e));
     for (const Expr& a : e.args) collect_reads(a);
   }
   void collect_reads(const std::vector<Stmt>& stmts) {
@@ -70,7 +70,7 @@ class DeadCode {
     switch (s.op) {
       case StmtOp::Let:
       case StmtOp::Assign:
-        if (!read_.count(c_.slot(s)) && !holds_atomic(s)) return;
+        if (!read_.count(checked_.slot(s)) && !holds_atomic(s)) return;
         break;
       case StmtOp::Eval:
         if (!holds_atomic(s)) return;
@@ -97,7 +97,7 @@ class DeadCode {
         if (is_literal(s.exprs[0]) && s.exprs[0].imm == 0) return;
         break;
       case StmtOp::Loop:
-        if (is_literal(s.exprs[0]) && is_literal(s.exprs[1]) && empty_range(c_.type(s.exprs[0]), s.exprs[0], s.exprs[1]))
+        if (is_literal(s.exprs[0]) && is_literal(s.exprs[1]) && empty_range(checked_.type(s.exprs[0]), s.exprs[0], s.exprs[1]))
           return;
         break;
       default: break;
@@ -109,7 +109,7 @@ class DeadCode {
     out.push_back(std::move(copy));
   }
 
-  const CheckedProgram& c_;
+  const CheckedProgram& checked_;
   std::set<uint32_t> read_;  // slots some var expression reads (loop variables are read-only)
 };
 

@@ -13,8 +13,9 @@ namespace {
 
 // The checked form of a pass's result; nullopt when the pass changed
 // nothing (no check then), or when its result does not check or the pass
-// failed (the reason logged): the input then goes on as it was, so a pass can
-// never make a valid program fail.
+// threw: the input then goes on as it was, so a pass can never make a valid
+// program fail. Either is a bug in the pass, so it is said as a warning
+// (the conformance suite and the differential tester fail on one).
 std::optional<CheckedProgram> attempt(const CheckedProgram& input, const std::function<Program()>& pass,
                                       const char* name) {
   try {
@@ -22,7 +23,7 @@ std::optional<CheckedProgram> attempt(const CheckedProgram& input, const std::fu
     if (result == input.program()) return std::nullopt;
     return CheckedProgram(std::move(result));
   } catch (const std::exception& e) {
-    log::debug("lowering: {} skipped: {}", name, e.what());
+    log::warn("lowering: {} skipped for '{}', a bug in the pass: {}", name, input.name(), e.what());
     return std::nullopt;
   }
 }

@@ -37,7 +37,7 @@ class WgslLowering {
   // atomicity is the original's, as the interface declares it.
   WgslLowering(const CheckedProgram& c, const CheckedProgram& original, const ShaderInterface& iface,
                const ShaderOptions& options, std::optional<Widening> widening)
-      : c_(c), original_(original), p_(c.program()), iface_(iface), options_(options),
+      : checked_(c), original_(original), program_(c.program()), iface_(iface), options_(options),
         workgroup_size_(iface.workgroup_size), widening_(std::move(widening)) {
     for (size_t i = 0; i < iface.length_bindings.size(); ++i)
       length_slot_[c.bound_buffers()[iface.length_bindings[i]]] = i;
@@ -48,7 +48,7 @@ class WgslLowering {
     if (widening_)
       widened_body();
     else
-      block(p_.body, 1);
+      block(program_.body, 1);
     std::string out;
     out += declarations();
     out += helpers_.definitions();
@@ -84,7 +84,7 @@ class WgslLowering {
       out += at + "var<storage, " + (sb.kind == BindingKind::StorageRead ? "read" : "read_write") + "> " + n + ": " +
              array + ";\n";
     }
-    for (const Buffer* b : c_.canonical_buffers()) {
+    for (const Buffer* b : checked_.canonical_buffers()) {
       if (b->access != Access::Workgroup) continue;
       const std::string t = wgsl_type(b->type);
       const std::string element = atomic(*b) ? "atomic<" + t + ">" : t;
@@ -124,7 +124,7 @@ class WgslLowering {
   void zero_workgroup_memory() {
     const uint64_t invocations = uint64_t{workgroup_size_[0]} * workgroup_size_[1] * workgroup_size_[2];
     bool any = false;
-    for (const Buffer* b : c_.canonical_buffers()) {
+    for (const Buffer* b : checked_.canonical_buffers()) {
       if (b->access != Access::Workgroup) continue;
       any = true;
       builtins_.insert("vyre_lidx");
@@ -148,12 +148,12 @@ class WgslLowering {
   // dispatch guarantees len(G) is a multiple of 4 and every widened buffer
   // holds at least len(G) elements (dispatch/widened_grid.hpp).
   void widened_body() {
-    const Stmt& let = p_.body[0];
-    const Stmt& check = p_.body[1];
+    const Stmt& let = program_.body[0];
+    const Stmt& check = program_.body[1];
     line(1, "let vyre_j: u32 = " + expr(let.exprs[0]) + ";");
-    line(1, "if (vyre_j < (" + length(p_.buffers[widening_->guard], false) + " / 4u)) {");
+    line(1, "if (vyre_j < (" + length(program_.buffers[widening_->guard], false) + " / 4u)) {");
     for (const Widening::Access& a : widening_->buffers) {
-      const Buffer& b = p_.buffers[a.buffer];
+      const Buffer& b = program_.buffers[a.buffer];
       const std::string v = lane_vector(b), whole = buffer_name(b.name) + "[vyre_j]";
       if (!a.stored)
         line(2, "let " + v + " = " + whole + ";");
@@ -171,7 +171,7 @@ class WgslLowering {
     }
     lane_ = -1;
     for (const Widening::Access& a : widening_->buffers)
-      if (a.stored) line(2, buffer_name(p_.buffers[a.buffer].name) + "[vyre_j] = " + lane_vector(p_.buffers[a.buffer]) + ";");
+      if (a.stored) line(2, buffer_name(program_.buffers[a.buffer].name) + "[vyre_j] = " + lane_vector(program_.buffers[a.buffer]) + ";");
     line(1, "}");
   }
 
@@ -179,7 +179,7 @@ class WgslLowering {
 
   // In a lane, an access at i to a widened buffer: that lane of its vec4.
   std::optional<std::string> lane_element(const Buffer& b) const {
-    if (lane_ < 0 || !widening_ || !widening_->find(static_cast<uint32_t>(&b - p_.buffers.data()))) return std::nullopt;
+    if (lane_ < 0 || !widening_ || !widening_->find(static_cast<uint32_t>(&b - program_.buffers.data()))) return std::nullopt;
     static const char kLane[] = {'x', 'y', 'z', 'w'};
     return lane_vector(b) + "." + kLane[lane_];
   }
@@ -201,13 +201,13 @@ class WgslLowering {
       case StmtOp::Let:
         // A local no statement reassigns is a value, not storage: naga and the
         // driver then see an expression instead of a variable's store and loads.
-        line(depth, (c_.reassigned(s) ? "var " : "let ") + local_name(s.name) + ": " + wgsl_type(type_of(s.exprs[0])) + " = " + expr(s.exprs[0]) + ";");
+        line(depth, (checked_.reassigned(s) ? "var " : "let ") + local_name(s.name) + ": " + wgsl_type(type_of(s.exprs[0])) + " = " + expr(s.exprs[0]) + ";");
         return;
       case StmtOp::Assign:
         line(depth, local_name(s.name) + " = " + expr(s.exprs[0]) + ";");
         return;
       case StmtOp::Store: {
-        const Buffer& b = p_.buffers[c_.buffer_index(s)];
+        const Buffer& b = program_.buffers[checked_.buffer_index(s)];
         if (auto lane = lane_element(b)) {
           line(depth, *lane + " = " + expr(s.exprs[1]) + ";");
           return;
@@ -290,13 +290,13 @@ class WgslLowering {
 
   // ---- types ---------------------------------------------------------------
 
-  bool atomic(const Buffer& b) const { return original_.atomic(static_cast<uint32_t>(&b - p_.buffers.data())); }
+  bool atomic(const Buffer& b) const { return original_.atomic(static_cast<uint32_t>(&b - program_.buffers.data())); }
 
-  ScalarType type_of(const Expr& e) const { return c_.type(e); }
+  ScalarType type_of(const Expr& e) const { return checked_.type(e); }
 
   // ---- constants -------------------------------------------------------------
 
-  const Buffer& buffer_of(const Expr& e) const { return p_.buffers[c_.buffer_index(e)]; }
+  const Buffer& buffer_of(const Expr& e) const { return program_.buffers[checked_.buffer_index(e)]; }
 
   // True when WGSL would evaluate the expression at shader creation.
   bool is_const(const Expr& e) const {
@@ -507,9 +507,9 @@ class WgslLowering {
     return wgsl_type(to) + "(" + a + ")";
   }
 
-  const CheckedProgram& c_;
+  const CheckedProgram& checked_;
   const CheckedProgram& original_;
-  const Program& p_;
+  const Program& program_;
   const ShaderInterface& iface_;
   const ShaderOptions& options_;
   Dim3 workgroup_size_;

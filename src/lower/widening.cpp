@@ -28,7 +28,7 @@ std::optional<FlatIndex> flat_index(const Expr& e, uint32_t workgroup_x) {
 // differ from invocations.
 class Scan {
  public:
-  Scan(const CheckedProgram& c, Widening& w) : c_(c), p_(c.program()), w_(w) {}
+  Scan(const CheckedProgram& c, Widening& w) : checked_(c), program_(c.program()), widening_(w) {}
 
   void block(const std::vector<Stmt>& stmts, bool every_lane) {
     for (const Stmt& s : stmts) {
@@ -46,14 +46,14 @@ class Scan {
     for (const Expr& e : s.exprs) expr(e);
     switch (s.op) {
       case StmtOp::Store: {
-        const uint32_t b = c_.buffer_index(s);
+        const uint32_t b = checked_.buffer_index(s);
         if (wide(b, s.exprs[0])) {
           Widening::Access& a = access(b);
           a.stored = true;
           if (every_lane) stored_by_every_lane_.push_back(b);
         } else if (why_.empty()) {
-          refuse("a store to '" + p_.buffers[b].name + "', which is not a runtime-sized buffer at index " +
-                 w_.index_local + ": invocations could share its elements");
+          refuse("a store to '" + program_.buffers[b].name + "', which is not a runtime-sized buffer at index " +
+                 widening_.index_local + ": invocations could share its elements");
         }
         return;
       }
@@ -75,8 +75,8 @@ class Scan {
       case OpClass::Builtin: refuse("a built-in other than the index (" + std::string(op_info(e.op).json) + ")"); return;
       case OpClass::Atomic: refuse("an atomic"); return;
       case OpClass::Load: {
-        const uint32_t b = c_.buffer_index(e);
-        const Buffer& buffer = p_.buffers[b];
+        const uint32_t b = checked_.buffer_index(e);
+        const Buffer& buffer = program_.buffers[b];
         if (wide(b, e.args[0]))
           access(b).loaded = true;
         else if (buffer.runtime_sized() && buffer.access != Access::Uniform)
@@ -90,25 +90,25 @@ class Scan {
 
   // True for an access at index i to a runtime-sized storage buffer.
   bool wide(uint32_t b, const Expr& index) const {
-    const Buffer& buffer = p_.buffers[b];
+    const Buffer& buffer = program_.buffers[b];
     return buffer.runtime_sized() && buffer.access != Access::Uniform && buffer.access != Access::Workgroup &&
-           index.op == Op::Var && index.name == w_.index_local;
+           index.op == Op::Var && index.name == widening_.index_local;
   }
 
   Widening::Access& access(uint32_t b) {
-    for (auto& a : w_.buffers)
+    for (auto& a : widening_.buffers)
       if (a.buffer == b) return a;
-    w_.buffers.push_back({b});
-    return w_.buffers.back();
+    widening_.buffers.push_back({b});
+    return widening_.buffers.back();
   }
 
   void refuse(std::string why) {
     if (why_.empty()) why_ = std::move(why);
   }
 
-  const CheckedProgram& c_;
-  const Program& p_;
-  Widening& w_;
+  const CheckedProgram& checked_;
+  const Program& program_;
+  Widening& widening_;
 
  public:
   std::vector<uint32_t> stored_by_every_lane_;

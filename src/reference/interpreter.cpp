@@ -39,7 +39,7 @@ struct RStmt {
 
 class Resolver {
  public:
-  explicit Resolver(const CheckedProgram& c) : c_(c) {}
+  explicit Resolver(const CheckedProgram& c) : checked_(c) {}
 
   std::vector<RStmt> block(const std::vector<Stmt>& stmts) const {
     std::vector<RStmt> out;
@@ -55,12 +55,12 @@ class Resolver {
     for (const auto& e : s.exprs) r.exprs.push_back(expr(e));
     switch (s.op) {
       case StmtOp::Let:
-      case StmtOp::Assign: r.index = c_.slot(s); break;
+      case StmtOp::Assign: r.index = checked_.slot(s); break;
       case StmtOp::Loop:
-        r.index = c_.slot(s);
+        r.index = checked_.slot(s);
         r.type = r.exprs[0].type;
         break;
-      case StmtOp::Store: r.index = c_.buffer_index(s); break;
+      case StmtOp::Store: r.index = checked_.buffer_index(s); break;
       default: break;
     }
     r.body = block(s.body);
@@ -72,20 +72,20 @@ class Resolver {
     RExpr r;
     r.op = e.op;
     r.imm = e.imm;
-    r.type = c_.type(e);
+    r.type = checked_.type(e);
     for (const auto& a : e.args) r.args.push_back(expr(a));
     if (!r.args.empty()) r.operand = r.args[0].type;
     switch (op_info(e.op).cls) {
-      case OpClass::Var: r.index = c_.slot(e); break;
+      case OpClass::Var: r.index = checked_.slot(e); break;
       case OpClass::Load:
       case OpClass::Atomic:
-      case OpClass::Len: r.index = c_.buffer_index(e); break;
+      case OpClass::Len: r.index = checked_.buffer_index(e); break;
       default: break;
     }
     return r;
   }
 
-  const CheckedProgram& c_;
+  const CheckedProgram& checked_;
 };
 
 // ---- execution -------------------------------------------------------------------
@@ -106,7 +106,7 @@ struct Invocation {
 class Machine {
  public:
   Machine(const Program& p, std::vector<Memory>& memory, const Dim3& grid, WorkgroupFibers* fibers, uint64_t budget)
-      : p_(p), memory_(memory), grid_(grid), fibers_(fibers), steps_left_(budget), budget_(budget) {}
+      : program_(p), memory_(memory), grid_(grid), fibers_(fibers), steps_left_(budget), budget_(budget) {}
 
   Flow block(const std::vector<RStmt>& stmts, Invocation& inv) {
     for (const auto& s : stmts) {
@@ -233,11 +233,11 @@ class Machine {
       if (old == *expected) *slot = operand;
       return old;
     }
-    *slot = apply_atomic(op, p_.buffers[e.index].type, old, operand);
+    *slot = apply_atomic(op, program_.buffers[e.index].type, old, operand);
     return old;
   }
 
-  const Program& p_;
+  const Program& program_;
   std::vector<Memory>& memory_;
   Dim3 grid_;
   WorkgroupFibers* fibers_;
