@@ -144,24 +144,15 @@ std::string to_json(const VerifyReport& r) {
 }
 
 std::string to_json(const PruneReport& r) {
-  return text_of({{"evicted", r.evicted},
-                  {"bytes_freed", r.bytes_freed},
-                  {"swept", r.swept},
-                  {"driver_evicted", r.driver_evicted},
-                  {"entries", r.entries},
-                  {"bytes", r.bytes},
-                  {"not_removed", r.not_removed.count},
-                  {"not_removed_problem", r.not_removed.problem}});
+  return text_of({{"evicted", r.evicted}, {"bytes_freed", r.bytes_freed}, {"swept", r.swept},
+                  {"driver_evicted", r.driver_evicted}, {"entries", r.entries}, {"bytes", r.bytes},
+                  {"not_removed", r.not_removed.count}, {"not_removed_problem", r.not_removed.problem}});
 }
 
 std::string to_json(const TransferReport& r) {
-  return text_of({{"copied", r.copied},
-                  {"skipped_present", r.skipped_present},
-                  {"skipped_bad", r.skipped_bad},
-                  {"refused_unsigned", r.refused_unsigned},
-                  {"refused_reason", r.refused_reason},
-                  {"driver_copied", r.driver_copied},
-                  {"driver_skipped_other", r.driver_skipped_other},
+  return text_of({{"copied", r.copied}, {"skipped_present", r.skipped_present}, {"skipped_bad", r.skipped_bad},
+                  {"refused_unsigned", r.refused_unsigned}, {"refused_reason", r.refused_reason},
+                  {"driver_copied", r.driver_copied}, {"driver_skipped_other", r.driver_skipped_other},
                   {"driver_skipped_fingerprints", r.driver_skipped_fingerprints}});
 }
 

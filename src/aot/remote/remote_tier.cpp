@@ -164,10 +164,6 @@ sys::Result<bool> RemoteTier::do_remove(const std::string& key, bool only_if_bad
   return reply->type == RedisReply::Type::integer && reply->integer > 0;
 }
 
-sys::Result<std::vector<EntryInfo>> RemoteTier::do_list(const ListQuery&) const { return std::vector<EntryInfo>{}; }
-
-sys::Result<TierStats> RemoteTier::do_stats() const { return TierStats{}; }
-
 RemoteTier::Claim RemoteTier::claim(const std::string& key) {
   if (options_.read_only || options_.lease_wait.count() == 0) return Claim::unavailable;
   const std::string redis_key = lease_key(key);

@@ -41,6 +41,22 @@ RespReader::Step RespReader::size_line(size_t& pos, char type, long long& out) {
   return Step::done;
 }
 
+RespReader::Step RespReader::refuse(sys::Fault fault, std::string why) {
+  problem_ = sys::failure(fault, std::move(why));
+  return Step::bad;
+}
+
+namespace {
+
+// RESP's null bulk string or array (a size of -1).
+bool is_null(long long size, RedisReply& out) {
+  if (size != -1) return false;
+  out.type = RedisReply::Type::nil;
+  return true;
+}
+
+}  // namespace
+
 RespReader::Step RespReader::parse(size_t& pos, unsigned depth, RedisReply& out) {
   if (pos >= buffer_.size()) return Step::more;
   const char type = buffer_[pos++];
@@ -69,22 +85,14 @@ RespReader::Step RespReader::parse(size_t& pos, unsigned depth, RedisReply& out)
     case '$': {
       long long length = 0;
       if (Step s = size_line(pos, type, length); s != Step::done) return s;
-      if (length == -1) {
-        out.type = RedisReply::Type::nil;
-        return Step::done;
-      }
-      if (static_cast<uint64_t>(length) > limits_.max_bulk_bytes) {
-        problem_ = sys::failure(sys::Fault::too_large, "the reply announces " + std::to_string(length) +
-                                                           " bytes, over the bound of " +
-                                                           std::to_string(limits_.max_bulk_bytes));
-        return Step::bad;
-      }
+      if (is_null(length, out)) return Step::done;
+      if (static_cast<uint64_t>(length) > limits_.max_bulk_bytes)
+        return refuse(sys::Fault::too_large, "the reply announces " + std::to_string(length) +
+                                                 " bytes, over the bound of " + std::to_string(limits_.max_bulk_bytes));
       const size_t n = static_cast<size_t>(length);
       if (buffer_.size() - pos < n + 2) return Step::more;
-      if (buffer_.compare(pos + n, 2, "\r\n") != 0) {
-        problem_ = sys::failure(sys::Fault::malformed, "a bulk string of the reply does not end where announced");
-        return Step::bad;
-      }
+      if (buffer_.compare(pos + n, 2, "\r\n") != 0)
+        return refuse(sys::Fault::malformed, "a bulk string of the reply does not end where announced");
       out.type = RedisReply::Type::string;
       out.text = buffer_.substr(pos, n);
       pos += n + 2;
@@ -93,16 +101,10 @@ RespReader::Step RespReader::parse(size_t& pos, unsigned depth, RedisReply& out)
     case '*': {
       long long count = 0;
       if (Step s = size_line(pos, type, count); s != Step::done) return s;
-      if (count == -1) {
-        out.type = RedisReply::Type::nil;
-        return Step::done;
-      }
-      if (static_cast<uint64_t>(count) > limits_.max_elements || depth + 1 > limits_.max_depth) {
-        problem_ = sys::failure(sys::Fault::too_large, "the reply announces an array of " + std::to_string(count) +
-                                                           " elements at depth " + std::to_string(depth + 1) +
-                                                           ", over the bounds");
-        return Step::bad;
-      }
+      if (is_null(count, out)) return Step::done;
+      if (static_cast<uint64_t>(count) > limits_.max_elements || depth + 1 > limits_.max_depth)
+        return refuse(sys::Fault::too_large, "the reply announces an array of " + std::to_string(count) +
+                                                 " elements at depth " + std::to_string(depth + 1) + ", over the bounds");
       out.type = RedisReply::Type::array;
       out.elements.resize(static_cast<size_t>(count));
       for (auto& element : out.elements)

@@ -46,6 +46,8 @@ class RespReader {
   Step parse(size_t& pos, unsigned depth, RedisReply& out);
   Step line(size_t& pos, std::string_view& out);
   Step size_line(size_t& pos, char type, long long& out);
+  // Notes why the reply is refused.
+  Step refuse(sys::Fault fault, std::string why);
 
   RespLimits limits_;
   std::string buffer_;
