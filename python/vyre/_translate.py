@@ -145,7 +145,10 @@ class Translation:
         while path:
             if path in self._paths:
                 return self._paths[path]
-            path = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", path)
+            shorter = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", path)
+            if shorter == path:
+                break
+            path = shorter
         return self._root
 
     def _walk(self, obj: Any, path: str) -> None:
