@@ -216,6 +216,7 @@ TEST(AotEviction, TheByteBoundCountsTheDriversData) {
   auto data = driver::data_folder(tmp.path(), "backend=test;name=driver-bytes");
   ASSERT_TRUE(data) << data.failure().message;
   vyre::test::write_file(*data / "pipelines.bin", std::string(300 * 1024, 'd'));  // what a driver writes
+  set_age(data->parent_path() / "fingerprint", std::chrono::seconds(60));  // used before the next entry
   auto pending = driver::pending_data_folder(tmp.path());
   ASSERT_TRUE(pending);
   vyre::test::write_file(*pending / "first.bin", std::string(8 * 1024, 'p'));

@@ -239,7 +239,9 @@ void Cache::Impl::flush_pending(bool last) {
   auto stats = writable->stats_fd();
   sys::Result<void> added = stats ? add_to_shard(*stats, delta) : sys::Result<void>(stats.failure());
   if (added) return;
-  log::warn_once("aot-stats:" + writable->path().string(),
+  // One warning per directory for the writes it refuses, whichever comes
+  // first (warn_unwritable), each saying only what is true of itself.
+  log::warn_once("aot-write:" + writable->path().string(),
                  "AOT cache: cannot write statistics under " + writable->path().string() + "/.stats (" +
                      added.failure().message + "); they are kept and written when it can be");
   if (!last) {

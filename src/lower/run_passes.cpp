@@ -12,18 +12,27 @@ namespace vyre::passes {
 namespace {
 
 // The checked form of a pass's result; nullopt when the pass changed
-// nothing (no check then), or when its result does not check or the pass
-// threw: the input then goes on as it was, so a pass can never make a valid
-// program fail. Either is a bug in the pass, so it is said as a warning
-// (the conformance suite and the differential tester fail on one).
+// nothing (no check then), or when it threw or its result does not check:
+// the input then goes on as it was, so a pass can never make a valid
+// program fail. Either is a bug in the pass, said as a warning; one that
+// throws fails the conformance suite and the differential tester.
 std::optional<CheckedProgram> attempt(const CheckedProgram& input, const std::function<Program()>& pass,
                                       const char* name) {
+  Program result;
   try {
-    Program result = pass();
-    if (result == input.program()) return std::nullopt;
+    result = pass();
+  } catch (const std::exception& e) {
+    log::warn("lowering: {} threw for '{}', a bug in the pass (the program goes on without it): {}", name,
+              input.name(), e.what());
+    return std::nullopt;
+  }
+  if (result == input.program()) return std::nullopt;
+  try {
     return CheckedProgram(std::move(result));
   } catch (const std::exception& e) {
-    log::warn("lowering: {} skipped for '{}', a bug in the pass: {}", name, input.name(), e.what());
+    log::warn("lowering: {} made a program that does not check for '{}', a bug in the pass (the program goes on "
+              "without it): {}",
+              name, input.name(), e.what());
     return std::nullopt;
   }
 }
