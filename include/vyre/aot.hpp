@@ -84,6 +84,7 @@ struct VYRE_API Artifact {
   Artifact(Artifact&& other) noexcept
       : text(std::move(other.text)), key(std::move(other.key)), cache_hit(other.cache_hit), lower_ms(other.lower_ms) {}
   Artifact& operator=(const Artifact& other) {
+    if (this == &other) return *this;
     text = other.text;
     key = other.key;
     cache_hit = other.cache_hit;
