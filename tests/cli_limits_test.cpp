@@ -106,7 +106,8 @@ TEST(CliLimits, SizesBeyondTheDeviceOrTheInterpreterAreRefusedBeforeAllocating) 
   TempDir dir;
   const auto program = write_one_output_program(dir).string();
   const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};
-  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--grid", "1"}, {"--backend", "reference"}}) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--dim", "4294967295"}, {"--grid", "1"}, {"--backend", "reference", "--grid", "1"}}) {
     std::vector<std::string> args{"run", program, "--size", "out=4294967295"};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto start = std::chrono::steady_clock::now();

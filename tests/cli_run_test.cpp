@@ -285,3 +285,55 @@ TEST(CliRun, TheFoldersARunCreatesForTheCacheAreTheUsersAlone) {
     EXPECT_EQ(st.st_mode & 07777, 0700u) << folder;
   }
 }
+
+// The newcomer's histogram: no bounds check of its own, a 256-bin first
+// output. Without a launch it is refused, never run on part of its input;
+// with --dim it counts every value, on the GPU and on the reference.
+TEST(CliRun, ALaunchIsAskedForUnlessTheProgramIsElementWise) {
+  TempDir dir;
+  write_file(dir / "histogram.json", R"({"vyre": 1, "workgroup_size": [64, 1, 1],
+    "buffers": [{"name": "data", "binding": 0, "access": "read", "type": "u32"},
+                {"name": "bins", "binding": 1, "access": "read_write", "type": "u32", "count": 4, "output": true}],
+    "body": [{"eval": {"atomic": "add", "buffer": "bins",
+              "index": {"and": [{"load": "data", "index": {"gid": "x"}}, {"u32": 3}]}, "value": {"u32": 1}}}]})");
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};
+  const std::string program = (dir / "histogram.json").string();
+  const auto refused = run_vyre({"run", program, "--input", "data=0,1,2,3,3,3,7"}, env);
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;
+  EXPECT_NE(refused.err.find("give --dim X[,Y,Z] (the invocations to run) or --grid X,Y,Z"), std::string::npos)
+      << refused.err;
+  EXPECT_EQ(refused.out, "");
+  for (const char* backend : {"gpu", "reference"}) {
+    const auto counted = run_vyre({"run", program, "--input", "data=0,1,2,3,3,3,7", "--dim", "7", "--backend", backend}, env);
+    EXPECT_EQ(counted.exit_code, 0) << counted.err;
+    EXPECT_EQ(nlohmann::json::parse(counted.out)["bins"], nlohmann::json::parse("[1, 1, 1, 4]")) << backend;
+  }
+  // A run file's "dim" is the same launch.
+  write_file(dir / "histogram.run.json", R"({"inputs": {"data": [0, 1, 2, 3, 3, 3, 7]}, "dim": 7,
+                                             "expect": {"bins": [1, 1, 1, 4]}})");
+  const auto from_file = run_vyre({"run", program, "--inputs", (dir / "histogram.run.json").string(), "--check"}, env);
+  EXPECT_EQ(from_file.exit_code, 0) << from_file.err;
+  const auto both = run_vyre({"run", program, "--input", "data=1", "--dim", "1", "--grid", "1"}, env);
+  EXPECT_EQ(both.exit_code, 3) << both.err;
+}
+
+TEST(CliRun, CheckBoundsNamesTheFirstOutOfRangeAccessOnTheReference) {
+  TempDir dir;
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};
+  const std::string xor_json = source_path("examples/xor.json").string();
+  const std::vector<std::string> args{"run", xor_json, "--input", "a=1,2,3,4", "--input", "b=1,2", "--size", "out=4"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> all = args;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return run_vyre(all, env);
+  };
+  EXPECT_EQ(with({"--backend", "reference"}).exit_code, 0);  // unchecked: b[2] and b[3] read as 0
+  const auto checked = with({"--backend", "reference", "--check-bounds"});
+  EXPECT_EQ(checked.exit_code, 1) << checked.err;
+  EXPECT_NE(checked.err.find("body[1].then[0].value.xor[1]: a load of 'b' at index 2, out of its 2 elements"),
+            std::string::npos)
+      << checked.err;
+  const auto on_gpu = with({"--check-bounds"});
+  EXPECT_EQ(on_gpu.exit_code, 3) << on_gpu.err;
+  EXPECT_NE(on_gpu.err.find("--backend reference"), std::string::npos) << on_gpu.err;
+}

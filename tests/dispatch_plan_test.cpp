@@ -14,9 +14,14 @@
 namespace vyre {
 namespace {
 
-using build::ProgramBuilder;
+using namespace build;
 
-// Bodies do not matter to planning; the programs are left unvalidated.
+// Bodies matter to planning only through the default grid, which an
+// element-wise body (`let i = gid.x; if (i < len(out)) { out[i] = ... }`) may take.
+std::vector<Stmt> element_wise(const std::string& out) {
+  return {let("i", gid(Axis::X)), if_(lt(var("i"), len(out)), {store(out, var("i"), u32(1))})};
+}
+
 Program xor_program() {
   return ProgramBuilder("xor")
       .workgroup_size(64)
@@ -24,6 +29,7 @@ Program xor_program() {
       .input("a", 0, ScalarType::U32)
       .input("b", 1, ScalarType::U32)
       .workgroup_buffer("tile", ScalarType::U32, 64)
+      .body(element_wise("out"))
       .unchecked();
 }
 
@@ -112,6 +118,7 @@ TEST(DispatchPlan, FixedCountBuffersTakeExactlyTheirCount) {
   const CheckedProgram p = ProgramBuilder("fixed")
                         .input("table", 0, ScalarType::F32, 4)
                         .output("out", 1, ScalarType::U32, 8)
+                        .body(element_wise("out"))
                         .unchecked();
   Inputs short_table;
   short_table.set<float>("table", {1, 2, 3});
@@ -157,7 +164,7 @@ TEST(DispatchPlan, RuntimeSizedReadWriteBufferNeedsALength) {
   Inputs in;
   in.set<uint32_t>("a", {1}).set<uint32_t>("b", {1});
   EXPECT_EQ(refusal([&] { plan_dispatch(xor_program(), {}, in); }),
-            "runtime-sized output 'out' needs a length: give its contents or a size (--size out=N)");
+            "runtime-sized output 'out' needs a length: give its contents or a size (Inputs::size(\"out\", n))");
 
   const Program scratch = ProgramBuilder("s").storage("tmp", 0, ScalarType::U32).unchecked();
   EXPECT_TRUE(contains(refusal([&] { plan_dispatch(scratch, {}, Inputs{}, Dim3{1, 1, 1}); }),
@@ -203,6 +210,7 @@ TEST(DispatchPlan, GridFollowsTheFirstOutputByBindingNotByDeclaration) {
                         .workgroup_size(4)
                         .output("late", 5, ScalarType::U32)
                         .output("early", 1, ScalarType::U32)
+                        .body(element_wise("early"))
                         .unchecked();
   Inputs in;
   in.size("late", 100).size("early", 9);
@@ -221,7 +229,7 @@ TEST(DispatchPlan, NoOutputAndNoGridAsksForAGrid) {
   const CheckedProgram p = ProgramBuilder("sink").input("a", 0, ScalarType::U32).unchecked();
   Inputs in;
   in.set<uint32_t>("a", {1});
-  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(p, {}, in); }), "give a grid"));
+  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(p, {}, in); }), "no output buffer to size a default grid from"));
   EXPECT_EQ(plan_dispatch(p, {}, in, Dim3{2, 1, 1}).grid, (Dim3{2, 1, 1}));
 }
 
@@ -251,6 +259,75 @@ TEST(DispatchPlan, AGridOfTwoToThe32WorkgroupsOrMoreIsRefused) {
   // Up to 2^32 - 1 they plan (no device here: the limits per axis are the GPU's to check).
   EXPECT_EQ(plan_dispatch(xor_program(), {}, in, Dim3{65535, 65537, 1}).grid, (Dim3{65535, 65537, 1}));
   EXPECT_EQ(plan_dispatch(xor_program(), {}, in, Dim3{0, 65535, 65535}).grid, (Dim3{0, 65535, 65535}));
+}
+
+// ---- launches: the default grid's proof, and the domain --------------------------
+
+CheckedProgram with_body(std::vector<Stmt> body, uint32_t wg_x = 64, uint32_t wg_y = 1) {
+  return ProgramBuilder("p")
+      .workgroup_size(wg_x, wg_y)
+      .input("a", 0, ScalarType::U32)
+      .output("out", 1, ScalarType::U32)
+      .storage("hist", 2, ScalarType::U32, 4)
+      .body(std::move(body))
+      .build();
+}
+
+std::string default_grid_refusal(const CheckedProgram& p) {
+  Inputs in;
+  in.set<uint32_t>("a", {1, 2, 3}).size("out", 3);
+  return refusal([&] { plan_dispatch(p, {}, in); });
+}
+
+TEST(DispatchPlan, TheDefaultGridTakesOnlyProgramsProvenElementWise) {
+  Inputs in;
+  in.set<uint32_t>("a", {1, 2, 3}).size("out", 3);
+  // The early-return form of the check (examples/collatz.json's) is proven too.
+  const auto early_return = with_body({let("i", gid(Axis::X)), if_(ge(var("i"), len("out")), {return_()}),
+                                       store("out", var("i"), load("a", var("i")))});
+  EXPECT_EQ(plan_dispatch(early_return, {}, in).grid, (Dim3{1, 1, 1}));
+
+  EXPECT_TRUE(contains(default_grid_refusal(with_body({store("out", gid(Axis::X), u32(1))})),
+                       "does not start with `let i = gid.x`"));
+  EXPECT_TRUE(contains(default_grid_refusal(with_body({let("i", gid(Axis::X)), store("out", var("i"), u32(1))})),
+                       "is not inside a check"));
+  EXPECT_TRUE(contains(default_grid_refusal(with_body({let("i", gid(Axis::X)),
+                                                       if_(lt(var("i"), len("out")),
+                                                           {store("out", add(var("i"), u32(1)), u32(1))})})),
+                       "at an index other than its invocation's own"));
+  EXPECT_TRUE(contains(default_grid_refusal(with_body({let("i", gid(Axis::X)),
+                                                       if_(lt(var("i"), len("out")),
+                                                           {eval(atomic(AtomicOp::Add, "hist", u32(0), u32(1)))})})),
+                       "atomics"));
+  EXPECT_TRUE(contains(default_grid_refusal(with_body({let("i", gid(Axis::X)),
+                                                       if_(lt(var("i"), len("out")), {store("out", var("i"), u32(1))})},
+                                                      8, 8)),
+                       "not one-dimensional"));
+  const auto reassigned = with_body({let("i", gid(Axis::X)), assign("i", add(var("i"), u32(1))),
+                                     if_(lt(var("i"), len("out")), {store("out", var("i"), u32(1))})});
+  EXPECT_TRUE(contains(default_grid_refusal(reassigned), "does not start with `let i = gid.x`"));
+  // A refusal says what to give instead.
+  EXPECT_TRUE(contains(default_grid_refusal(reassigned), "Inputs::dim"));
+}
+
+TEST(DispatchPlan, ADomainGivesTheGridAndADeclaredOneIsTheDefault) {
+  Inputs in;
+  in.set<uint32_t>("a", {1, 2, 3}).size("out", 300).dim({100, 7, 1});
+  const auto p = with_body({store("out", gid(Axis::X), u32(1))}, 16, 4);
+  const DispatchPlan plan = plan_dispatch(p, {}, in);
+  EXPECT_EQ(plan.grid, (Dim3{7, 2, 1}));
+  EXPECT_EQ(plan.domain, (Dim3{100, 7, 1}));
+  EXPECT_TRUE(contains(refusal([&] { plan_dispatch(p, {}, in, Dim3{1, 1, 1}); }), "both a launch domain and a grid"));
+  in.dim(std::nullopt);
+  EXPECT_FALSE(plan_dispatch(p, {}, in, Dim3{1, 1, 1}).domain.has_value());
+
+  Program declared = p.program();
+  declared.domain = "out";
+  const CheckedProgram v2 = declared;
+  const DispatchPlan own = plan_dispatch(v2, {}, in);
+  EXPECT_EQ(own.domain, (Dim3{300, 1, 1}));
+  EXPECT_EQ(own.grid, (Dim3{19, 1, 1}));
+  EXPECT_FALSE(plan_dispatch(v2, {}, in, Dim3{2, 1, 1}).domain.has_value()) << "a grid given takes precedence";
 }
 
 }  // namespace

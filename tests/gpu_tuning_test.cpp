@@ -83,6 +83,14 @@ CheckedProgram accumulate_program() {
       .build();
 }
 
+// One invocation per element of n: the grid the programs here without a
+// bounds check are dispatched with (nothing proves them element-wise, so
+// no default grid is taken for them).
+Dim3 one_per_element(const CheckedProgram& p, uint32_t n) {
+  const uint32_t w = p.program().workgroup_size[0];
+  return {(n + w - 1) / w, 1, 1};
+}
+
 // The same without the bounds check: not element-wise, so a shape must
 // divide the invocation count to run the same invocations.
 CheckedProgram unguarded_program() {
@@ -252,7 +260,7 @@ TEST(GpuTuning, HostileRecordIsReplacedAndAStaleChoiceIsNotApplied) {
 
   // Garbage under the record's key (it verifies: the cache stored it as given).
   cache.replace(parts, [] { return std::string("this is not a record"); }, "unguarded");
-  const gpu::Tuned retuned = backend.tune(p, in, std::nullopt, {}, quick());
+  const gpu::Tuned retuned = backend.tune(p, in, one_per_element(p, n), {}, quick());
   EXPECT_FALSE(retuned.reused);
   EXPECT_EQ(retuned.record_key, parts.key());
   std::string text;
@@ -265,7 +273,7 @@ TEST(GpuTuning, HostileRecordIsReplacedAndAStaleChoiceIsNotApplied) {
   planted.workgroup = {256, 1, 1};
   planted.vector_width = 1;
   cache.replace(parts, [&] { return aot::encode_tuning_record(planted); }, "unguarded");
-  gpu::Tuned stale = backend.tune(p, in, std::nullopt, {}, quick());
+  gpu::Tuned stale = backend.tune(p, in, one_per_element(p, n), {}, quick());
   EXPECT_TRUE(stale.reused);
   EXPECT_FALSE(stale.applied);
   EXPECT_NE(stale.not_applied.find("256x1x1"), std::string::npos) << stale.not_applied;
@@ -292,13 +300,14 @@ TEST(GpuTuning, RandomWorkgroupFreeProgramsGiveTheReferenceResultsInEveryCandida
         in.set<uint32_t>("a", test::words(n, seed)).set<uint32_t>("b", test::words(n, seed + 1000));
         in.set<uint32_t>("g", test::words(37, seed + 7));
         in.set<uint32_t>("out", test::words(n, seed + 3)).set<uint32_t>("c", test::words(n, seed + 5));
-        const Outputs want = reference::run(p, in);
-        gpu::Tuned tuned = backend.tune(p, in, std::nullopt, {}, once);
+        const std::optional<Dim3> grid = guarded ? std::nullopt : std::optional<Dim3>(one_per_element(p, n));
+        const Outputs want = reference::run(p, in, {}, grid);
+        gpu::Tuned tuned = backend.tune(p, in, grid, {}, once);
         const Outputs got = tuned.pipeline.dispatch(in, tuned.grid);
         ASSERT_EQ(got.get<uint32_t>("out"), want.get<uint32_t>("out")) << "seed " << seed << " n " << n;
         ASSERT_EQ(got.get<uint32_t>("c"), want.get<uint32_t>("c")) << "seed " << seed << " n " << n;
         // And every candidate that ran, on the grid tuning gave it.
-        const DispatchPlan plan = plan_dispatch(p, {}, in);
+        const DispatchPlan plan = plan_dispatch(p, {}, in, grid);
         ShaderOptions wide;
         wide.vector_width = 4;
         const std::optional<Widening> widening = find_widening(p, wide);
@@ -308,10 +317,10 @@ TEST(GpuTuning, RandomWorkgroupFreeProgramsGiveTheReferenceResultsInEveryCandida
           ShaderOptions o;
           o.vector_width = c.vector_width;
           if (c.workgroup != plan.workgroup_size) o.workgroup_override = c.workgroup;
-          const std::optional<Dim3> grid = retiled_grid(p.program(), plan, c.workgroup, widening);
-          ASSERT_TRUE(grid) << c.workgroup[0];
+          const std::optional<Dim3> retiled = retiled_grid(p.program(), plan, c.workgroup, widening);
+          ASSERT_TRUE(retiled) << c.workgroup[0];
           gpu::DispatchReport report;
-          const Outputs each = backend.compile(p, o).dispatch(in, grid, &report);
+          const Outputs each = backend.compile(p, o).dispatch(in, retiled, &report);
           EXPECT_EQ(report.vector_width, c.vector_width);
           ASSERT_EQ(each.get<uint32_t>("out"), want.get<uint32_t>("out"))
               << "seed " << seed << " n " << n << " workgroup " << c.workgroup[0] << " width " << int{c.vector_width};

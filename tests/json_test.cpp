@@ -127,7 +127,9 @@ TEST(Json, MissingKeysAndWrongTypes) {
   EXPECT_TRUE(has(ds, "", "missing key 'workgroup_size'")) << dump(ds);
   ds = problems(R"({"workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "", "missing key 'vyre'")) << dump(ds);
-  ds = problems(R"({"vyre": 2, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
+  ds = problems(R"({"vyre": 3, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
+  EXPECT_TRUE(has(ds, "vyre", "not supported")) << dump(ds);
+  ds = problems(R"({"vyre": 0, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "vyre", "not supported")) << dump(ds);
   ds = problems(R"({"vyre": 1, "workgroup_size": "64", "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "workgroup_size", "expected an array")) << dump(ds);
@@ -281,4 +283,25 @@ TEST(Json, RandomByteMutationsNeverCrash) {
     }
   }
   SUCCEED() << accepted << " mutated documents were still valid programs";
+}
+
+TEST(Json, Version2DeclaresALaunchDomainAndVersion1CannotSayIt) {
+  const std::string body =
+      R"("workgroup_size": [64, 1, 1], "buffers": [{"name": "out", "binding": 0, "access": "read_write",
+         "type": "u32", "output": true}], "body": [{"store": "out", "index": {"gid": "x"}, "value": {"u32": 1}}]})";
+  const CheckedProgram p = program_from_json(R"({"vyre": 2, "domain": "out", )" + body);
+  EXPECT_EQ(p.program().domain, "out");
+  const std::string text = program_to_json(p.program());
+  EXPECT_NE(text.find("\"vyre\": 2"), std::string::npos) << text;
+  EXPECT_EQ(program_from_json(text).program(), p.program());
+  // Without a domain, a version-2 file holds a version-1 program: written back as version 1.
+  const CheckedProgram plain = program_from_json(R"({"vyre": 2, )" + body);
+  EXPECT_NE(program_to_json(plain.program()).find("\"vyre\": 1"), std::string::npos);
+
+  auto ds = problems(R"({"vyre": 1, "domain": "out", )" + body);
+  EXPECT_TRUE(has(ds, "domain", "needs format version 2")) << dump(ds);
+  ds = problems(R"({"vyre": 2, "domain": 3, )" + body);
+  EXPECT_TRUE(has(ds, "domain", "expected a buffer name")) << dump(ds);
+  ds = problems(R"({"vyre": 2, "domain": "nothing", )" + body);
+  EXPECT_TRUE(has(ds, "domain", "names no buffer")) << dump(ds);
 }

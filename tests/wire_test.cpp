@@ -139,8 +139,13 @@ TEST(Wire, MalformedBytesAreRejectedWithAReason) {
   bad[0] = 'X';
   expect_rejected(bad, "bad magic");
   bad = good;
+  bad[4] = 3;
+  expect_rejected(bad, "version 3");
+  // Version 2 without the domain it exists for: what follows the buffers is
+  // no identifier.
+  bad = good;
   bad[4] = 2;
-  expect_rejected(bad, "version 2");
+  expect_rejected(bad, "domain");
   bad = good;
   bad.push_back(0);
   expect_rejected(bad, "trailing");
@@ -239,4 +244,19 @@ TEST(Wire, XorExampleHasItsFrozenBytesAndDigest) {
             "5659525701400101030161000000000001620000010000036f75740100020001020001690700031904016906036f75740102036f"
             "75740401691405016104016905016204016900");
   EXPECT_EQ(digest(vyre::test::example("xor")).hex(), "a3de9b847d61fd7438eb89ee330bb7700fb90d9e266e5e1dbeb586295038b364");
+}
+
+TEST(Wire, ADeclaredDomainIsVersion2AndLeavesVersion1BytesAlone) {
+  Program p = vyre::test::xor_program();
+  const auto v1 = to_wire(p);
+  EXPECT_EQ(v1[4], 1);
+  EXPECT_EQ(format_version(p), 1u);
+  p.domain = "out";
+  EXPECT_EQ(format_version(p), 2u);
+  const auto v2 = to_wire(p);
+  EXPECT_EQ(v2[4], 2);
+  EXPECT_EQ(from_wire(v2), canonical(p));
+  EXPECT_NE(digest(p), digest(vyre::test::xor_program()));
+  for (size_t n = 0; n < v2.size(); ++n)
+    EXPECT_THROW(from_wire(std::vector<uint8_t>(v2.begin(), v2.begin() + static_cast<std::ptrdiff_t>(n))), Error);
 }

@@ -118,6 +118,9 @@ class VYRE_API ProgramBuilder {
   explicit ProgramBuilder(std::string name = {});
 
   ProgramBuilder& workgroup_size(uint32_t x, uint32_t y = 1, uint32_t z = 1);
+  // Declares the launch domain: one invocation per element of this buffer
+  // (format version 2).
+  ProgramBuilder& domain(std::string buffer);
   ProgramBuilder& buffer(Buffer b);
   // read-only storage input
   ProgramBuilder& input(std::string name, uint32_t binding, ScalarType type, uint32_t count = 0);

@@ -25,11 +25,16 @@ namespace vyre {
 // The size of every buffer element: u32, i32 and f32 alike.
 inline constexpr uint32_t kElementBytes = 4;
 
-// A dispatch's launch setting is its grid, the number of workgroups, given
-// with each dispatch (std::optional<Dim3>): by default
-// [ceil(n / workgroup_size.x), 1, 1] with n the element count of the first
-// output buffer by binding. It never shapes the shader or its cache key;
-// what does is ShaderOptions.
+// A dispatch's launch (docs/gpu.md, "Launches"): a launch domain, the
+// invocations that run (Inputs::dim), or a grid, the number of workgroups,
+// given with each dispatch (std::optional<Dim3>). With a domain the grid is
+// ceil(domain / workgroup size) and invocations outside the domain have no
+// effect: the shader is compiled with ShaderOptions::domain_guard. With
+// neither, the grid is [ceil(n / workgroup_size.x), 1, 1], n the element
+// count of the first output by binding, and only for a program proven
+// element-wise over it (vyre::covers_first_output); any other dispatch is
+// refused, never run on part of its data. A grid never shapes the shader or
+// its cache key; what does is ShaderOptions.
 
 // A buffer named by its name or by its binding number.
 using BufferRef = std::variant<std::string, uint32_t>;
@@ -114,8 +119,17 @@ class VYRE_API Inputs {
   // Binds contents already on the GPU (a vyre::gpu::DeviceBuffer), without a
   // copy. A buffer the program writes is updated in place.
   Inputs& device(BufferRef buffer, std::shared_ptr<DeviceContents> contents);
+  // The launch domain: this many invocations along x, y and z, or n along x
+  // (a 0 runs nothing). A dispatch given a domain takes no grid.
+  Inputs& dim(Dim3 invocations);
+  Inputs& dim(uint32_t n) { return dim(Dim3{n, 1, 1}); }
+  Inputs& dim(std::nullopt_t) {  // no domain: the dispatch's grid, or the default
+    domain_.reset();
+    return *this;
+  }
 
   const std::vector<Entry>& entries() const { return entries_; }
+  const std::optional<Dim3>& domain() const { return domain_; }
   bool empty() const { return entries_.empty(); }
 
  private:
@@ -125,6 +139,7 @@ class VYRE_API Inputs {
   Entry& put_bytes(BufferRef buffer, std::vector<uint8_t> data);
   Entry& put_view(BufferRef buffer, std::span<const uint8_t> data);
   std::vector<Entry> entries_;
+  std::optional<Dim3> domain_;
 };
 
 // Caller-owned host memory that a dispatch reads outputs into

@@ -26,6 +26,15 @@ enum class ErrorKind {
 
 VYRE_API std::string_view to_string(ErrorKind kind);
 
+// Whose words a message uses for what the caller can give (a launch, a
+// buffer's size): a C++ program's functions (the default), the CLI's flags,
+// or Python's arguments. Each front end sets it once, as it starts.
+enum class CallerLanguage { cpp, cli, python };
+VYRE_API void set_caller_language(CallerLanguage language);
+VYRE_API CallerLanguage caller_language();
+// The spelling of one remedy in the caller's language.
+VYRE_API std::string in_caller_terms(std::string_view cpp, std::string_view cli, std::string_view python);
+
 class VYRE_API Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}

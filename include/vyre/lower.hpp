@@ -56,9 +56,15 @@ struct VYRE_API ShaderInterface {
   // (kLengthsGroup, kLengthsBinding), packed four to a 16-byte row.
   std::vector<std::string> length_slots;
   std::vector<uint32_t> length_bindings;  // per slot, its index in `bindings`
-  uint64_t lengths_bytes() const;
   uint8_t vector_width = 1;  // elements per invocation (ShaderOptions::vector_width)
   bool loop_guard = false;  // declares the loop guard (ShaderOptions::loop_guard, a program with loops)
+  // ShaderOptions::domain_guard: the launch domain's x, y and z follow the
+  // lengths in the same uniform, from slot domain_slot().
+  bool domain_guard = false;
+  size_t domain_slot() const { return length_slots.size(); }
+  // The u32 slots of the lengths uniform, and its size (0: none declared).
+  size_t uniform_slots() const { return length_slots.size() + (domain_guard ? 3 : 0); }
+  uint64_t lengths_bytes() const;
 };
 
 // The shader of a program: its WGSL and the interface the text declares.

@@ -19,7 +19,10 @@
 
 namespace vyre {
 
-inline constexpr uint32_t kFormatVersion = 1;
+// The newest format version this build reads (docs/format-v2.md). A program
+// is written in the oldest version that holds it (format_version), so a
+// version-1 program keeps its bytes and its digest.
+inline constexpr uint32_t kFormatVersion = 2;
 
 enum class ScalarType : uint8_t { U32, I32, F32, Bool };
 
@@ -121,10 +124,18 @@ struct VYRE_API Program {
   std::array<uint32_t, 3> workgroup_size{1, 1, 1};
   std::vector<Buffer> buffers;  // in declaration order
   std::vector<Stmt> body;
+  // Format version 2: the buffer whose element count is the program's launch
+  // domain (one invocation per element, along x), used when a dispatch gives
+  // neither a domain nor a grid. Empty: none declared.
+  std::string domain;
 
   const Buffer* find_buffer(std::string_view buffer_name) const;
   friend bool operator==(const Program&, const Program&) = default;
 };
+
+// The oldest format version that holds `program`: 2 when it declares a
+// domain, else 1.
+VYRE_API uint32_t format_version(const Program& program);
 
 // Buffers in canonical order: bound buffers by binding, then workgroup
 // buffers by name. Identity, lowering and binding layout all use this order,

@@ -23,11 +23,24 @@ inline constexpr uint64_t kDefaultStepBudget = uint64_t{1} << 32;
 // Error(limit_exceeded) before anything is allocated.
 inline constexpr uint64_t kMaxMemoryBytes = 2ull << 30;
 
+// What a run checks besides running, on request.
+struct VYRE_API RunChecks {
+  // A load, store or atomic at an index outside its buffer, by an invocation
+  // in the launch domain, ends the run with a ProgramError whose one
+  // diagnostic names the access's JSON path ("body[1].then[0].value.add[1]")
+  // and the invocation, instead of WGSL's silent clamping (on the GPU) or
+  // dropping (here, unchecked).
+  bool bounds = false;
+};
+
 // Throws Error(invalid_input) for options or inputs that do not fit the
 // program, exactly as the GPU backend does, and Error(limit_exceeded) past
 // `step_budget` statements. `grid` is the launch's, as in
 // gpu::Pipeline::dispatch.
 VYRE_API Outputs run(const CheckedProgram& program, const Inputs& inputs, const ShaderOptions& options = {},
                      const std::optional<Dim3>& grid = std::nullopt, uint64_t step_budget = kDefaultStepBudget);
+VYRE_API Outputs run(const CheckedProgram& program, const Inputs& inputs, const ShaderOptions& options,
+                     const std::optional<Dim3>& grid, const RunChecks& checks,
+                     uint64_t step_budget = kDefaultStepBudget);
 
 }  // namespace vyre::reference

@@ -1,7 +1,9 @@
 // What `vyre run` dispatches with: --input/--size/--grid options, or a run
 // file (PROG.run.json) holding the same plus the expected outputs:
-//   {"inputs": {"a": [1, 2]}, "sizes": {"out": 2}, "grid": [1, 1, 1],
+//   {"inputs": {"a": [1, 2]}, "sizes": {"out": 2}, "dim": [2] or "grid": [1, 1, 1],
 //    "expect": {"out": [3, 4]}, "tolerance": {"out": {"abs": 1e-6, "rel": 1e-4}}}
+// "dim" (an integer or one to three) is the launch domain, kept in `inputs`
+// (Inputs::dim).
 #pragma once
 
 #include <map>

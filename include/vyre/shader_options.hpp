@@ -47,6 +47,12 @@ struct VYRE_API ShaderOptions {
   // then give the buffer exactly that many elements; the planner refuses
   // any other length.
   std::map<std::string, uint32_t> fixed_lengths;
+  // The launch-domain guard (docs/gpu.md, "Launches"): the shader reads the
+  // dispatch's domain from its lengths uniform, and an invocation outside it
+  // has no effect: its stores are skipped and its atomics only read. A
+  // Pipeline compiles it for the dispatches given a domain (Inputs::dim);
+  // it is never widened (vector_width 1).
+  bool domain_guard = false;
 
   friend bool operator==(const ShaderOptions&, const ShaderOptions&) = default;
 };

@@ -17,7 +17,9 @@
 
 namespace vyre {
 
-inline constexpr uint32_t kWireVersion = 1;
+// The newest wire version (docs/wire-format.md): a program is encoded in
+// the version of its format (format_version), so version-1 bytes never change.
+inline constexpr uint32_t kWireVersion = 2;
 
 struct VYRE_API WireLimits {
   size_t max_bytes = 16u << 20;

@@ -22,7 +22,39 @@ std::string text_of(nb::handle value, PyObject* (*convert)(PyObject*)) {
 
 std::string repr_of(nb::handle value) { return text_of(value, PyObject_Repr); }
 
-bool is_int(nb::handle value) { return PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr()); }
+// NumPy's bool scalar says it is an integer (__index__) on some versions; a
+// truth value is never taken for a number.
+bool is_numpy_bool(nb::handle value) {
+  const std::string_view name = Py_TYPE(value.ptr())->tp_name;
+  return name == "numpy.bool" || name == "numpy.bool_";
+}
+
+// The value as a Python int: an int, or an integer scalar that says it is
+// one (__index__: NumPy's np.int64, np.uint32, ...); never a bool. Invalid
+// for anything else.
+nb::object as_int(nb::handle value) {
+  if (PyBool_Check(value.ptr()) || is_numpy_bool(value)) return {};
+  if (PyLong_Check(value.ptr())) return nb::borrow(value);
+  if (!PyIndex_Check(value.ptr())) return {};
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) PyErr_Clear();
+  return index;
+}
+
+// A float, or a floating scalar (NumPy's np.float32): its value, exactly.
+std::optional<double> as_float(nb::handle value) {
+  if (PyFloat_Check(value.ptr())) return PyFloat_AsDouble(value.ptr());
+  if (is_int(value) || PyBool_Check(value.ptr()) || is_numpy_bool(value) || PyUnicode_Check(value.ptr()) ||
+      PyBytes_Check(value.ptr()) || Py_TYPE(value.ptr())->tp_as_number == nullptr ||
+      Py_TYPE(value.ptr())->tp_as_number->nb_float == nullptr)
+    return std::nullopt;
+  nb::object f = nb::steal(PyNumber_Float(value.ptr()));
+  if (!f.is_valid()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return PyFloat_AsDouble(f.ptr());
+}
 
 [[noreturn]] void not_an_int(nb::handle value, std::string_view argument) {
   throw nb::type_error((std::string(argument) + " must be an int, not " + describe_type(value)).c_str());
@@ -30,9 +62,10 @@ bool is_int(nb::handle value) { return PyLong_Check(value.ptr()) && !PyBool_Chec
 
 // The int's value when it lies in [low, high]; else RangeError.
 long long int_in(nb::handle value, std::string_view argument, long long low, long long high, std::string_view type) {
-  if (!is_int(value)) not_an_int(value, argument);
+  const nb::object number = as_int(value);
+  if (!number.is_valid()) not_an_int(value, argument);
   int overflow = 0;
-  const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  const long long v = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
   if (v == -1 && PyErr_Occurred()) throw nb::python_error();
   if (overflow != 0 || v < low || v > high)
     throw RangeError(std::string(argument) + " = " + repr_of(value) + " does not fit " + std::string(type));
@@ -40,6 +73,16 @@ long long int_in(nb::handle value, std::string_view argument, long long low, lon
 }
 
 }  // namespace
+
+bool is_int(nb::handle value) { return as_int(value).is_valid(); }
+
+bool is_number(nb::handle value) {
+  if (nb::hasattr(value, "ndim")) {  // NumPy's scalars have ndim 0; an array is never one number
+    nb::object ndim = value.attr("ndim");
+    if (!is_int(ndim) || nb::cast<long long>(ndim) != 0) return false;
+  }
+  return is_int(value) || as_float(value).has_value();
+}
 
 uint32_t u32_argument(nb::handle value, std::string_view argument, std::string_view role) {
   return static_cast<uint32_t>(
@@ -52,8 +95,8 @@ int32_t i32_argument(nb::handle value, std::string_view argument) {
 }
 
 float f32_argument(nb::handle value, std::string_view argument) {
-  if (PyFloat_Check(value.ptr())) {
-    const double v = PyFloat_AsDouble(value.ptr());
+  if (const std::optional<double> given = as_float(value)) {
+    const double v = *given;
     const auto f = static_cast<float>(v);
     // Rounding to f32 may overflow only a finite value; tiny ones become
     // (signed) zero, as the CLI reads them.
@@ -62,16 +105,17 @@ float f32_argument(nb::handle value, std::string_view argument) {
                        " is beyond the f32 range (float('inf') is taken as infinity)");
     return f;
   }
-  if (!is_int(value))
+  const nb::object number = as_int(value);
+  if (!number.is_valid())
     throw nb::type_error((std::string(argument) + " must be a float or an int, not " + describe_type(value)).c_str());
-  const double v = PyLong_AsDouble(value.ptr());
+  const double v = PyLong_AsDouble(number.ptr());
   if (v == -1.0 && PyErr_Occurred()) {
     PyErr_Clear();
     throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the f32 range");
   }
   // An int names an exact value: one float32 cannot hold is refused, not rounded.
   nb::object back = nb::steal(PyLong_FromDouble(v));
-  if (static_cast<double>(static_cast<float>(v)) != v || !back.is_valid() || !back.equal(value))
+  if (static_cast<double>(static_cast<float>(v)) != v || !back.is_valid() || !back.equal(number))
     input_error(std::string(argument) + ": the int " + repr_of(value) + " has no exact float32 value");
   return static_cast<float>(v);
 }

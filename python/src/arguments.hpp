@@ -31,6 +31,13 @@ int32_t i32_argument(nb::handle value, std::string_view argument);
 // A float as it is; an int only when float32 holds it exactly.
 float f32_argument(nb::handle value, std::string_view argument);
 // An int (x, with y and z 1) or a sequence of 1 to 3 ints.
+// A Python int or float, or a NumPy scalar of an integer or floating type
+// (np.int64(8), np.float32(2)): what a scalar input or a size may be. Never
+// a bool, an array or a string.
+bool is_number(nb::handle value);
+// Of those, an integer one.
+bool is_int(nb::handle value);
+
 Dim3 dim3_argument(nb::handle value, std::string_view argument, std::string_view role);
 // "sizes['out']", "sizes[2]": an item of a dict argument.
 std::string item_name(std::string_view argument, nb::handle key);

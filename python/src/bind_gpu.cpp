@@ -163,8 +163,8 @@ void add_scalar(Inputs& in, const Target& t, nb::handle value) {
     in.set<float>(t.ref, {f32_argument(value, argument)});
     return;
   }
-  if (PyFloat_Check(value.ptr()))
-    throw DTypeError(argument + " holds " + std::string(to_string(type)) + ": pass an int, not a float");
+  if (!is_int(value))
+    throw DTypeError(argument + " holds " + std::string(to_string(type)) + ": pass an int, not " + describe_type(value));
   if (type == ScalarType::U32)
     in.set<uint32_t>(t.ref, {u32_argument(value, argument, "value")});
   else
@@ -179,7 +179,7 @@ void add_input(Inputs& in, Holds& holds, const Program& program, nb::handle key,
   }
   if (PyBool_Check(value.ptr()))
     throw DTypeError("input " + t.label + ": bool is not a buffer type (buffers hold uint32, int32 or float32)");
-  if (PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())) {
+  if (is_number(value)) {
     add_scalar(in, t, value);
     return;
   }
@@ -220,14 +220,14 @@ void add_output(OutputViews& out, Holds& holds, const Program& program, nb::hand
 }
 
 // Everything one call gives: inputs (the positional dict, then keywords),
-// sizes and grid.
+// sizes, and the launch (grid, or dim: the domain, kept in `inputs`).
 struct CallArgs {
   Inputs inputs;
   std::optional<Dim3> grid;
 };
 
 void fill(CallArgs& args, Holds& holds, const Program& program, nb::handle inputs, nb::handle sizes,
-          nb::handle grid, const nb::kwargs& buffers) {
+          nb::handle grid, nb::handle dim, const nb::kwargs& buffers) {
   if (!inputs.is_none()) {
     if (!PyDict_Check(inputs.ptr())) throw nb::type_error("inputs must be a dict of buffer name (or binding) to array");
     for (auto [k, v] : nb::borrow<nb::dict>(inputs)) add_input(args.inputs, holds, program, k, v);
@@ -241,6 +241,7 @@ void fill(CallArgs& args, Holds& holds, const Program& program, nb::handle input
     }
   }
   if (!grid.is_none()) args.grid = dim3_argument(grid, "grid", "workgroup count");
+  if (!dim.is_none()) args.inputs.dim(dim3_argument(dim, "dim", "invocation count"));
 }
 
 nb::dict outputs_dict(Outputs&& outputs, const Program& program) {
@@ -308,10 +309,10 @@ struct PyKernel {
 
   const Program& program() const { return checked.program(); }
 
-  nb::dict call(nb::handle inputs, nb::handle sizes, nb::handle grid, const nb::kwargs& buffers) {
+  nb::dict call(nb::handle inputs, nb::handle sizes, nb::handle grid, nb::handle dim, const nb::kwargs& buffers) {
     Holds holds;
     CallArgs args;
-    fill(args, holds, program(), inputs, sizes, grid, buffers);
+    fill(args, holds, program(), inputs, sizes, grid, dim, buffers);
     Outputs outputs;
     {
       nb::gil_scoped_release release;
@@ -320,10 +321,10 @@ struct PyKernel {
     return outputs_dict(std::move(outputs), program());
   }
 
-  void into(nb::handle inputs, nb::handle out, nb::handle sizes, nb::handle grid, const nb::kwargs& buffers) {
+  void into(nb::handle inputs, nb::handle out, nb::handle sizes, nb::handle grid, nb::handle dim, const nb::kwargs& buffers) {
     Holds holds;
     CallArgs args;
-    fill(args, holds, program(), inputs, sizes, grid, buffers);
+    fill(args, holds, program(), inputs, sizes, grid, dim, buffers);
     if (!PyDict_Check(out.ptr())) throw nb::type_error("out must be a dict of output buffer name to a writable array");
     OutputViews views;
     for (auto [k, v] : nb::borrow<nb::dict>(out)) add_output(views, holds, program(), k, v, args.inputs);
@@ -331,10 +332,10 @@ struct PyKernel {
     pipeline->dispatch_into(args.inputs, views, args.grid);
   }
 
-  nb::dict resident(nb::handle inputs, nb::handle sizes, nb::handle grid, const nb::kwargs& buffers) {
+  nb::dict resident(nb::handle inputs, nb::handle sizes, nb::handle grid, nb::handle dim, const nb::kwargs& buffers) {
     Holds holds;
     CallArgs args;
-    fill(args, holds, program(), inputs, sizes, grid, buffers);
+    fill(args, holds, program(), inputs, sizes, grid, dim, buffers);
     gpu::DeviceOutputs outputs;
     {
       nb::gil_scoped_release release;
@@ -343,14 +344,17 @@ struct PyKernel {
     return device_outputs_dict(outputs);
   }
 
-  nb::dict reference(nb::handle inputs, nb::handle sizes, nb::handle grid, const nb::kwargs& buffers) {
+  nb::dict reference(nb::handle inputs, nb::handle sizes, nb::handle grid, nb::handle dim, bool check_bounds,
+                     const nb::kwargs& buffers) {
     Holds holds;
     CallArgs args;
-    fill(args, holds, program(), inputs, sizes, grid, buffers);
+    fill(args, holds, program(), inputs, sizes, grid, dim, buffers);
+    reference::RunChecks checks;
+    checks.bounds = check_bounds;
     Outputs outputs;
     {
       nb::gil_scoped_release release;
-      outputs = reference::run(checked, args.inputs, options, args.grid);
+      outputs = reference::run(checked, args.inputs, options, args.grid, checks);
     }
     return outputs_dict(std::move(outputs), program());
   }
@@ -373,11 +377,11 @@ struct PyBatch {
     kernels.clear();
   }
 
-  void into(nb::handle kernel, nb::handle inputs, nb::handle out, nb::handle sizes, nb::handle grid,
+  void into(nb::handle kernel, nb::handle inputs, nb::handle out, nb::handle sizes, nb::handle grid, nb::handle dim,
             const nb::kwargs& buffers) {
     PyKernel& k = nb::cast<PyKernel&>(kernel);
     CallArgs& a = args.emplace_back();
-    fill(a, holds, k.program(), inputs, sizes, grid, buffers);
+    fill(a, holds, k.program(), inputs, sizes, grid, dim, buffers);
     if (!PyDict_Check(out.ptr())) throw nb::type_error("out must be a dict of output buffer name to a writable array");
     OutputViews& v = views.emplace_back();
     for (auto [key, value] : nb::borrow<nb::dict>(out)) add_output(v, holds, k.program(), key, value, a.inputs);
@@ -386,10 +390,10 @@ struct PyBatch {
     batch->dispatch_into(*k.pipeline, a.inputs, v, a.grid);
   }
 
-  nb::dict resident(nb::handle kernel, nb::handle inputs, nb::handle sizes, nb::handle grid, const nb::kwargs& buffers) {
+  nb::dict resident(nb::handle kernel, nb::handle inputs, nb::handle sizes, nb::handle grid, nb::handle dim, const nb::kwargs& buffers) {
     PyKernel& k = nb::cast<PyKernel&>(kernel);
     CallArgs& a = args.emplace_back();
-    fill(a, holds, k.program(), inputs, sizes, grid, buffers);
+    fill(a, holds, k.program(), inputs, sizes, grid, dim, buffers);
     kernels.push_back(nb::borrow(kernel));
     gpu::DeviceOutputs outputs;
     {
@@ -455,17 +459,18 @@ void bind_gpu(nb::module_& m) {
   // ---- Kernel ----
   nb::class_<PyKernel>(m, "Kernel")
       .def("__call__", &PyKernel::call, "inputs"_a = nb::none(), nb::kw_only(), "sizes"_a = nb::none(),
-           "grid"_a = nb::none(), "buffers"_a,
+           "grid"_a = nb::none(), "dim"_a = nb::none(), "buffers"_a,
            "Dispatches once; returns every output as a dict of NumPy arrays.")
       .def("into", &PyKernel::into, "inputs"_a = nb::none(), nb::kw_only(), "out"_a, "sizes"_a = nb::none(),
-           "grid"_a = nb::none(), "buffers"_a,
+           "grid"_a = nb::none(), "dim"_a = nb::none(), "buffers"_a,
            "Dispatches once, reading the outputs named in `out` straight into those arrays.")
       .def("resident", &PyKernel::resident, "inputs"_a = nb::none(), nb::kw_only(), "sizes"_a = nb::none(),
-           "grid"_a = nb::none(), "buffers"_a,
+           "grid"_a = nb::none(), "dim"_a = nb::none(), "buffers"_a,
            "Dispatches once, keeping every output on the GPU: a dict of DeviceArray.")
       .def("reference", &PyKernel::reference, "inputs"_a = nb::none(), nb::kw_only(), "sizes"_a = nb::none(),
-           "grid"_a = nb::none(), "buffers"_a,
-           "Runs the CPU reference interpreter on the same inputs; returns outputs as __call__ does.")
+           "grid"_a = nb::none(), "dim"_a = nb::none(), "check_bounds"_a = false, "buffers"_a,
+           "Runs the CPU reference interpreter on the same inputs; returns outputs as __call__ does. "
+           "check_bounds=True: the first out-of-range load or store is a vyre.ProgramError naming it.")
       .def_prop_ro("program", [](const PyKernel& k) { return PyProgram{k.checked}; })
       .def_prop_ro("wgsl", [](const PyKernel& k) { return k.pipeline->wgsl(); })
       .def_prop_ro("workgroup_size",
@@ -488,9 +493,9 @@ void bind_gpu(nb::module_& m) {
   // ---- Batch ----
   nb::class_<PyBatch>(m, "Batch")
       .def("into", &PyBatch::into, "kernel"_a, "inputs"_a = nb::none(), nb::kw_only(), "out"_a,
-           "sizes"_a = nb::none(), "grid"_a = nb::none(), "buffers"_a)
+           "sizes"_a = nb::none(), "grid"_a = nb::none(), "dim"_a = nb::none(), "buffers"_a)
       .def("resident", &PyBatch::resident, "kernel"_a, "inputs"_a = nb::none(), nb::kw_only(),
-           "sizes"_a = nb::none(), "grid"_a = nb::none(), "buffers"_a)
+           "sizes"_a = nb::none(), "grid"_a = nb::none(), "dim"_a = nb::none(), "buffers"_a)
       .def("run", &PyBatch::run)
       .def("clear", &PyBatch::clear)
       .def("__len__", [](const PyBatch& b) { return b.batch->size(); })
@@ -539,14 +544,14 @@ void bind_gpu(nb::module_& m) {
           "fixed_lengths"_a = nb::none())
       .def(
           "tune",
-          [](PyBackend& b, nb::handle program, nb::handle inputs, nb::handle sizes, nb::handle grid,
+          [](PyBackend& b, nb::handle program, nb::handle inputs, nb::handle sizes, nb::handle grid, nb::handle dim,
              nb::handle workgroup, int ulp, bool passes, nb::handle fixed_lengths, bool retune,
              const nb::kwargs& buffers) {
             PyProgram p = program_from_source(program);
             const ShaderOptions options = shader_options(workgroup, ulp, passes, fixed_lengths);
             Holds holds;
             CallArgs args;
-            fill(args, holds, p.checked.program(), inputs, sizes, grid, buffers);
+            fill(args, holds, p.checked.program(), inputs, sizes, grid, dim, buffers);
             gpu::TuneOptions tuning = gpu::TuneOptions::from_environment();
             tuning.retune = retune;
             std::optional<gpu::Tuned> tuned;
@@ -558,7 +563,7 @@ void bind_gpu(nb::module_& m) {
             return PyKernel{b.backend, std::move(pipeline), p.checked, options, std::move(tuned)};
           },
           "program"_a, "inputs"_a = nb::none(), nb::kw_only(), "sizes"_a = nb::none(), "grid"_a = nb::none(),
-          "workgroup"_a = nb::none(), "ulp"_a = 0, "passes"_a = true, "fixed_lengths"_a = nb::none(), "retune"_a = false,
+          "dim"_a = nb::none(), "workgroup"_a = nb::none(), "ulp"_a = 0, "passes"_a = true, "fixed_lengths"_a = nb::none(), "retune"_a = false,
           "buffers"_a,
           "Compiles the program in the configuration fastest on this device for a dispatch like this one "
           "(docs/tuning.md): from the cache's tuning record, else timed now and recorded. Dispatch the kernel "

@@ -5,6 +5,7 @@
 
 NB_MODULE(_ext, m) {
   m.doc() = "vyre's C++ library, bound with nanobind (use the vyre package, not this module)";
+  vyre::set_caller_language(vyre::CallerLanguage::python);
   vyre::python::bind_errors(m);
 
   m.attr("__version__") = vyre::kVersion;

@@ -200,3 +200,22 @@ def test_tune_picks_a_configuration_that_gives_the_same_results_and_reuses_it(ba
     assert backend.compile(saxpy).tuning is None
     with pytest.raises(vyre.InputError):
         backend.tune(saxpy, alpha=1.5, x=x, sizes={"out": n})  # y missing
+
+
+def test_a_python_run_prints_nothing_on_stderr_without_xdg_runtime_dir(tmp_path):
+    import os
+    import sys
+    script = (
+        "import numpy as np, vyre\n"
+        "x = np.arange(100, dtype=np.uint32)\n"
+        "out = vyre.Backend().compile(vyre.Program.from_json(%r))(a=x, b=x, sizes={'out': 100})['out']\n"
+        "assert not out.any()\n"
+        "import os; assert os.environ['XDG_RUNTIME_DIR'].split('/')[-1].startswith('vyre-runtime-')\n"
+    ) % str(EXAMPLES / "xor.json")
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "VYRE_LOG")}
+    env["VYRE_AOT_CACHE_DIR"] = str(tmp_path / "cache")
+    env["TMPDIR"] = str(tmp_path)  # where the private runtime directory is made, and must be gone from
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert not list(tmp_path.glob("vyre-runtime-*")), "the runtime directory is removed at exit"

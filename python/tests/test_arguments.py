@@ -4,6 +4,8 @@ OverflowError. A float beyond float32's range is refused as the CLI refuses 1e39
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -97,3 +99,23 @@ def test_inf_nan_and_the_f32_edges_pass(kernel):
     assert kernel(args(biggest), sizes={"out": N})["out"][0] == np.float32(biggest)
     # Too small for f32: zero, as the CLI reads 1e-50.
     np.testing.assert_array_equal(kernel(args(1e-300), sizes={"out": N})["out"], np.ones(N, np.float32))
+
+
+def test_numpy_scalars_are_taken_where_a_python_number_is(backend, kernel):
+    xor = backend.compile(vyre.Program.from_json(EXAMPLES / "xor.json"))
+    b = np.ones(1, np.uint32)
+    for a in (np.int64(8), np.uint32(8), np.int8(8), np.uint64(8)):
+        assert xor(a=a, b=b, sizes={"out": np.int64(1)})["out"][0] == 9, type(a)
+    assert xor(a=1, b=b, sizes={"out": 1}, grid=np.uint32(1), )["out"][0] == 0
+    assert xor(a=1, b=b, sizes={"out": 1}, dim=(np.int64(1),))["out"][0] == 0
+    with raises_range(r"^input 'a' = %s does not fit a u32 value$" % re.escape(repr(np.int64(-1)))):
+        xor(a=np.int64(-1), b=b, sizes={"out": 1})
+    for alpha in (np.float32(0.5), np.float64(0.5), np.int32(3)):
+        assert kernel(args(alpha), sizes={"out": N})["out"][0] == np.float32(alpha) + 1, type(alpha)
+    # A truth value, a float for an integer buffer and an array are no scalar numbers.
+    with pytest.raises(vyre.DTypeError, match="pass an int, not float32"):
+        xor(a=np.float32(8), b=b, sizes={"out": 1})
+    with pytest.raises(TypeError, match=r"sizes\['out'\] must be an int"):
+        xor(a=1, b=b, sizes={"out": np.bool_(True)})
+    with pytest.raises(TypeError, match=r"sizes\['out'\] must be an int"):
+        xor(a=1, b=b, sizes={"out": np.array([1])})

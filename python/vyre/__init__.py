@@ -13,8 +13,12 @@ docs/python.md.
 
 from __future__ import annotations
 
-from . import cache
-from ._errors import (
+from ._runtime_dir import quiet_headless_runtime_dir as _quiet_headless_runtime_dir
+
+_quiet_headless_runtime_dir()  # before the extension makes a WebGPU instance
+
+from . import cache  # noqa: E402
+from ._errors import (  # noqa: E402
     DeviceLostError,
     DTypeError,
     Error,
@@ -28,7 +32,7 @@ from ._errors import (
     RangeError,
     WireError,
 )
-from ._ext import (
+from ._ext import (  # noqa: E402
     Backend,
     Batch,
     DeviceArray,

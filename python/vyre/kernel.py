@@ -47,9 +47,12 @@ class KernelFunction:
     the default backend with the same arguments as a compiled kernel's call; ``reference(...)`` runs
     the CPU reference interpreter."""
 
-    def __init__(self, fn: Any, workgroup: Workgroup) -> None:
+    def __init__(self, fn: Any, workgroup: Workgroup, dim: Any = None) -> None:
         self.fn = fn
         self.workgroup = _workgroup(workgroup)
+        if dim is not None and not isinstance(dim, str):
+            raise TypeError(f"dim names the buffer whose elements are the launch domain (dim=\"out\"), got {dim!r}")
+        self.dim = dim
         functools.update_wrapper(self, fn)
         self._lock = threading.Lock()
         self._constexpr_names: Optional[Dict[str, Any]] = None
@@ -112,6 +115,9 @@ class KernelFunction:
             if found is not None:
                 return found
             translation = _translate.translate(self.fn, self.workgroup, constexprs)
+            if self.dim is not None:  # a declared launch domain: format version 2
+                translation.program["vyre"] = 2
+                translation.program["domain"] = self.dim
             paths = [(source, path) for source, path, _ in translation.captures]
             program = _checked(translation)
             self._capture_paths = paths
@@ -137,16 +143,26 @@ class KernelFunction:
         return k
 
     def __call__(self, inputs: Optional[Dict[Any, Any]] = None, /, *, sizes: Optional[Dict[Any, int]] = None,
-                 grid: Any = None, **buffers: Any) -> Dict[str, Any]:
-        """Runs on the default backend (``vyre.default_backend()``); returns every output as a NumPy array."""
+                 grid: Any = None, dim: Any = None, **buffers: Any) -> Dict[str, Any]:
+        """Runs on the default backend (``vyre.default_backend()``); returns every output as a NumPy array.
+        ``dim=n`` or ``dim=(x, y, z)`` is the launch domain: the invocations that run (the grid follows,
+        and invocations beyond the domain have no effect); ``grid=`` gives workgroups instead."""
         program = self._translation(self._constexprs(self._split(buffers)))[1]
-        return self._compiled_kernel(program)(inputs, sizes=sizes, grid=grid, **buffers)
+        return self._compiled_kernel(program)(inputs, sizes=sizes, grid=grid, dim=dim, **buffers)
 
     def reference(self, inputs: Optional[Dict[Any, Any]] = None, /, *, sizes: Optional[Dict[Any, int]] = None,
-                  grid: Any = None, **buffers: Any) -> Dict[str, Any]:
-        """The CPU reference interpreter on the same arguments (WGSL's semantics)."""
-        program = self._translation(self._constexprs(self._split(buffers)))[1]
-        return self._compiled_kernel(program).reference(inputs, sizes=sizes, grid=grid, **buffers)
+                  grid: Any = None, dim: Any = None, check_bounds: bool = False, **buffers: Any) -> Dict[str, Any]:
+        """The CPU reference interpreter on the same arguments (WGSL's semantics). ``check_bounds=True``:
+        the first out-of-range load or store is a ``vyre.KernelError`` at its line, not a silent clamp."""
+        translation, program = self._translation(self._constexprs(self._split(buffers)))
+        try:
+            return self._compiled_kernel(program).reference(inputs, sizes=sizes, grid=grid, dim=dim,
+                                                            check_bounds=check_bounds, **buffers)
+        except ProgramError as e:
+            if not check_bounds or not e.diagnostics:
+                raise
+            path, message = e.diagnostics[0]
+            raise KernelError(translation.position_of(path), message, e.diagnostics) from None
 
 
 def _checked(translation: Translation) -> _ext.Program:
@@ -163,11 +179,14 @@ def _checked(translation: Translation) -> _ext.Program:
                           e.diagnostics) from None
 
 
-def kernel(fn: Any = None, *, workgroup: Workgroup = 64) -> Any:
-    """``@vyre.kernel`` or ``@vyre.kernel(workgroup=(16, 16))``: the function is a vyre program."""
+def kernel(fn: Any = None, *, workgroup: Workgroup = 64, dim: Optional[str] = None) -> Any:
+    """``@vyre.kernel`` or ``@vyre.kernel(workgroup=(16, 16), dim="out")``: the function is a vyre program.
+    ``dim`` names the buffer whose elements are its launch domain (one invocation each, and invocations
+    beyond it have no effect), so that a call needs neither ``dim=`` nor ``grid=``: the program's
+    ``"domain"`` (format version 2)."""
     if fn is None:
-        return lambda f: KernelFunction(f, workgroup)
-    return KernelFunction(fn, workgroup)
+        return lambda f: KernelFunction(f, workgroup, dim)
+    return KernelFunction(fn, workgroup, dim)
 
 
 def func(fn: Any) -> Func:

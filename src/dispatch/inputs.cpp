@@ -58,6 +58,11 @@ Inputs& Inputs::device(BufferRef buffer, std::shared_ptr<DeviceContents> content
   return *this;
 }
 
+Inputs& Inputs::dim(Dim3 invocations) {
+  domain_ = invocations;
+  return *this;
+}
+
 OutputViews::Entry& OutputViews::put(BufferRef buffer, std::span<uint8_t> destination) {
   auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.buffer == buffer; });
   if (it == entries_.end()) {

@@ -111,7 +111,9 @@ void plan_buffer(const Buffer& b, const Inputs::Entry* entry, BufferPlan& plan) 
   }
   if (b.runtime_sized())
     refuse("runtime-sized " + std::string(b.output ? "output" : "buffer") + " '" + b.name +
-           "' needs a length: give its contents or a size (--size " + b.name + "=N)");
+           "' needs a length: give its contents or a size (" +
+           in_caller_terms("Inputs::size(\"" + b.name + "\", n)", "--size " + b.name + "=N",
+                           "sizes={\"" + b.name + "\": n}") + ")");
   // fixed-count read_write buffer, zero-filled
 }
 
@@ -130,14 +132,16 @@ void refuse_written_aliases(const std::vector<BufferPlan>& buffers) {
   }
 }
 
-Dim3 default_grid(const Program& program, const Dim3& workgroup, const std::vector<BufferPlan>& buffers) {
-  // `buffers` is in canonical order, so the first output found is the first by binding.
-  auto first_output = std::find_if(buffers.begin(), buffers.end(), [](const BufferPlan& p) { return p.buffer->output; });
-  if (first_output == buffers.end())
-    refuse(label(program) + " has no output buffer to size the grid from: give a grid (the dispatch's grid "
-           "argument or --grid X,Y,Z)");
-  const uint64_t n = first_output->elements;
-  return {static_cast<uint32_t>((n + workgroup[0] - 1) / workgroup[0]), 1, 1};
+// What to give instead of the default grid, in the caller's words.
+std::string launch_remedy() {
+  return in_caller_terms("give a launch domain (Inputs::dim, the invocations to run) or a grid (the dispatch's grid "
+                         "argument)",
+                         "give --dim X[,Y,Z] (the invocations to run) or --grid X,Y,Z (workgroups)",
+                         "give dim= (the invocations to run, n or (x, y, z)) or grid= (workgroups)");
+}
+
+uint32_t groups_for(uint64_t invocations, uint32_t workgroup) {
+  return static_cast<uint32_t>((invocations + workgroup - 1) / workgroup);
 }
 
 // lavapipe counts a dispatch's workgroups in 32 bits: with 2^32 or more it
@@ -157,7 +161,39 @@ void refuse_oversized_grid(const Dim3& grid) {
 DispatchPlanner::DispatchPlanner(const CheckedProgram& program, const ShaderOptions& options)
     : program_(program),
       workgroup_size_(effective_workgroup_size(program, options)),
-      fixed_lengths_(checked_fixed_lengths(program, options)) {}
+      fixed_lengths_(checked_fixed_lengths(program, options)),
+      default_grid_(prove_default_grid(program, options)) {}
+
+Dim3 DispatchPlanner::default_grid(const DispatchPlan& plan) const {
+  const Program& program = program_.program();
+  // The buffers are in canonical order, so the first output found is the first by binding.
+  const auto& buffers = plan.buffers;
+  auto first_output = std::find_if(buffers.begin(), buffers.end(), [](const BufferPlan& p) { return p.buffer->output; });
+  if (first_output == buffers.end())
+    refuse(label(program) + " has no output buffer to size a default grid from: " + launch_remedy());
+  // Messages are made on refusal only: a warm dispatch allocates nothing.
+  auto given_neither = [&] { return label(program) + " is given neither a launch domain nor a grid, and "; };
+  if (!default_grid_.proven)
+    refuse(given_neither() + "one invocation per element of its first output '" + first_output->buffer->name +
+           "' may leave part of its data undone: " + default_grid_.why_not + ". To run every invocation it needs, " +
+           launch_remedy());
+  const Dim3 grid{groups_for(first_output->elements, workgroup_size_[0]), 1, 1};
+  const uint64_t runs = uint64_t{grid[0]} * workgroup_size_[0];
+  auto elements = [&](uint32_t index) {
+    for (const BufferPlan& p : buffers)
+      if (p.buffer == &program.buffers[index]) return uint64_t{p.elements};
+    return uint64_t{0};
+  };
+  for (const auto& checks : default_grid_.store_checks) {
+    if (std::any_of(checks.begin(), checks.end(), [&](uint32_t b) { return elements(b) <= runs; })) continue;
+    const std::string& name = program.buffers[checks.back()].name;
+    refuse(given_neither() + "the default grid (" + std::to_string(runs) + " invocations, from its first output '" +
+           first_output->buffer->name + "') stops before `i < len(" + name + ")` does (" +
+           std::to_string(elements(checks.back())) + " elements), so part of the data would be left undone. " +
+           "To run every invocation it needs, " + launch_remedy());
+  }
+  return grid;
+}
 
 void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const {
   const Program& program = program_.program();
@@ -190,7 +226,20 @@ void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid
              "without the specialization");
   }
 
-  out.grid = grid ? *grid : default_grid(program, out.workgroup_size, out.buffers);
+  out.domain = inputs.domain();
+  if (!out.domain && !grid && !program.domain.empty()) {  // the declared domain (format version 2)
+    for (const BufferPlan& p : out.buffers)
+      if (p.buffer->name == program.domain) out.domain = Dim3{p.elements, 1, 1};
+  }
+  if (out.domain) {
+    if (grid)
+      refuse(label(program) + " is given both a launch domain and a grid: " +
+             in_caller_terms("give one (Inputs::dim or the grid argument)", "give --dim or --grid, not both",
+                             "give dim= or grid=, not both"));
+    for (size_t a = 0; a < 3; ++a) out.grid[a] = groups_for((*out.domain)[a], workgroup_size_[a]);
+  } else {
+    out.grid = grid ? *grid : default_grid(out);
+  }
   refuse_oversized_grid(out.grid);
 }
 

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "dispatch/default_grid.hpp"
 #include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/program.hpp"
@@ -30,6 +31,7 @@ struct BufferPlan {
 struct DispatchPlan {
   Dim3 workgroup_size{1, 1, 1};      // effective (override applied)
   Dim3 grid{0, 1, 1};
+  std::optional<Dim3> domain;       // the launch domain (Inputs::dim), when given
   std::vector<BufferPlan> buffers;  // every non-workgroup buffer, canonical order
 };
 
@@ -42,7 +44,9 @@ class DispatchPlanner {
   DispatchPlanner(const CheckedProgram& program, const ShaderOptions& options);
 
   // Throws Error(invalid_input) naming the buffer when the inputs do not fit
-  // the program. `grid` is the launch's (default: from the first output).
+  // the program. The launch is the inputs' domain (Inputs::dim) or `grid`;
+  // with neither, the default grid where it is proven safe
+  // (default_grid.hpp), else Error(invalid_input) saying what to give.
   // The plan points into the program and `inputs`, which must outlive its use.
   void plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const;
 
@@ -52,6 +56,8 @@ class DispatchPlanner {
   CheckedProgram program_;
   Dim3 workgroup_size_;
   std::map<std::string, uint32_t> fixed_lengths_;  // ShaderOptions::fixed_lengths: a dispatch must give these
+  DefaultGridProof default_grid_;
+  Dim3 default_grid(const DispatchPlan& plan) const;
 };
 
 // Per plan buffer, the caller memory its output is read into (empty: not

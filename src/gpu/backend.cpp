@@ -155,6 +155,7 @@ void PipelineState::ensure_live_device() {
 
 bool PipelineState::plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const {
   planner.plan(inputs, grid, out);
+  if (out.domain.has_value() != options.domain_guard) return false;
   if (!widening) return true;
   const std::optional<Dim3> wide = widened_grid(program.program(), *widening, out);
   if (!wide) return false;
@@ -171,22 +172,26 @@ DispatchJob* PipelineState::prepare(const Inputs& inputs, const std::optional<Di
   return &job;
 }
 
-std::shared_ptr<PipelineState> PipelineState::scalar_variant() {
-  std::lock_guard lock(scalar_mutex);
-  if (scalar) return scalar;
+std::shared_ptr<PipelineState> PipelineState::variant_for(const DispatchPlan& plan) {
+  const bool guard = plan.domain.has_value();
+  std::lock_guard lock(variants_mutex);
+  std::shared_ptr<PipelineState>& variant = variants[guard ? 1 : 0];
+  if (variant) return variant;
   auto owner = backend.lock();
   if (!owner)
-    throw Error(ErrorKind::invalid_input, "pipeline '" + program.name() + "' needs its one-element shader for this "
+    throw Error(ErrorKind::invalid_input, "pipeline '" + program.name() + "' needs another shader for this "
                                           "dispatch, and the Backend it was compiled on is gone: keep the Backend "
                                           "while its Pipelines dispatch");
   ShaderOptions one = options;
   one.vector_width = 1;
+  one.domain_guard = guard;
   CompileReport compile_report;
   auto shared = owner->compiled(aot::key_parts(program, owner->shaping_fingerprint, one), program, one, compile_report);
-  log::debug("pipeline '{}': a dispatch the widened shader cannot take; compiled the one-element shader", program.name());
-  scalar = std::make_shared<PipelineState>(program, one, std::move(shared), std::move(compile_report), backend,
-                                           owner->live().pool);
-  return scalar;
+  log::debug("pipeline '{}': compiled the one-element shader{} for a dispatch this one cannot take", program.name(),
+             guard ? " with the launch-domain guard" : "");
+  variant = std::make_shared<PipelineState>(program, one, std::move(shared), std::move(compile_report), backend,
+                                            owner->live().pool);
+  return variant;
 }
 
 void PipelineState::run(DispatchReport* report, bool wait) {
@@ -231,17 +236,18 @@ Pipeline::Pipeline(std::shared_ptr<PipelineState> impl) : impl_(std::move(impl))
 namespace {
 
 // Runs `f(state, job)` under the dispatcher's mutex of the state that takes
-// these inputs: the Pipeline's own, or for a dispatch its widened shader
-// cannot take, its one-element variant's.
+// these inputs: the Pipeline's own, or for a dispatch its shader cannot
+// take, the variant's that can (PipelineState::variant_for).
 template <class F>
 auto with_prepared(PipelineState& impl, const Inputs& inputs, const std::optional<Dim3>& grid, F&& f) {
+  std::shared_ptr<PipelineState> variant;
   {
     std::lock_guard lock(impl.dispatcher.mutex());
     if (DispatchJob* job = impl.prepare(inputs, grid)) return f(impl, *job);
+    variant = impl.variant_for(impl.job.plan);
   }
-  const std::shared_ptr<PipelineState> scalar = impl.scalar_variant();
-  std::lock_guard lock(scalar->dispatcher.mutex());
-  return f(*scalar, *scalar->prepare(inputs, grid));
+  std::lock_guard lock(variant->dispatcher.mutex());
+  return f(*variant, *variant->prepare(inputs, grid));
 }
 
 void note_width(const PipelineState& state, DispatchReport* report) {
@@ -283,8 +289,9 @@ const CompileReport& Pipeline::compile_report() const { return checked(impl_).re
 std::vector<CompileReport> Pipeline::compile_reports() const {
   PipelineState& state = checked(impl_);
   std::vector<CompileReport> out{state.report};
-  std::lock_guard lock(state.scalar_mutex);
-  if (state.scalar) out.push_back(state.scalar->report);
+  std::lock_guard lock(state.variants_mutex);
+  for (const auto& variant : state.variants)
+    if (variant) out.push_back(variant->report);
   return out;
 }
 const ShaderInterface& Pipeline::interface() const { return checked(impl_).compiled->pipeline->interface(); }
@@ -392,7 +399,10 @@ Pipeline Backend::compile_for(const CheckedProgram& program, const Inputs& first
                               const std::optional<Dim3>& first_grid, const ShaderOptions& requested) {
   const auto& impl = checked(impl_);
   ShaderOptions asked = compiled_options(program, requested, impl.widen);
-  if (asked.vector_width != 1) {
+  if (first_inputs.domain()) {
+    asked.vector_width = 1;
+    asked.domain_guard = true;
+  } else if (asked.vector_width != 1) {
     // The dispatch's plan decides, as PipelineState::plan would; inputs it
     // refuses are refused by that dispatch, with the widened shader kept.
     try {

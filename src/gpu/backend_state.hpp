@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <array>
 #include <mutex>
 #include <string>
 
@@ -76,12 +77,14 @@ struct detail::PipelineState {
   Dispatcher dispatcher;    // buffers of this Pipeline alone
   DispatchJob job;          // a single dispatch's, reused
   const DeviceContext* reported_loss = nullptr;  // the lost device this Pipeline has told of
-  // A widened shader's (options.vector_width 4): what it relies on, and the
-  // one-element variant for the dispatches it cannot take, compiled at the
-  // first of them.
+  // A widened shader's (options.vector_width 4): what it relies on.
   std::optional<Widening> widening;
-  std::mutex scalar_mutex;
-  std::shared_ptr<PipelineState> scalar;
+  // The one-element variants for the dispatches this shader cannot take
+  // (a widened shader's that widening does not allow; with a launch domain
+  // or without one, the other guard), by domain guard, each compiled at the
+  // first of them.
+  std::mutex variants_mutex;
+  std::array<std::shared_ptr<PipelineState>, 2> variants;
 
   PipelineState(CheckedProgram p, ShaderOptions o, std::shared_ptr<const Compiled> shared, CompileReport r,
                 std::weak_ptr<BackendState> owner, std::shared_ptr<BufferPool> buffers);
@@ -91,15 +94,16 @@ struct detail::PipelineState {
   // Under dispatcher.mutex(). A lost device is told of once, by
   // Error(device_lost); the next call moves to the Backend's new device.
   void ensure_live_device();
-  // Plans a dispatch of these inputs into `out`: false when this is a
-  // widened shader and the dispatch does not allow it (see scalar_variant).
+  // Plans a dispatch of these inputs into `out`: false when this shader
+  // cannot take it (see variant_for).
   bool plan(const Inputs& inputs, const std::optional<Dim3>& grid, DispatchPlan& out) const;
   // With the dispatcher's mutex held: a live device, and `job` planned for
   // these inputs with no destinations yet; nullptr when plan() says false.
   DispatchJob* prepare(const Inputs& inputs, const std::optional<Dim3>& grid);
-  // The one-element variant of a widened Pipeline (compiled once, on the
+  // The one-element variant that takes a dispatch planned as `plan`, with
+  // the domain guard when the plan has a domain (compiled once, on the
   // Backend's live device).
-  std::shared_ptr<PipelineState> scalar_variant();
+  std::shared_ptr<PipelineState> variant_for(const DispatchPlan& plan);
   // Runs `job` under dispatcher.mutex(), noting a loss it meets.
   void run(DispatchReport* report, bool wait);
   // The DeviceBuffers for the outputs of `job`, kept on the GPU.

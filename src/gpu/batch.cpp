@@ -36,8 +36,8 @@ struct detail::BatchState {
                                             "batch runs on one device");
     if (count == recorded.size()) recorded.emplace_back();
     Recorded& r = recorded[count];
-    if (!impl->plan(inputs, grid, r.job.plan)) {  // not for its widened shader: the one-element one
-      impl = impl->scalar_variant();
+    if (!impl->plan(inputs, grid, r.job.plan)) {  // not for this shader: the variant's that takes it
+      impl = impl->variant_for(r.job.plan);
       impl->plan(inputs, grid, r.job.plan);
     }
     impl->dispatcher.check_limits(r.job.plan);  // before any buffer is made for it

@@ -26,7 +26,7 @@ void check_limits(const ShaderInterface& iface, const DeviceContext& device) {
                                                " invocations; the limit" + on + " is " +
                                                std::to_string(limits.maxComputeInvocationsPerWorkgroup));
 
-  uint32_t storage = 0, uniform = iface.length_slots.empty() ? 0 : 1;
+  uint32_t storage = 0, uniform = iface.uniform_slots() == 0 ? 0 : 1;
   for (const auto& b : iface.bindings) {
     (b.kind == BindingKind::Uniform ? uniform : storage) += 1;
     if (b.binding >= limits.maxBindingsPerBindGroup)
@@ -101,7 +101,7 @@ ComputePipeline::ComputePipeline(std::shared_ptr<DeviceContext> device, std::str
   std::vector<WGPUBindGroupLayout> layouts{buffers_layout_.get()};
   // Group 1 holds what vyre binds itself: the lengths uniform and the loop guard.
   std::vector<WGPUBindGroupLayoutEntry> own;
-  if (!interface_.length_slots.empty())
+  if (interface_.uniform_slots() != 0)
     own.push_back(layout_entry(ShaderInterface::kLengthsBinding, WGPUBufferBindingType_Uniform));
   if (interface_.loop_guard) own.push_back(layout_entry(ShaderInterface::kLoopGuardBinding, WGPUBufferBindingType_Storage));
   if (!own.empty()) {

@@ -216,10 +216,10 @@ void Dispatcher::bind_group(Frame& f) {
 
 void Dispatcher::bind_own_group(const DispatchPlan& plan, Frame& f) {
   const ShaderInterface& iface = pipeline_->interface();
-  if (iface.length_slots.empty() && !iface.loop_guard) return;
+  if (iface.uniform_slots() == 0 && !iface.loop_guard) return;
   if (!f.lengths_group) {
     std::vector<WGPUBindGroupEntry> entries;
-    if (!iface.length_slots.empty()) {
+    if (iface.uniform_slots() != 0) {
       ensure(f.lengths, iface.lengths_bytes(), WGPUBufferUsage_Uniform | WGPUBufferUsage_CopyDst);
       WGPUBindGroupEntry entry{};
       entry.binding = ShaderInterface::kLengthsBinding;
@@ -242,11 +242,15 @@ void Dispatcher::bind_own_group(const DispatchPlan& plan, Frame& f) {
     descriptor.entries = entries.data();
     f.lengths_group = pipeline_->device().create_bind_group(descriptor);
   }
-  if (iface.length_slots.empty()) return;
+  if (iface.uniform_slots() == 0) return;
   // One u32 per slot, four to a 16-byte row: the layout of array<vec4<u32>, N>.
   f.lengths_words.assign(iface.lengths_bytes() / sizeof(uint32_t), 0);
   for (size_t slot = 0; slot < iface.length_bindings.size(); ++slot)
     f.lengths_words[slot] = plan.buffers[f.bound[iface.length_bindings[slot]].plan_index].elements;
+  if (iface.domain_guard) {
+    if (!plan.domain) throw Error(ErrorKind::invalid_input, "internal: a domain-guarded shader dispatched without a domain");
+    for (size_t a = 0; a < 3; ++a) f.lengths_words[iface.domain_slot() + a] = (*plan.domain)[a];
+  }
   const std::span<const uint8_t> words(reinterpret_cast<const uint8_t*>(f.lengths_words.data()),
                                        f.lengths_words.size() * sizeof(uint32_t));
   if (needs_write(f.lengths_written, f.lengths.id, words))

@@ -131,6 +131,11 @@ Stmt return_() { return statement(StmtOp::Return); }
 
 ProgramBuilder::ProgramBuilder(std::string name) { program_.name = std::move(name); }
 
+ProgramBuilder& ProgramBuilder::domain(std::string buffer) {
+  program_.domain = std::move(buffer);
+  return *this;
+}
+
 ProgramBuilder& ProgramBuilder::workgroup_size(uint32_t x, uint32_t y, uint32_t z) {
   program_.workgroup_size = {x, y, z};
   return *this;

@@ -33,12 +33,23 @@ class JsonReader {
   Program program(const Value& doc) {
     Program p;
     if (!expect(doc, Kind::Object, "", "a program object")) return p;
-    allow_keys(doc, "", {"vyre", "name", "workgroup_size", "buffers", "body"});
-    if (const Value* v = required(doc, "", "vyre", "the format version, 1")) {
-      auto version = integer(*v, "vyre", 0, UINT32_MAX);
-      if (version && *version != kFormatVersion)
-        error("vyre", "format version " + std::to_string(*version) + " is not supported (this build reads version " +
+    allow_keys(doc, "", {"vyre", "name", "workgroup_size", "domain", "buffers", "body"});
+    uint64_t version = 1;
+    if (const Value* v = required(doc, "", "vyre", "the format version, 1 or 2")) {
+      auto given = integer(*v, "vyre", 0, UINT32_MAX);
+      if (given && (*given < 1 || *given > kFormatVersion))
+        error("vyre", "format version " + std::to_string(*given) + " is not supported (this build reads versions 1 to " +
                           std::to_string(kFormatVersion) + ")");
+      else if (given)
+        version = *given;
+    }
+    if (const Value* v = doc.find("domain")) {
+      if (version < 2)
+        error("domain", "a declared launch domain needs format version 2 (\"vyre\": 2)");
+      else if (expect(*v, Kind::String, "domain", "a buffer name") && v->text.empty())
+        error("domain", "must name a buffer");
+      else
+        p.domain = v->text;
     }
     if (const Value* v = doc.find("name")) {
       if (expect(*v, Kind::String, "name", "a string")) p.name = v->text;

@@ -19,7 +19,7 @@ class JsonWriter {
   std::string program(const Program& p) {
     out_ += "{";
     open_line(1);
-    out_ += "\"vyre\": " + std::to_string(kFormatVersion) + ",";
+    out_ += "\"vyre\": " + std::to_string(format_version(p)) + ",";
     if (!p.name.empty()) {
       open_line(1);
       out_ += "\"name\": " + quoted(p.name) + ",";
@@ -27,6 +27,10 @@ class JsonWriter {
     open_line(1);
     out_ += "\"workgroup_size\": [" + std::to_string(p.workgroup_size[0]) + ", " + std::to_string(p.workgroup_size[1]) +
             ", " + std::to_string(p.workgroup_size[2]) + "],";
+    if (!p.domain.empty()) {
+      open_line(1);
+      out_ += "\"domain\": " + quoted(p.domain) + ",";
+    }
     open_line(1);
     out_ += "\"buffers\": [";
     for (size_t i = 0; i < p.buffers.size(); ++i) {

@@ -5,6 +5,8 @@
 #include <functional>
 
 namespace vyre {
+
+uint32_t format_version(const Program& program) { return program.domain.empty() ? 1 : 2; }
 namespace {
 
 struct OpRow {

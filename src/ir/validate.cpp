@@ -37,6 +37,7 @@ class Validator {
   std::vector<Diagnostic> run() {
     check_workgroup_size();
     check_buffers();
+    check_domain();
     check_block(program_.body, "body", 0);
     if (nodes_ > kMaxProgramNodes)
       error("body", "the program has " + std::to_string(nodes_) + " statements and expressions; at most " +
@@ -70,6 +71,15 @@ class Validator {
     if (product > kMaxWorkgroupInvocations)
       error("workgroup_size", "product of the three sizes is " + std::to_string(product) + "; at most " +
                                   std::to_string(kMaxWorkgroupInvocations) + " invocations per workgroup");
+  }
+
+  void check_domain() {
+    if (program_.domain.empty()) return;
+    const Buffer* b = program_.find_buffer(program_.domain);
+    if (b == nullptr)
+      error("domain", "names no buffer of the program: '" + program_.domain + "'");
+    else if (b->access == Access::Workgroup)
+      error("domain", "'" + b->name + "' is a workgroup buffer; the domain is the elements of a bound buffer");
   }
 
   void check_buffers() {

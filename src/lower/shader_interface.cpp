@@ -9,12 +9,15 @@ uint64_t ShaderBinding::binding_bytes(uint64_t elements) const {
   return elements * 4;
 }
 
-uint64_t ShaderInterface::lengths_bytes() const { return (length_slots.size() + 3) / 4 * 16; }
+uint64_t ShaderInterface::lengths_bytes() const { return (uniform_slots() + 3) / 4 * 16; }
 
 ShaderInterface shader_interface(const CheckedProgram& program, const ShaderOptions& options) {
   ShaderInterface iface;
   iface.workgroup_size = effective_workgroup_size(program, options);
   iface.loop_guard = options.loop_guard && program.has_loop();
+  iface.domain_guard = options.domain_guard;
+  if (options.domain_guard && options.vector_width != 1)
+    throw Error(ErrorKind::invalid_input, "a shader with the launch-domain guard is not widened: vector width 1");
   std::optional<Widening> widening;
   if (options.vector_width != 1) {
     if (options.vector_width != kWideWidth)

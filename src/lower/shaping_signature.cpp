@@ -18,6 +18,7 @@ std::string shaping_signature(const CheckedProgram& program, const ShaderOptions
   if (const std::string forms = lowering::chosen_forms_text(program, options); !forms.empty())
     add("approximate=" + forms);
   if (options.loop_guard && program.has_loop()) add("loop_guard");
+  if (options.domain_guard) add("domain_guard");
   if (options.vector_width != 1) {
     add("vector_width=" + std::to_string(options.vector_width));
     return out;  // a widened shader is written without the passes (lower())

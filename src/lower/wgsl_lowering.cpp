@@ -44,6 +44,7 @@ class WgslLowering {
   }
 
   std::string run() {
+    if (iface_.domain_guard) compute_domain_flag();
     zero_workgroup_memory();
     if (widening_)
       widened_body();
@@ -90,10 +91,11 @@ class WgslLowering {
       const std::string element = atomic(*b) ? "atomic<" + t + ">" : t;
       out += "var<workgroup> " + buffer_name(b->name) + ": array<" + element + ", " + std::to_string(b->count) + ">;\n";
     }
-    if (!length_slot_.empty())
+    if (iface_.uniform_slots() != 0)
       out += "@group(" + std::to_string(ShaderInterface::kLengthsGroup) + ") @binding(" +
              std::to_string(ShaderInterface::kLengthsBinding) + ") var<uniform> vyre_lengths: array<vec4<u32>, " +
-             std::to_string((length_slot_.size() + 3) / 4) + ">;\n";
+             std::to_string((iface_.uniform_slots() + 3) / 4) + ">;\n";
+    if (iface_.domain_guard) out += "var<private> vyre_in_domain: bool;\n";
     if (iface_.loop_guard)
       out += "@group(" + std::to_string(ShaderInterface::kLengthsGroup) + ") @binding(" +
              std::to_string(ShaderInterface::kLoopGuardBinding) +
@@ -116,6 +118,35 @@ class WgslLowering {
       out += decl;
     }
     return out;
+  }
+
+  // The launch-domain guard: whether this invocation lies in the domain the
+  // dispatch gave, computed once. Out of it, stores are skipped and atomics
+  // only read (never an early return, which would leave barriers
+  // non-uniform); loads have no effect and stay as they are.
+  void compute_domain_flag() {
+    builtins_.insert("vyre_gid");
+    std::string domain;
+    for (size_t a = 0; a < 3; ++a) domain += std::string(a ? ", " : "") + uniform_slot(iface_.domain_slot() + a);
+    line(1, "vyre_in_domain = all(vyre_gid < vec3<u32>(" + domain + "));");
+  }
+
+  static std::string uniform_slot(size_t slot) {
+    static const char kComponent[] = {'x', 'y', 'z', 'w'};
+    return "vyre_lengths[" + std::to_string(slot / 4) + "]." + kComponent[slot % 4];
+  }
+
+  // An atomic read-modify-write under the domain guard: a function that does
+  // it in the domain and only loads the element outside it.
+  std::string guarded_atomic(const Buffer& b, const std::string& op_name, const std::string& call, bool compare_exchange) {
+    const std::string buffer = buffer_name(b.name);
+    const std::string t = wgsl_type(b.type);
+    const std::string name = "vyre_in_domain_" + op_name + "_" + buffer;
+    const std::string params = compare_exchange ? "i: u32, expected: " + t + ", value: " + t : "i: u32, value: " + t;
+    const std::string args = compare_exchange ? "(i, expected, value)" : "(&" + buffer + "[i], value)";
+    helpers_.define(name, "fn " + name + "(" + params + ") -> " + t + " {\n  if (vyre_in_domain) { return " + call +
+                              args + "; }\n  return atomicLoad(&" + buffer + "[i]);\n}\n");
+    return name;
   }
 
   // WebGPU promises zeroed workgroup memory, but not every driver keeps the
@@ -213,10 +244,9 @@ class WgslLowering {
           return;
         }
         const std::string element = buffer_name(b.name) + "[" + index(s.exprs[0], b) + "]";
-        if (atomic(b))
-          line(depth, "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");");
-        else
-          line(depth, element + " = " + expr(s.exprs[1]) + ";");
+        const std::string store = atomic(b) ? "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");"
+                                            : element + " = " + expr(s.exprs[1]) + ";";
+        line(depth, iface_.domain_guard ? "if (vyre_in_domain) { " + store + " }" : store);
         return;
       }
       case StmtOp::If:
@@ -377,9 +407,7 @@ class WgslLowering {
       const std::string n = wgsl::u32_literal(b.count);
       return opaque ? helpers_.use("vyre_opaque_u32") + "(" + n + ")" : n;
     }
-    const size_t slot = length_slot_.at(&b);
-    static const char kComponent[] = {'x', 'y', 'z', 'w'};
-    return "vyre_lengths[" + std::to_string(slot / 4) + "]." + kComponent[slot % 4];
+    return uniform_slot(length_slot_.at(&b));
   }
 
   std::string builtin(const Expr& e) {
@@ -423,16 +451,21 @@ class WgslLowering {
   std::string atomic(const Expr& e) {
     const Buffer& b = buffer_of(e);
     const auto op = static_cast<AtomicOp>(e.imm);
-    if (op == AtomicOp::CompareExchange)
-      return helpers_.use_compare_exchange(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ", " +
-             expr(e.args[1]) + ", " + expr(e.args[2]) + ")";
+    if (op == AtomicOp::CompareExchange) {
+      std::string cas = helpers_.use_compare_exchange(buffer_name(b.name), b.type);
+      if (iface_.domain_guard) cas = guarded_atomic(b, "compare_exchange", cas, true);
+      return cas + "(" + as_u32(e.args[0]) + ", " + expr(e.args[1]) + ", " + expr(e.args[2]) + ")";
+    }
     const std::string pointer = "&" + buffer_name(b.name) + "[" + index(e.args[0], b) + "]";
     if (op == AtomicOp::Load) return "atomicLoad(" + pointer + ")";
     static const std::map<AtomicOp, const char*> kNames = {
         {AtomicOp::Add, "atomicAdd"}, {AtomicOp::Sub, "atomicSub"}, {AtomicOp::Min, "atomicMin"},
         {AtomicOp::Max, "atomicMax"}, {AtomicOp::And, "atomicAnd"}, {AtomicOp::Or, "atomicOr"},
         {AtomicOp::Xor, "atomicXor"}, {AtomicOp::Exchange, "atomicExchange"}};
-    return std::string(kNames.at(op)) + "(" + pointer + ", " + expr(e.args[1]) + ")";
+    const std::string call = kNames.at(op);
+    if (iface_.domain_guard)
+      return guarded_atomic(b, call.substr(6), call, false) + "(" + as_u32(e.args[0]) + ", " + expr(e.args[1]) + ")";
+    return call + "(" + pointer + ", " + expr(e.args[1]) + ")";
   }
 
   std::string binary(Op op, ScalarType t, const std::string& a, const std::string& b) {

@@ -12,18 +12,6 @@ constexpr size_t kMaxWidenedNodes = 2000;
 bool is_u32(const Expr& e, uint32_t value) { return e.op == Op::LitU32 && e.imm == value; }
 bool is_builtin(const Expr& e, Op op, Axis axis) { return e.op == op && static_cast<Axis>(e.imm) == axis; }
 
-std::optional<FlatIndex> flat_index(const Expr& e, uint32_t workgroup_x) {
-  if (is_builtin(e, Op::Gid, Axis::X)) return FlatIndex::GidX;
-  // gid.x + gid.y * (nwg.x * W)
-  if (e.op != Op::Add || !is_builtin(e.args[0], Op::Gid, Axis::X)) return std::nullopt;
-  const Expr& row = e.args[1];
-  if (row.op != Op::Mul || !is_builtin(row.args[0], Op::Gid, Axis::Y)) return std::nullopt;
-  const Expr& stride = row.args[1];
-  if (stride.op != Op::Mul || !is_builtin(stride.args[0], Op::Nwg, Axis::X) || !is_u32(stride.args[1], workgroup_x))
-    return std::nullopt;
-  return FlatIndex::GidXY;
-}
-
 // Walks S, collecting the accesses and refusing what would make lanes
 // differ from invocations.
 class Scan {
@@ -116,6 +104,18 @@ class Scan {
 };
 
 }  // namespace
+
+std::optional<FlatIndex> flat_index(const Expr& e, uint32_t workgroup_x) {
+  if (is_builtin(e, Op::Gid, Axis::X)) return FlatIndex::GidX;
+  // gid.x + gid.y * (nwg.x * W)
+  if (e.op != Op::Add || !is_builtin(e.args[0], Op::Gid, Axis::X)) return std::nullopt;
+  const Expr& row = e.args[1];
+  if (row.op != Op::Mul || !is_builtin(row.args[0], Op::Gid, Axis::Y)) return std::nullopt;
+  const Expr& stride = row.args[1];
+  if (stride.op != Op::Mul || !is_builtin(stride.args[0], Op::Nwg, Axis::X) || !is_u32(stride.args[1], workgroup_x))
+    return std::nullopt;
+  return FlatIndex::GidXY;
+}
 
 const Widening::Access* Widening::find(uint32_t buffer) const {
   for (const auto& a : buffers)

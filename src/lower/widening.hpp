@@ -30,6 +30,10 @@ enum class FlatIndex : uint8_t {
   GidXY,  // gid.x + gid.y * (nwg.x * W), W the workgroup's x size ([W, 1, 1])
 };
 
+// The flat invocation index form of `e` for a workgroup `workgroup_x` wide,
+// if it is one.
+std::optional<FlatIndex> flat_index(const Expr& e, uint32_t workgroup_x);
+
 struct Widening {
   FlatIndex index = FlatIndex::GidX;
   std::string index_local;  // the `let` that holds i

@@ -10,6 +10,7 @@
 
 #include "dispatch/plan.hpp"
 #include "ir/scalar_ops.hpp"
+#include "reference/source_path.hpp"
 #include "reference/workgroup_fibers.hpp"
 #include "vyre/error.hpp"
 #include "vyre/reference.hpp"
@@ -27,6 +28,7 @@ struct RExpr {
   uint32_t imm = 0;
   size_t index = 0;  // local slot (Var) or buffer index (Load, Len, Atomic)
   std::vector<RExpr> args;
+  const Expr* source = nullptr;  // for the checks' reports (source_path)
 };
 
 struct RStmt {
@@ -35,6 +37,7 @@ struct RStmt {
   ScalarType type = ScalarType::U32;  // loop variable type
   std::vector<RExpr> exprs;
   std::vector<RStmt> body, else_body;
+  const Stmt* source = nullptr;
 };
 
 class Resolver {
@@ -52,6 +55,7 @@ class Resolver {
   RStmt stmt(const Stmt& s) const {
     RStmt r;
     r.op = s.op;
+    r.source = &s;
     for (const auto& e : s.exprs) r.exprs.push_back(expr(e));
     switch (s.op) {
       case StmtOp::Let:
@@ -71,6 +75,7 @@ class Resolver {
   RExpr expr(const Expr& e) const {
     RExpr r;
     r.op = e.op;
+    r.source = &e;
     r.imm = e.imm;
     r.type = checked_.type(e);
     for (const auto& a : e.args) r.args.push_back(expr(a));
@@ -100,13 +105,18 @@ enum class Flow { Next, Break, Continue, Return };
 struct Invocation {
   Dim3 gid{}, lid{}, wid{};
   uint32_t lid_flat = 0;
+  // In the dispatch's launch domain (always, without one). Outside it, as on
+  // the GPU, stores are skipped and atomics only read.
+  bool in_domain = true;
   std::vector<uint32_t> locals;
 };
 
 class Machine {
  public:
-  Machine(const Program& p, std::vector<Memory>& memory, const Dim3& grid, WorkgroupFibers* fibers, uint64_t budget)
-      : program_(p), memory_(memory), grid_(grid), fibers_(fibers), steps_left_(budget), budget_(budget) {}
+  Machine(const Program& p, std::vector<Memory>& memory, const Dim3& grid, WorkgroupFibers* fibers, uint64_t budget,
+          const RunChecks& checks)
+      : program_(p), memory_(memory), grid_(grid), fibers_(fibers), steps_left_(budget), budget_(budget),
+        checks_(checks) {}
 
   Flow block(const std::vector<RStmt>& stmts, Invocation& inv) {
     for (const auto& s : stmts) {
@@ -122,11 +132,27 @@ class Machine {
   }
 
   // Out-of-bounds accesses are safe: loads give 0, stores are dropped.
-  uint32_t* element(size_t buffer, const RExpr& index_expr, uint32_t index_bits) {
+  // The element an access reaches; nullptr out of range (a load reads 0, a
+  // store is dropped), or with RunChecks::bounds, for an invocation in the
+  // domain, a ProgramError at the access's path.
+  uint32_t* element(size_t buffer, const RExpr& index_expr, uint32_t index_bits, const Invocation& inv,
+                    const char* access, const void* source) {
     Memory& m = memory_[buffer];
     const int64_t i = index_value(index_expr, index_bits);
-    if (i < 0 || i >= static_cast<int64_t>(m.data.size())) return nullptr;
-    return &m.data[static_cast<size_t>(i)];
+    if (i >= 0 && i < static_cast<int64_t>(m.data.size())) return &m.data[static_cast<size_t>(i)];
+    if (checks_.bounds && inv.in_domain) out_of_range(buffer, i, inv, access, source);
+    return nullptr;
+  }
+
+  [[noreturn]] void out_of_range(size_t buffer, int64_t i, const Invocation& inv, const char* access,
+                                 const void* source) const {
+    const Memory& m = memory_[buffer];
+    throw ProgramError({{source_path(program_, source),
+                         std::string(access) + " '" + program_.buffers[buffer].name + "' at index " +
+                             std::to_string(i) + ", out of its " + std::to_string(m.data.size()) +
+                             " elements, by the invocation with gid (" + std::to_string(inv.gid[0]) + ", " +
+                             std::to_string(inv.gid[1]) + ", " + std::to_string(inv.gid[2]) +
+                             ") (the GPU would have clamped or dropped it silently)"}});
   }
 
   Flow stmt(const RStmt& s, Invocation& inv) {
@@ -140,7 +166,8 @@ class Machine {
       case StmtOp::Store: {
         const uint32_t i = eval(s.exprs[0], inv);
         const uint32_t v = eval(s.exprs[1], inv);
-        if (uint32_t* slot = element(s.index, s.exprs[0], i)) *slot = v;
+        if (uint32_t* slot = element(s.index, s.exprs[0], i, inv, "a store to", s.source); slot && inv.in_domain)
+          *slot = v;
         return Flow::Next;
       }
       case StmtOp::If: return eval(s.exprs[0], inv) ? block(s.body, inv) : block(s.else_body, inv);
@@ -192,7 +219,7 @@ class Machine {
       case OpClass::Builtin: return builtin(e, inv);
       case OpClass::Load: {
         const uint32_t i = eval(e.args[0], inv);
-        const uint32_t* slot = element(e.index, e.args[0], i);
+        const uint32_t* slot = element(e.index, e.args[0], i, inv, "a load of", e.source);
         return slot ? *slot : 0;
       }
       case OpClass::Binary: {
@@ -225,10 +252,10 @@ class Machine {
     std::optional<uint32_t> expected;
     if (op == AtomicOp::CompareExchange) expected = eval(e.args[1], inv);
     const uint32_t operand = op == AtomicOp::Load ? 0 : eval(e.args.back(), inv);
-    uint32_t* slot = element(e.index, e.args[0], i);
+    uint32_t* slot = element(e.index, e.args[0], i, inv, "an atomic on", e.source);
     if (!slot) return 0;
     const uint32_t old = *slot;
-    if (op == AtomicOp::Load) return old;
+    if (op == AtomicOp::Load || !inv.in_domain) return old;
     if (op == AtomicOp::CompareExchange) {
       if (old == *expected) *slot = operand;
       return old;
@@ -243,6 +270,7 @@ class Machine {
   WorkgroupFibers* fibers_;
   uint64_t steps_left_;
   uint64_t budget_;
+  const RunChecks& checks_;
 };
 
 // The plan's memory before any of it is allocated: a --size of 2^32 - 1
@@ -262,6 +290,11 @@ void refuse_beyond_memory_bound(const Program& program, const DispatchPlan& plan
 
 Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOptions& options,
             const std::optional<Dim3>& grid_launch, uint64_t step_budget) {
+  return run(checked, inputs, options, grid_launch, RunChecks{}, step_budget);
+}
+
+Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOptions& options,
+            const std::optional<Dim3>& grid_launch, const RunChecks& checks, uint64_t step_budget) {
   const Program& program = checked.program();
   const DispatchPlan plan = plan_dispatch(checked, options, inputs, grid_launch);
   refuse_beyond_memory_bound(program, plan);
@@ -292,7 +325,7 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
 
   std::optional<WorkgroupFibers> fibers;
   if (checked.has_barrier()) fibers.emplace();
-  Machine machine(program, memory, grid, fibers ? &*fibers : nullptr, step_budget);
+  Machine machine(program, memory, grid, fibers ? &*fibers : nullptr, step_budget, checks);
   std::vector<Invocation> invocations(per_group);
   for (auto& inv : invocations) inv.locals.assign(checked.local_count(), 0);
 
@@ -308,6 +341,8 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
           inv.lid_flat = static_cast<uint32_t>(flat);
           inv.wid = {gx, gy, gz};
           for (size_t a = 0; a < 3; ++a) inv.gid[a] = inv.wid[a] * wg[a] + inv.lid[a];
+          inv.in_domain = !plan.domain || (inv.gid[0] < (*plan.domain)[0] && inv.gid[1] < (*plan.domain)[1] &&
+                                           inv.gid[2] < (*plan.domain)[2]);
         }
         auto one = [&](size_t flat) { machine.block(body, invocations[flat]); };
         if (fibers) {

@@ -116,6 +116,17 @@ RunInputs read_run_file(const Program& program, const std::string& path) {
       Dim3 g{};
       for (size_t i = 0; i < 3; ++i) g[i] = parse_count(value.items[i].text, at);
       run.grid = g;
+    } else if (key == "dim") {
+      // The launch domain: n, or [x], [x, y] or [x, y, z] invocations.
+      Dim3 d{1, 1, 1};
+      if (value.kind == Value::Kind::Number) {
+        d[0] = parse_count(value.text, at);
+      } else if (value.kind == Value::Kind::Array && !value.items.empty() && value.items.size() <= 3) {
+        for (size_t i = 0; i < value.items.size(); ++i) d[i] = parse_count(value.items[i].text, at);
+      } else {
+        throw Error(ErrorKind::invalid_input, at + " must be an integer or an array of one to three integers");
+      }
+      run.inputs.dim(d);
     } else if (key == "tolerance") {
       if (value.kind != Value::Kind::Object) throw Error(ErrorKind::invalid_input, at + " must be an object");
       for (const auto& [name, t] : value.members) {
@@ -131,7 +142,7 @@ RunInputs read_run_file(const Program& program, const std::string& path) {
         run.tolerance[name] = tol;
       }
     } else if (key != "description") {
-      throw Error(ErrorKind::invalid_input, at + ": unknown key (inputs, sizes, grid, expect, tolerance, description)");
+      throw Error(ErrorKind::invalid_input, at + ": unknown key (inputs, sizes, dim, grid, expect, tolerance, description)");
     }
   }
   return run;

@@ -1,5 +1,7 @@
 #include "vyre/error.hpp"
 
+#include <atomic>
+
 namespace vyre {
 
 std::string_view to_string(ErrorKind kind) {
@@ -15,6 +17,22 @@ std::string_view to_string(ErrorKind kind) {
     case ErrorKind::io: return "I/O error";
   }
   return "error";
+}
+
+namespace {
+std::atomic<CallerLanguage> g_caller_language{CallerLanguage::cpp};
+}  // namespace
+
+void set_caller_language(CallerLanguage language) { g_caller_language.store(language, std::memory_order_relaxed); }
+CallerLanguage caller_language() { return g_caller_language.load(std::memory_order_relaxed); }
+
+std::string in_caller_terms(std::string_view cpp, std::string_view cli, std::string_view python) {
+  switch (caller_language()) {
+    case CallerLanguage::cli: return std::string(cli);
+    case CallerLanguage::python: return std::string(python);
+    case CallerLanguage::cpp: break;
+  }
+  return std::string(cpp);
 }
 
 namespace {

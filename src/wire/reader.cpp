@@ -23,10 +23,11 @@ class Reader {
       fail("input is " + std::to_string(in_.size()) + " bytes; the limit is " + std::to_string(limits_.max_bytes));
     for (uint8_t m : wire::kMagic)
       if (u8("magic") != m) fail_at(0, "not vyre wire bytes (bad magic)");
+    const size_t version_at = pos_;
     const uint32_t version = u32("version");
-    if (version != kWireVersion)
-      fail("wire version " + std::to_string(version) + " is not supported (this build reads version " +
-           std::to_string(kWireVersion) + ")");
+    if (version < 1 || version > kWireVersion)
+      fail_at(version_at, "wire version " + std::to_string(version) + " is not supported (this build reads versions 1 to " +
+                              std::to_string(kWireVersion) + ")");
     Program p;
     for (auto& d : p.workgroup_size) d = u32("workgroup size");
     const uint64_t buffers = count("buffer count", 4);
@@ -34,6 +35,9 @@ class Reader {
       fail(std::to_string(buffers) + " buffers; the limit is " + std::to_string(limits_.max_buffers));
     for (uint64_t i = 0; i < buffers; ++i) p.buffers.push_back(buffer());
     check_canonical_buffer_order(p);
+    // Version 2's one addition, never empty (an identifier): so a program
+    // version 1 holds has no version-2 encoding, and each program one.
+    if (version >= 2) p.domain = identifier("domain");
     p.body = block();
     if (pos_ != in_.size()) fail(std::to_string(in_.size() - pos_) + " trailing byte(s) after the program");
     return p;

@@ -30,11 +30,13 @@ class Writer {
 
   void program(const Program& p) {
     for (uint8_t m : wire::kMagic) out.push_back(m);
-    varint(kWireVersion);
+    const uint32_t version = format_version(p);
+    varint(version);
     for (uint32_t d : p.workgroup_size) varint(d);
     const auto order = canonical_buffer_order(p);
     varint(order.size());
     for (const Buffer* b : order) buffer(*b);
+    if (version >= 2) str(p.domain);
     block(p.body);
   }
 

@@ -130,6 +130,9 @@ void ProgramGenerator::plan_buffers() {
     first.length = counter ? choices_.range(1, 8) : choices_.below(3 * workgroup_[0] + 1);
     grid_ = {(first.length + workgroup_[0] - 1) / workgroup_[0], 1, 1};
     invocations_ = product(grid_) * group_size_;
+    // Dispatched with that grid written out: the planner takes the default
+    // grid only for programs proven element-wise, which these rarely are.
+    launch_grid_ = grid_;
   }
 
   // Outputs.

@@ -69,6 +69,7 @@ struct ConfigOptions {
   std::string workgroup;
   std::optional<int> ulp;
   bool no_passes = false;
+  bool domain_guard = false;
   std::vector<std::string> fixed_lengths;  // NAME=N each
   ShaderOptions to_config() const;
 };

@@ -144,6 +144,7 @@ ShaderOptions ConfigOptions::to_config() const {
     c.ulp_budget = static_cast<uint8_t>(*ulp);
   }
   c.passes = !no_passes;
+  c.domain_guard = domain_guard;
   for (const std::string& text : fixed_lengths) {
     const size_t eq = text.find('=');
     uint32_t n = 0;
@@ -162,6 +163,9 @@ void add_config_options(CLI::App* cmd, ConfigOptions& options) {
   cmd->add_option("--ulp", options.ulp, "ULP budget, 0-255: operators get faster forms whose measured error is within it (0: WGSL's builtins)");
   cmd->add_flag("--no-passes", options.no_passes,
                 "Write the shader without constant folding, dead-code and common-subexpression elimination");
+  cmd->add_flag("--domain-guard", options.domain_guard,
+                "Write the launch-domain guard into the shader, as a dispatch given a domain (--dim) has it: "
+                "invocations outside the domain have no effect (docs/gpu.md, \"Launches\")");
   cmd->add_option("--fixed-length", options.fixed_lengths,
                   "NAME=N: write len(NAME) into the shader as N (length specialization; dispatches must then give "
                   "NAME exactly N elements). Repeatable");

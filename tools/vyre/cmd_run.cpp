@@ -27,9 +27,11 @@ struct RunOptions {
   std::vector<std::string> sizes;
   std::string run_file;
   std::string grid;
+  std::string dim;
   ConfigOptions config;
   std::string backend = "gpu";
   bool check = false;
+  bool check_bounds = false;
   bool verbose = false;
   bool tune = false;
   bool retune = false;
@@ -146,7 +148,17 @@ AssembledRun assemble_run(const RunOptions& options, const CheckedProgram& progr
   AssembledRun a{options.run_file.empty() ? RunInputs{} : read_run_file(program, options.run_file), options.config.to_config()};
   for (const auto& opt : options.inputs) apply_input_option(program, opt, a.run.inputs);
   for (const auto& opt : options.sizes) apply_size_option(program, opt, a.run.inputs);
-  if (!options.grid.empty()) a.run.grid = parse_dim3(options.grid, "--grid");
+  // A launch on the command line replaces the run file's.
+  if (!options.dim.empty() && !options.grid.empty())
+    throw Error(ErrorKind::invalid_input, "--dim and --grid are both given: give one");
+  if (!options.grid.empty()) {
+    a.run.grid = parse_dim3(options.grid, "--grid");
+    a.run.inputs.dim(std::nullopt);
+  }
+  if (!options.dim.empty()) {
+    a.run.inputs.dim(parse_dim3(options.dim, "--dim"));
+    a.run.grid.reset();
+  }
   if (options.specialize_lengths)
     for (const auto& [name, length] : dispatched_lengths(program, a.run.inputs, a.run.grid))
       a.config.fixed_lengths.try_emplace(name, length);
@@ -157,7 +169,12 @@ int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point 
 
 int run(const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  if (options.backend != "reference") return run_on_gpu(options, start);
+  if (options.backend != "reference") {
+    if (options.check_bounds)
+      throw Error(ErrorKind::invalid_input, "--check-bounds is a check of the reference interpreter: give "
+                                            "--backend reference (the GPU clamps out-of-range accesses silently)");
+    return run_on_gpu(options, start);
+  }
   if (options.tune || options.retune)
     throw Error(ErrorKind::invalid_input, "--tune and --retune time configurations on the GPU; the reference "
                                           "interpreter has none (leave out --backend reference)");
@@ -166,7 +183,9 @@ int run(const RunOptions& options) {
   auto [run, config] = assemble_run(options, program);
 
   const auto t = std::chrono::steady_clock::now();
-  const Outputs outputs = reference::run(program, run.inputs, config, run.grid);
+  reference::RunChecks checks;
+  checks.bounds = options.check_bounds;
+  const Outputs outputs = reference::run(program, run.inputs, config, run.grid, checks);
   print_outputs(program, outputs);
   if (options.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(ms_since(t)) << "\n";
   return options.check ? check_outputs(program, run, outputs) : kOk;
@@ -303,7 +322,11 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_option("--inputs", run_options->run_file, "Run file: {\"inputs\": {...}, \"sizes\": {...}, \"grid\": [...], \"expect\": {...}}");
   cmd->add_option("--backend", run_options->backend, "gpu (default) or reference (the CPU interpreter)")
       ->check(CLI::IsMember({"gpu", "reference"}));
-  cmd->add_option("--grid", run_options->grid, "Number of workgroups X[,Y,Z] (default: from the first output's length)");
+  cmd->add_option("--dim", run_options->dim,
+                  "Launch domain X[,Y,Z]: the invocations to run (the grid follows; invocations beyond it have no effect)");
+  cmd->add_option("--grid", run_options->grid,
+                  "Number of workgroups X[,Y,Z]. Without --dim or --grid, only a program proven element-wise runs, one "
+                  "invocation per element of its first output (docs/gpu.md, \"Launches\")");
   cmd->add_option("--timeout", run_options->timeout,
                   "Seconds a dispatch may run before the device is given up (default: VYRE_DISPATCH_TIMEOUT, else 600; 0 or inf: none)");
   add_config_options(cmd, run_options->config);
@@ -311,6 +334,9 @@ void add_run(CLI::App& app, Action& action) {
                 "Write the lengths this run dispatches into the shader (length specialization: checks against them "
                 "can fold away; the shader is cached per lengths). Same as --fixed-length for each len the program reads");
   cmd->add_flag("--check", run_options->check, "Compare the outputs with the run file's \"expect\"; exit 1 on a difference");
+  cmd->add_flag("--check-bounds", run_options->check_bounds,
+                "With --backend reference: the first out-of-range load or store is an error naming its JSON path "
+                "(exit 1) instead of being dropped silently");
   cmd->add_flag("--tune", run_options->tune,
                 "Run in the configuration tuned for this device and dispatch size: from the cache's tuning record, "
                 "else timed now and recorded (docs/tuning.md)");

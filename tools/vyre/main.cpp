@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "runtime_dir.hpp"
+#include "vyre/error.hpp"
 #include "vyre/version.hpp"
 
 // Every command's failures are handled in run_guarded; what throws outside it
@@ -12,6 +13,7 @@
 int main(int argc, char** argv) try {
   using namespace vyre::cli;
   const HeadlessRuntimeDir runtime_dir;  // single-threaded here: setenv is safe
+  vyre::set_caller_language(vyre::CallerLanguage::cli);
   CLI::App app{"vyre: portable GPU compute programs, lowered to WGSL, cached ahead of time, run through WebGPU"};
   app.name("vyre");
   app.set_version_flag("--version", std::string("vyre ") + vyre::kVersion);
