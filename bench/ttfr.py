@@ -34,11 +34,14 @@ falls on both alike; medians are reported. Prints JSON lines
 
     bench/ttfr.py --build build [--figures warm_start,import,floor,peers] [--reps 5]
                   [--statements 5000] [--elements 1048576] [--runs FILE]
-                  [--vyre-lib DIR] [--tools vyre,vyre-python,cupy,triton]
+                  [--vyre-lib DIR] [--tools vyre,vyre-python,vyre-python-kernel,cupy,triton]
                   [--python-path build/python]
 
 With vyre and vyre-python both in --tools, the Python package's figures are
-also given as ratios to the C++ program's (ttfr.vyre-python.*_over_cpp).
+also given as ratios to the C++ program's (ttfr.vyre-python.*_over_cpp);
+with vyre-python and vyre-python-kernel (the same saxpy written as a
+@vyre.kernel), the kernel's as ratios to the JSON dict's
+(ttfr.vyre-python-kernel.*_over_json).
 """
 import argparse
 import json
@@ -114,6 +117,8 @@ def tool_command(tool, build, elements, statements):
         return [os.path.join(build, "bench", "first_result"), "--program", "saxpy", "--elements", str(elements)]
     if tool == "vyre-python":
         return [sys.executable, os.path.join(HERE, "first_result.py"), "--elements", str(elements)]
+    if tool == "vyre-python-kernel":
+        return [sys.executable, os.path.join(HERE, "first_result.py"), "--kernel", "--elements", str(elements)]
     return [sys.executable, os.path.join(HERE, "peers", f"first_result_{tool}.py"), "--elements", str(elements)]
 
 
@@ -122,9 +127,9 @@ def tool_env(tool, caches, driver_cache, vyre_lib, python_path=None):
     env.update(driver_cache_env(caches, driver_cache))
     if tool.startswith("vyre"):
         env["VYRE_AOT_CACHE_DIR"] = caches.path("vyre")
-        if vyre_lib and tool != "vyre-python":  # a packaged build whose libraries travel beside it
+        if vyre_lib and not tool.startswith("vyre-python"):  # a packaged build whose libraries travel beside it
             env["LD_LIBRARY_PATH"] = vyre_lib
-        if tool == "vyre-python" and python_path:  # else the installed package
+        if tool.startswith("vyre-python") and python_path:  # else the installed package
             env["PYTHONPATH"] = python_path
     elif tool == "cupy":
         env["CUPY_CACHE_DIR"] = caches.path("cupy")
@@ -294,6 +299,10 @@ def main():
                 emit("ttfr.vyre-python.warm_over_cpp", p_warm / c_warm, "ratio")
                 emit("ttfr.vyre-python.warm_over_cold", p_warm / p_cold, "ratio")
                 emit("ttfr.vyre.warm_over_cold", c_warm / c_cold, "ratio")
+            if "vyre-python" in medians and "vyre-python-kernel" in medians:
+                (j_cold, j_warm), (k_cold, k_warm) = medians["vyre-python"], medians["vyre-python-kernel"]
+                emit("ttfr.vyre-python-kernel.cold_over_json", k_cold / j_cold, "ratio")
+                emit("ttfr.vyre-python-kernel.warm_over_json", k_warm / j_warm, "ratio")
             emit("ttfr_saxpy_elements", args.elements, "count")
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -65,8 +65,15 @@ gpu::BackendOptions backend_options(const std::optional<std::string>& adapter,
 
 struct PyDeviceArray {
   std::shared_ptr<gpu::DeviceBuffer> buffer;
+  std::vector<size_t> shape;  // an upload's array's shape; empty: one dimension of every element
 
   nb::object numpy() const;
+  nb::tuple shape_tuple() const {
+    if (shape.empty()) return nb::make_tuple(buffer->elements());
+    nb::list extents;
+    for (size_t d : shape) extents.append(d);
+    return nb::tuple(extents);
+  }
 };
 
 nb::object owned_array(std::vector<uint8_t>&& bytes, ScalarType type) {
@@ -82,7 +89,8 @@ nb::object PyDeviceArray::numpy() const {
     nb::gil_scoped_release release;
     bytes = buffer->read();
   }
-  return owned_array(std::move(bytes), buffer->type());
+  nb::object array = owned_array(std::move(bytes), buffer->type());
+  return shape.empty() ? array : array.attr("reshape")(shape_tuple());
 }
 
 // Buffer-protocol views held while a dispatch (or a batch) may read or
@@ -133,10 +141,36 @@ Target resolve(const Program& program, nb::handle key, const char* what) {
   return t;
 }
 
+// An array that exports no buffer but a DLPack capsule (__dlpack__: PyTorch's
+// CPU tensors, JAX's, CuPy's) or NumPy's array interface, as a NumPy view of
+// the same memory (no copy; the view's buffer keeps it alive). Memory on a
+// device is refused: it is never copied silently.
+nb::object host_view(nb::handle value, const Target& t, const char* what) {
+  nb::module_ numpy = nb::module_::import_("numpy");
+  if (nb::hasattr(value, "__dlpack__")) {
+    if (nb::hasattr(value, "__dlpack_device__")) {
+      nb::object device = value.attr("__dlpack_device__")();
+      const int type = nb::cast<int>(device[0]);
+      if (type != 1 && type != 3)  // kDLCPU, kDLCUDAHost: host memory
+        input_error(std::string(what) + " " + t.label + " lives in device memory (DLPack device type " +
+                    std::to_string(type) + "): vyre reads host memory; copy it to the host yourself (e.g. "
+                    "tensor.cpu()), or pass a vyre.DeviceArray");
+    }
+    return numpy.attr("from_dlpack")(value);
+  }
+  return numpy.attr("asarray")(value);
+}
+
 Py_buffer& acquire(Holds& holds, nb::handle value, const Target& t, ScalarType want, bool writable,
                    const char* what) {
   Held& h = holds.emplace_back();
   int flags = PyBUF_FORMAT | PyBUF_STRIDES | (writable ? PyBUF_WRITABLE : 0);
+  nb::object view;
+  if (!PyObject_CheckBuffer(value.ptr()) &&
+      (nb::hasattr(value, "__dlpack__") || nb::hasattr(value, "__array_interface__"))) {
+    view = host_view(value, t, what);
+    value = view;
+  }
   if (PyObject_GetBuffer(value.ptr(), &h.view, flags) != 0) {
     PyErr_Clear();
     if (writable && PyObject_CheckBuffer(value.ptr()))
@@ -224,6 +258,7 @@ void add_output(OutputViews& out, Holds& holds, const Program& program, nb::hand
 struct CallArgs {
   Inputs inputs;
   std::optional<Dim3> grid;
+  std::map<std::string, nb::tuple> shapes;  // outputs sized by a shape (sizes={"out": (h, w)})
 };
 
 void fill(CallArgs& args, Holds& holds, const Program& program, nb::handle inputs, nb::handle sizes,
@@ -237,25 +272,40 @@ void fill(CallArgs& args, Holds& holds, const Program& program, nb::handle input
     if (!PyDict_Check(sizes.ptr())) throw nb::type_error("sizes must be a dict of buffer name (or binding) to element count");
     for (auto [k, v] : nb::borrow<nb::dict>(sizes)) {
       Target t = resolve(program, k, "sizes");
-      args.inputs.size(t.ref, u32_argument(v, item_name("sizes", k), "length"));
+      if (!PyTuple_Check(v.ptr())) {
+        args.inputs.size(t.ref, u32_argument(v, item_name("sizes", k), "length"));
+        continue;
+      }
+      // A shape: its element count is the length, and the output comes back in that shape.
+      uint64_t n = 1;
+      nb::tuple shape = nb::borrow<nb::tuple>(v);
+      for (size_t i = 0; i < nb::len(shape); ++i)
+        n *= u32_argument(shape[i], item_name("sizes", k) + "[" + std::to_string(i) + "]", "extent");
+      if (nb::len(shape) == 0 || n > UINT32_MAX)
+        throw RangeError(item_name("sizes", k) + " = " + nb::cast<std::string>(nb::repr(v)) +
+                         " does not hold a u32 length of elements (1 to 4294967295, at least one extent)");
+      args.inputs.size(t.ref, static_cast<uint32_t>(n));
+      args.shapes[t.buffer->name] = shape;
     }
   }
   if (!grid.is_none()) args.grid = dim3_argument(grid, "grid", "workgroup count");
   if (!dim.is_none()) args.inputs.dim(dim3_argument(dim, "dim", "invocation count"));
 }
 
-nb::dict outputs_dict(Outputs&& outputs, const Program& program) {
+nb::dict outputs_dict(Outputs&& outputs, const Program& program, const CallArgs& args) {
   nb::dict d;
   for (auto& [name, bytes] : const_cast<std::map<std::string, std::vector<uint8_t>>&>(outputs.all())) {
     const Buffer* b = program.find_buffer(name);
-    d[name.c_str()] = owned_array(std::move(bytes), b ? b->type : ScalarType::U32);
+    nb::object array = owned_array(std::move(bytes), b ? b->type : ScalarType::U32);
+    if (auto shape = args.shapes.find(name); shape != args.shapes.end()) array = array.attr("reshape")(shape->second);
+    d[name.c_str()] = array;
   }
   return d;
 }
 
 nb::dict device_outputs_dict(const gpu::DeviceOutputs& outputs) {
   nb::dict d;
-  for (const auto& [name, buffer] : outputs.all()) d[name.c_str()] = PyDeviceArray{buffer};
+  for (const auto& [name, buffer] : outputs.all()) d[name.c_str()] = PyDeviceArray{buffer, {}};
   return d;
 }
 
@@ -318,7 +368,7 @@ struct PyKernel {
       nb::gil_scoped_release release;
       outputs = pipeline->dispatch(args.inputs, args.grid);
     }
-    return outputs_dict(std::move(outputs), program());
+    return outputs_dict(std::move(outputs), program(), args);
   }
 
   void into(nb::handle inputs, nb::handle out, nb::handle sizes, nb::handle grid, nb::handle dim, const nb::kwargs& buffers) {
@@ -356,7 +406,7 @@ struct PyKernel {
       nb::gil_scoped_release release;
       outputs = reference::run(checked, args.inputs, options, args.grid, checks);
     }
-    return outputs_dict(std::move(outputs), program());
+    return outputs_dict(std::move(outputs), program(), args);
   }
 };
 
@@ -427,9 +477,9 @@ void bind_gpu(nb::module_& m) {
   nb::class_<PyDeviceArray>(m, "DeviceArray")
       .def_prop_ro("dtype", [](const PyDeviceArray& a) { return numpy_name(a.buffer->type()); })
       .def_prop_ro("size", [](const PyDeviceArray& a) { return a.buffer->elements(); })
-      .def_prop_ro("shape", [](const PyDeviceArray& a) { return nb::make_tuple(a.buffer->elements()); })
+      .def_prop_ro("shape", [](const PyDeviceArray& a) { return a.shape_tuple(); })
       .def_prop_ro("nbytes", [](const PyDeviceArray& a) { return a.buffer->size_bytes(); })
-      .def("__len__", [](const PyDeviceArray& a) { return a.buffer->elements(); })
+      .def("__len__", [](const PyDeviceArray& a) { return a.shape.empty() ? a.buffer->elements() : a.shape[0]; })
       .def("numpy", &PyDeviceArray::numpy, "Copies the contents back (waits for the work that writes them).")
       .def(
           "read_into",
@@ -590,7 +640,10 @@ void bind_gpu(nb::module_& m) {
                   std::span<const uint8_t>(static_cast<const uint8_t*>(h.view.buf), static_cast<size_t>(h.view.len)),
                   *type);
             }
-            return PyDeviceArray{std::move(buffer)};
+            std::vector<size_t> shape;
+            if (h.view.ndim > 1)
+              for (int d = 0; d < h.view.ndim; ++d) shape.push_back(static_cast<size_t>(h.view.shape[d]));
+            return PyDeviceArray{std::move(buffer), std::move(shape)};
           },
           "array"_a)
       .def("batch", [](PyBackend& b) {

@@ -119,3 +119,47 @@ def test_numpy_scalars_are_taken_where_a_python_number_is(backend, kernel):
         xor(a=1, b=b, sizes={"out": np.bool_(True)})
     with pytest.raises(TypeError, match=r"sizes\['out'\] must be an int"):
         xor(a=1, b=b, sizes={"out": np.array([1])})
+
+
+class _ArrayInterfaceOnly:
+    """Memory offered through NumPy's array interface alone, as a foreign library's array may."""
+
+    def __init__(self, array):
+        self._array = array
+        self.__array_interface__ = array.__array_interface__
+
+
+class _DLPackOnly:
+    """Memory offered as a DLPack capsule alone (as PyTorch's and JAX's tensors), on `device`."""
+
+    def __init__(self, array, device=(1, 0)):
+        self._array, self._device = array, device
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._device
+
+
+def test_array_interface_and_dlpack_inputs(backend):
+    xor = backend.compile(vyre.Program.from_json(EXAMPLES / "xor.json"))
+    a = np.arange(10, dtype=np.uint32)
+    b = np.full(10, 3, dtype=np.uint32)
+    want = a ^ b
+    assert np.array_equal(xor(a=_ArrayInterfaceOnly(a), b=_DLPackOnly(b), sizes={"out": 10})["out"], want)
+    # The dtype rule is the buffer protocol's: no silent conversion.
+    with pytest.raises(vyre.DTypeError, match="holds u32"):
+        xor(a=_DLPackOnly(a.astype(np.int64)), b=b, sizes={"out": 10})
+    # Memory on a GPU (DLPack device type 2, CUDA) is refused, never copied behind the caller's back.
+    with pytest.raises(vyre.InputError, match="lives in device memory \\(DLPack device type 2\\)"):
+        xor(a=_DLPackOnly(a, device=(2, 0)), b=b, sizes={"out": 10})
+
+
+def test_torch_cpu_tensors_where_torch_is_installed(kernel):
+    torch = pytest.importorskip("torch")
+    x = torch.arange(N, dtype=torch.float32)
+    out = kernel(alpha=2.0, x=x, y=torch.ones(N, dtype=torch.float32), sizes={"out": N})["out"]
+    np.testing.assert_array_equal(out, 2 * np.arange(N, dtype=np.float32) + 1)
+    with pytest.raises(vyre.DTypeError):  # float64 for an f32 buffer: refused, as a NumPy float64 array is
+        kernel(alpha=2.0, x=x.double(), y=torch.ones(N, dtype=torch.float32), sizes={"out": N})

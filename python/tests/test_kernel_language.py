@@ -252,3 +252,56 @@ def test_the_body_never_runs_in_python():
     finally:
         sys.setprofile(None)
     assert calls == []
+
+
+SH, SW = 5, 7
+
+
+@vyre.kernel(workgroup=(8, 8))
+def shaped_transpose(img: vyre.In[f32, (SH, SW)], out: vyre.Out[f32, (SW, SH)]):
+    x = vyre.gid.x
+    y = vyre.gid.y
+    if x < SW and y < SH:
+        out[x, y] = img[y, x]
+
+
+@vyre.kernel(workgroup=(8, 8))
+def flat_transpose(img: vyre.In[f32, 35], out: vyre.Out[f32, 35]):
+    x = vyre.gid.x
+    y = vyre.gid.y
+    if x < SW and y < SH:
+        out[x * 5 + y] = img[y * 7 + x]
+
+
+def test_a_shaped_buffer_is_indexed_row_major_as_the_flat_index_it_stands_for():
+    assert shaped_transpose.program.digest == flat_transpose.program.digest
+    img = np.arange(SH * SW, dtype=np.float32).reshape(SH, SW)
+    out = shaped_transpose(img=img, grid=(1, 1))["out"]
+    np.testing.assert_array_equal(out.reshape(SW, SH), img.T)
+
+    @vyre.kernel(workgroup=4)
+    def volume(v: vyre.InOut[u32, (2, 3, 4)]):
+        i = vyre.gid.x
+        if i < 4:
+            v[1, 2, i] = i + 100
+
+    got = volume(v=np.zeros((2, 3, 4), np.uint32), grid=1)["v"].reshape(2, 3, 4)
+    want = np.zeros((2, 3, 4), np.uint32)
+    want[1, 2, :] = np.arange(4) + 100
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_shaped_buffer_takes_every_index_of_one_type():
+    def partial(img: vyre.In[f32, (SH, SW)], out: vyre.Out[f32]):
+        out[0] = img[1]
+
+    with pytest.raises(vyre.KernelError, match=r"img takes 2 indices: img\[y, x\] \(shape \(5, 7\)"):
+        vyre.kernel(partial).program
+
+    def mixed(img: vyre.In[f32, (SH, SW)], out: vyre.Out[f32]):
+        out[0] = img[vyre.gid.y, i32(vyre.gid.x)]
+
+    with pytest.raises(vyre.KernelError, match="share one type"):
+        vyre.kernel(mixed).program
+    with pytest.raises(TypeError, match=r"a shape is 2 or 3 positive ints"):
+        vyre.In[f32, (4, 0)]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import vyre
+from conftest import EXAMPLES
 from vyre import f32, u32
 
 
@@ -101,3 +102,29 @@ def test_a_missing_size_is_asked_for_as_a_python_argument():
     x = np.arange(10, dtype=np.uint32)
     with pytest.raises(vyre.InputError, match=r'sizes=\{"out": n\}'):
         doubled(x=x, dim=10)
+
+
+def test_outputs_keep_a_shape_given_in_sizes_or_declared_and_uploads_keep_theirs():
+    xor = vyre.Backend().compile(vyre.Program.from_json(EXAMPLES / "xor.json"))
+    a = np.arange(12, dtype=np.uint32).reshape(3, 4)
+    out = xor(a=a, b=a, sizes={"out": (3, 4)})["out"]
+    assert out.shape == (3, 4) and not out.any()
+    assert xor.reference(a=a, b=a, sizes={"out": (3, 4)})["out"].shape == (3, 4)
+    assert xor(a=a, b=a, sizes={"out": 12})["out"].shape == (12,)
+    with pytest.raises(vyre.RangeError, match=r"sizes\['out'\] = \(65536, 65536\) does not hold a u32 length"):
+        xor(a=a, b=a, sizes={"out": (65536, 65536)})
+
+    @vyre.kernel(workgroup=(8, 8))
+    def double2d(img: vyre.In[f32, (3, 4)], out: vyre.Out[f32, (3, 4)]):
+        x = vyre.gid.x
+        y = vyre.gid.y
+        if x < 4 and y < 3:
+            out[y, x] = img[y, x] * 2.0
+
+    img = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert np.array_equal(double2d(img=img, grid=(1, 1))["out"], img * 2)
+    assert np.array_equal(double2d.reference(img=img, grid=(1, 1))["out"], img * 2)
+
+    uploaded = vyre.Backend().upload(img)
+    assert uploaded.shape == (3, 4) and len(uploaded) == 3 and uploaded.size == 12
+    assert np.array_equal(uploaded.numpy(), img)

@@ -132,6 +132,7 @@ class Translation:
     def __init__(self, program: Dict[str, Any], captures: List[Tuple[FunctionSource, Tuple[str, ...], Any]],
                  origins: Dict[int, SourcePosition], root: SourcePosition) -> None:
         self.program = program
+        self.output_shapes: Dict[str, Tuple[int, ...]] = {}  # outputs declared with a shape: returned in it
         self.captures = captures
         self._origins = origins
         self._root = root
@@ -170,6 +171,7 @@ def translate(fn: Any, workgroup: Tuple[int, int, int], constexprs: Dict[str, An
 
 class _Translator:
     def __init__(self, source: FunctionSource, workgroup: Tuple[int, int, int], constexprs: Dict[str, Any]) -> None:
+        self.output_shapes: Dict[str, Tuple[int, ...]] = {}
         self.source = source
         self.workgroup = workgroup
         self.constexprs = constexprs
@@ -217,7 +219,9 @@ class _Translator:
         body = self.statements(tree.body, new_scope=False)
         program = {"vyre": 1, "name": self.source.name, "workgroup_size": list(self.workgroup),
                    "buffers": self.buffers, "body": body}
-        return Translation(program, self.captures, self.origins, self.position(tree))
+        translation = Translation(program, self.captures, self.origins, self.position(tree))
+        translation.output_shapes = self.output_shapes
+        return translation
 
     def parameters(self, tree: ast.FunctionDef) -> None:
         args = tree.args
@@ -248,6 +252,8 @@ class _Translator:
                                 "kernel parameter type (vyre.In[T], vyre.Out[T], vyre.InOut[T], vyre.In[T, N], "
                                 "vyre.Uniform[T, N], a scalar type, vyre.constexpr)", KernelTypeError)
             decl = self.mark(param, spec.declaration(name, binding))
+            if spec.shape and spec.output:
+                self.output_shapes[name] = spec.shape
             binding += 1
             self.buffers.append(decl)
             self.used_names.add(name)
@@ -683,17 +689,44 @@ class _Translator:
             raise self.fail(base, f"unknown name {base.id!r}", KernelNameError)
         if not isinstance(binding, Buffer):
             raise self.fail(base, f"{base.id} is not a buffer: only buffers are indexed", KernelTypeError)
-        if isinstance(node.slice, (ast.Tuple, ast.Slice)):
-            raise self.fail(node.slice, f"{binding.name} takes one index ({binding.name}[i])")
-        index = self.expr(node.slice)
-        if index.type is None:
-            index = self.coerce(index, "u32" if index.const >= 0 else "i32", "index")
-        if index.type not in INTEGER_TYPES:
-            raise self.fail(node.slice, f"an index is u32 or i32, not {index.type}", KernelTypeError)
+        shape = binding.spec.shape
+        given = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
+        if isinstance(node.slice, ast.Slice) or given != max(1, len(shape)):
+            wanted = f"{binding.name}[{', '.join('yxz'[k] if len(shape) == 2 else 'zyx'[k] for k in range(len(shape)))}]" \
+                if shape else f"{binding.name}[i]"
+            shaped = f" (shape {shape}, row-major; NumPy's partial indexing has no kernel form)" if shape else ""
+            raise self.fail(node.slice, f"{binding.name} takes {max(1, len(shape))} "
+                                        f"ind{'ices' if len(shape) > 1 else 'ex'}: {wanted}{shaped}")
+        if isinstance(node.slice, ast.Tuple):
+            index = self.shaped_index(node.slice, shape)
+        else:
+            index = self.index(node.slice)
         if store and not (binding.spec.writable or binding.spec.access == "workgroup"):
             raise self.fail(node, f"{binding.name} is {binding.python_spelling}, which a kernel only reads: store into "
                                   "a vyre.Out or vyre.InOut buffer", KernelTypeError)
         return binding, index
+
+    def index(self, node: ast.expr) -> Value:
+        index = self.expr(node)
+        if index.type is None:
+            index = self.coerce(index, "u32" if index.const >= 0 else "i32", "index")
+        if index.type not in INTEGER_TYPES:
+            raise self.fail(node, f"an index is u32 or i32, not {index.type}", KernelTypeError)
+        return index
+
+    def shaped_index(self, node: ast.Tuple, shape: Tuple[int, ...]) -> Value:
+        """img[y, x] of a (H, W) buffer: the row-major flat index y * W + x, in the indices' one type."""
+        raw = [self.expr(e) for e in node.elts]
+        t = next((p.type for p in raw if p.type is not None), "u32")
+        if t not in INTEGER_TYPES:
+            bad = next(p for p in raw if p.type == t)
+            raise self.fail(bad.node, f"an index is u32 or i32, not {t}", KernelTypeError)
+        parts = [self.coerce(p, t, "the indices of a shaped buffer share one type") for p in raw]
+        flat = parts[0]
+        for part, extent in zip(parts[1:], shape[1:]):
+            row = self.op(node, "mul", [flat, Value(self.literal(t, extent, node), t, node, extent)], t)
+            flat = self.op(node, "add", [row, part], t)
+        return flat
 
     def load(self, node: ast.AST, buf: Buffer, index: Value) -> Value:
         return Value(self.mark(node, {"load": buf.name, "index": index.json}), buf.spec.dtype, node,

@@ -8,6 +8,7 @@ buffers; each spelling stands for exactly one JSON buffer declaration (``BufferS
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Tuple
 from typing import Any, Dict
 
 __all__ = ["ScalarType", "f32", "u32", "i32", "bool_", "BufferSpec", "In", "Out", "InOut", "Uniform",
@@ -46,6 +47,9 @@ class BufferSpec:
     count: int = 0
     output: bool = False
     scalar: bool = False
+    # vyre.In[f32, (H, W)]: the row-major shape that img[y, x] indexes (its count is H * W). Not in the
+    # program: a shaped index is written as the flat index it stands for.
+    shape: Tuple[int, ...] = ()
 
     @property
     def writable(self) -> bool:
@@ -84,9 +88,18 @@ class _BufferKind:
             if self.needs_count:
                 raise TypeError(f"vyre.{self.name}[T, N] needs its element count N")
             return BufferSpec(self.access, dtype.name, 0, self.output)
+        shape: Tuple[int, ...] = ()
+        if isinstance(count, tuple):
+            shape = count
+            if not 2 <= len(shape) <= 3 or any(isinstance(d, bool) or not isinstance(d, int) or d <= 0 for d in shape):
+                raise TypeError(f"vyre.{self.name}[{dtype.name}, (H, W)]: a shape is 2 or 3 positive ints, "
+                                f"got {count!r}")
+            count = 1
+            for d in shape:
+                count *= d
         if isinstance(count, bool) or not isinstance(count, int) or count <= 0 or count >= 2**32:
-            raise TypeError(f"vyre.{self.name}[{dtype.name}, N]: N must be a positive int, got {count!r}")
-        return BufferSpec(self.access, dtype.name, count, self.output)
+            raise TypeError(f"vyre.{self.name}[{dtype.name}, N]: N must be a positive int (below 2**32), got {count!r}")
+        return BufferSpec(self.access, dtype.name, count, self.output, shape=shape)
 
 
 In = _BufferKind("In", "read", False, False)

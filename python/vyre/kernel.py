@@ -147,8 +147,9 @@ class KernelFunction:
         """Runs on the default backend (``vyre.default_backend()``); returns every output as a NumPy array.
         ``dim=n`` or ``dim=(x, y, z)`` is the launch domain: the invocations that run (the grid follows,
         and invocations beyond the domain have no effect); ``grid=`` gives workgroups instead."""
-        program = self._translation(self._constexprs(self._split(buffers)))[1]
-        return self._compiled_kernel(program)(inputs, sizes=sizes, grid=grid, dim=dim, **buffers)
+        translation, program = self._translation(self._constexprs(self._split(buffers)))
+        out = self._compiled_kernel(program)(inputs, sizes=sizes, grid=grid, dim=dim, **buffers)
+        return _shaped(out, translation.output_shapes)
 
     def reference(self, inputs: Optional[Dict[Any, Any]] = None, /, *, sizes: Optional[Dict[Any, int]] = None,
                   grid: Any = None, dim: Any = None, check_bounds: bool = False, **buffers: Any) -> Dict[str, Any]:
@@ -156,13 +157,22 @@ class KernelFunction:
         the first out-of-range load or store is a ``vyre.KernelError`` at its line, not a silent clamp."""
         translation, program = self._translation(self._constexprs(self._split(buffers)))
         try:
-            return self._compiled_kernel(program).reference(inputs, sizes=sizes, grid=grid, dim=dim,
-                                                            check_bounds=check_bounds, **buffers)
+            out = self._compiled_kernel(program).reference(inputs, sizes=sizes, grid=grid, dim=dim,
+                                                           check_bounds=check_bounds, **buffers)
+            return _shaped(out, translation.output_shapes)
         except ProgramError as e:
             if not check_bounds or not e.diagnostics:
                 raise
             path, message = e.diagnostics[0]
             raise KernelError(translation.position_of(path), message, e.diagnostics) from None
+
+
+def _shaped(outputs: Dict[str, Any], shapes: Dict[str, Tuple[int, ...]]) -> Dict[str, Any]:
+    """Outputs declared with a shape (``vyre.Out[f32, (H, W)]``) come back in it."""
+    for name, shape in shapes.items():
+        if name in outputs and outputs[name].ndim == 1:
+            outputs[name] = outputs[name].reshape(shape)
+    return outputs
 
 
 def _checked(translation: Translation) -> _ext.Program:
