@@ -1,6 +1,7 @@
 // The CPU reference interpreter: runs a program with WGSL's semantics
 // exactly as docs/program-format.md states them, as the oracle the GPU is
-// checked against.
+// checked against, and on request checks what the GPU cannot: out-of-range
+// accesses, data races, and results that depend on the invocations' order.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,17 @@ struct VYRE_API RunChecks {
   // and the invocation, instead of WGSL's silent clamping (on the GPU) or
   // dropping (here, unchecked).
   bool bounds = false;
+  // A data race ends the run with a ProgramError whose two diagnostics name
+  // both accesses (their JSON paths and invocations): two invocations
+  // touching one element between the same pair of barriers (of the buffer's
+  // kind: workgroupBarrier for workgroup memory, storageBarrier for
+  // storage; no barrier orders different workgroups), one of them writing,
+  // on a buffer no atomic names (src/reference/race_check.hpp).
+  bool races = false;
+  // Runs each workgroup's invocations in an order drawn from this seed, anew
+  // between every two barriers, instead of in index order: a missing
+  // barrier the fixed order hides then changes the results from seed to seed.
+  std::optional<uint64_t> shuffle_seed;
 };
 
 // Throws Error(invalid_input) for options or inputs that do not fit the

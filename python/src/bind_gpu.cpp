@@ -395,12 +395,19 @@ struct PyKernel {
   }
 
   nb::dict reference(nb::handle inputs, nb::handle sizes, nb::handle grid, nb::handle dim, bool check_bounds,
-                     const nb::kwargs& buffers) {
+                     bool check_races, nb::handle shuffle, const nb::kwargs& buffers) {
     Holds holds;
     CallArgs args;
     fill(args, holds, program(), inputs, sizes, grid, dim, buffers);
     reference::RunChecks checks;
     checks.bounds = check_bounds;
+    checks.races = check_races;
+    // shuffle=True: seed 0; an int: that seed; False or None: index order.
+    if (PyBool_Check(shuffle.ptr())) {
+      if (shuffle.ptr() == Py_True) checks.shuffle_seed = 0;
+    } else if (!shuffle.is_none()) {
+      checks.shuffle_seed = u32_argument(shuffle, "shuffle", "seed");
+    }
     Outputs outputs;
     {
       nb::gil_scoped_release release;
@@ -518,9 +525,12 @@ void bind_gpu(nb::module_& m) {
            "grid"_a = nb::none(), "dim"_a = nb::none(), "buffers"_a,
            "Dispatches once, keeping every output on the GPU: a dict of DeviceArray.")
       .def("reference", &PyKernel::reference, "inputs"_a = nb::none(), nb::kw_only(), "sizes"_a = nb::none(),
-           "grid"_a = nb::none(), "dim"_a = nb::none(), "check_bounds"_a = false, "buffers"_a,
+           "grid"_a = nb::none(), "dim"_a = nb::none(), "check_bounds"_a = false, "check_races"_a = false,
+           "shuffle"_a = false, "buffers"_a,
            "Runs the CPU reference interpreter on the same inputs; returns outputs as __call__ does. "
-           "check_bounds=True: the first out-of-range load or store is a vyre.ProgramError naming it.")
+           "check_bounds=True: the first out-of-range load or store is a vyre.ProgramError naming it; "
+           "check_races=True: so is the first data race, naming both accesses; shuffle=True or a seed: each "
+           "workgroup's invocations run in a seeded random order between barriers.")
       .def_prop_ro("program", [](const PyKernel& k) { return PyProgram{k.checked}; })
       .def_prop_ro("wgsl", [](const PyKernel& k) { return k.pipeline->wgsl(); })
       .def_prop_ro("workgroup_size",

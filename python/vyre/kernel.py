@@ -152,18 +152,26 @@ class KernelFunction:
         return _shaped(out, translation.output_shapes)
 
     def reference(self, inputs: Optional[Dict[Any, Any]] = None, /, *, sizes: Optional[Dict[Any, int]] = None,
-                  grid: Any = None, dim: Any = None, check_bounds: bool = False, **buffers: Any) -> Dict[str, Any]:
+                  grid: Any = None, dim: Any = None, check_bounds: bool = False, check_races: bool = False,
+                  shuffle: Any = False, **buffers: Any) -> Dict[str, Any]:
         """The CPU reference interpreter on the same arguments (WGSL's semantics). ``check_bounds=True``:
-        the first out-of-range load or store is a ``vyre.KernelError`` at its line, not a silent clamp."""
+        the first out-of-range load or store is a ``vyre.KernelError`` at its line, not a silent clamp;
+        ``check_races=True``: so is the first data race, at the second access's line, naming the first's;
+        ``shuffle=True`` (or a seed): each workgroup's invocations run in a seeded random order between
+        barriers, so that a missing barrier changes the results."""
         translation, program = self._translation(self._constexprs(self._split(buffers)))
         try:
             out = self._compiled_kernel(program).reference(inputs, sizes=sizes, grid=grid, dim=dim,
-                                                           check_bounds=check_bounds, **buffers)
+                                                           check_bounds=check_bounds, check_races=check_races,
+                                                           shuffle=shuffle, **buffers)
             return _shaped(out, translation.output_shapes)
         except ProgramError as e:
-            if not check_bounds or not e.diagnostics:
+            if not (check_bounds or check_races) or not e.diagnostics:
                 raise
             path, message = e.diagnostics[0]
+            if len(e.diagnostics) > 1:  # a race: the earlier access's Python line too
+                first = translation.position_of(e.diagnostics[1][0])
+                message = message.replace(f"(at {e.diagnostics[1][0]})", f"(at line {first.line})")
             raise KernelError(translation.position_of(path), message, e.diagnostics) from None
 
 

@@ -5,11 +5,14 @@
 // straight through.
 #include <algorithm>
 #include <cstring>
+#include <numeric>
+#include <random>
 #include <map>
 #include <optional>
 
 #include "dispatch/plan.hpp"
 #include "ir/scalar_ops.hpp"
+#include "reference/race_check.hpp"
 #include "reference/source_path.hpp"
 #include "reference/workgroup_fibers.hpp"
 #include "vyre/error.hpp"
@@ -108,15 +111,18 @@ struct Invocation {
   // In the dispatch's launch domain (always, without one). Outside it, as on
   // the GPU, stores are skipped and atomics only read.
   bool in_domain = true;
+  // For the race check: flat indices, and the barriers of each kind passed.
+  uint64_t flat = 0, group = 0;
+  uint32_t workgroup_barriers = 0, storage_barriers = 0;
   std::vector<uint32_t> locals;
 };
 
 class Machine {
  public:
   Machine(const Program& p, std::vector<Memory>& memory, const Dim3& grid, WorkgroupFibers* fibers, uint64_t budget,
-          const RunChecks& checks)
+          const RunChecks& checks, RaceCheck* races)
       : program_(p), memory_(memory), grid_(grid), fibers_(fibers), steps_left_(budget), budget_(budget),
-        checks_(checks) {}
+        checks_(checks), races_(races) {}
 
   Flow block(const std::vector<RStmt>& stmts, Invocation& inv) {
     for (const auto& s : stmts) {
@@ -166,8 +172,10 @@ class Machine {
       case StmtOp::Store: {
         const uint32_t i = eval(s.exprs[0], inv);
         const uint32_t v = eval(s.exprs[1], inv);
-        if (uint32_t* slot = element(s.index, s.exprs[0], i, inv, "a store to", s.source); slot && inv.in_domain)
+        if (uint32_t* slot = element(s.index, s.exprs[0], i, inv, "a store to", s.source); slot && inv.in_domain) {
+          if (races_) races_->store(s.index, static_cast<size_t>(slot - memory_[s.index].data.data()), who(s.index, inv, s.source));
           *slot = v;
+        }
         return Flow::Next;
       }
       case StmtOp::If: return eval(s.exprs[0], inv) ? block(s.body, inv) : block(s.else_body, inv);
@@ -193,6 +201,7 @@ class Machine {
       case StmtOp::Return: return Flow::Return;
       case StmtOp::Barrier:
         if (fibers_) fibers_->barrier();
+        ++(s.source->barrier == BarrierKind::Workgroup ? inv.workgroup_barriers : inv.storage_barriers);
         return Flow::Next;
       case StmtOp::Eval: eval(s.exprs[0], inv); return Flow::Next;
     }
@@ -220,6 +229,8 @@ class Machine {
       case OpClass::Load: {
         const uint32_t i = eval(e.args[0], inv);
         const uint32_t* slot = element(e.index, e.args[0], i, inv, "a load of", e.source);
+        if (races_ && slot && inv.in_domain)
+          races_->load(e.index, static_cast<size_t>(slot - memory_[e.index].data.data()), who(e.index, inv, e.source));
         return slot ? *slot : 0;
       }
       case OpClass::Binary: {
@@ -271,6 +282,13 @@ class Machine {
   uint64_t steps_left_;
   uint64_t budget_;
   const RunChecks& checks_;
+  RaceCheck* races_;
+
+  Accessor who(size_t buffer, const Invocation& inv, const void* source) const {
+    const bool workgroup = program_.buffers[buffer].access == Access::Workgroup;
+    return Accessor{inv.flat, inv.group, workgroup ? inv.workgroup_barriers : inv.storage_barriers, inv.gid, source,
+                    true};
+  }
 };
 
 // The plan's memory before any of it is allocated: a --size of 2^32 - 1
@@ -325,7 +343,21 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
 
   std::optional<WorkgroupFibers> fibers;
   if (checked.has_barrier()) fibers.emplace();
-  Machine machine(program, memory, grid, fibers ? &*fibers : nullptr, step_budget, checks);
+  std::optional<RaceCheck> races;
+  if (checks.races) {
+    std::vector<uint32_t> lengths(program.buffers.size());
+    std::vector<bool> atomic(program.buffers.size());
+    for (size_t i = 0; i < program.buffers.size(); ++i) {
+      lengths[i] = static_cast<uint32_t>(memory[i].data.size());
+      atomic[i] = checked.atomic(static_cast<uint32_t>(i));
+    }
+    for (size_t i : workgroup_buffers) lengths[i] = program.buffers[i].count;
+    races.emplace(program, lengths, atomic);
+  }
+  std::optional<std::mt19937_64> shuffle;
+  if (checks.shuffle_seed) shuffle.emplace(*checks.shuffle_seed);
+  std::vector<size_t> order(per_group);
+  Machine machine(program, memory, grid, fibers ? &*fibers : nullptr, step_budget, checks, races ? &*races : nullptr);
   std::vector<Invocation> invocations(per_group);
   for (auto& inv : invocations) inv.locals.assign(checked.local_count(), 0);
 
@@ -334,6 +366,8 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
       for (uint32_t gx = 0; gx < grid[0]; ++gx) {
         // Workgroup memory starts zeroed in every workgroup, as WebGPU guarantees.
         for (size_t i : workgroup_buffers) memory[i].data.assign(program.buffers[i].count, 0);
+        if (races) races->start_workgroup();
+        const uint64_t group = (uint64_t{gz} * grid[1] + gy) * grid[0] + gx;
         for (size_t flat = 0; flat < per_group; ++flat) {
           Invocation& inv = invocations[flat];
           inv.lid = {static_cast<uint32_t>(flat % wg[0]), static_cast<uint32_t>(flat / wg[0] % wg[1]),
@@ -343,12 +377,17 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
           for (size_t a = 0; a < 3; ++a) inv.gid[a] = inv.wid[a] * wg[a] + inv.lid[a];
           inv.in_domain = !plan.domain || (inv.gid[0] < (*plan.domain)[0] && inv.gid[1] < (*plan.domain)[1] &&
                                            inv.gid[2] < (*plan.domain)[2]);
+          inv.group = group;
+          inv.flat = group * per_group + flat;
+          inv.workgroup_barriers = inv.storage_barriers = 0;
         }
         auto one = [&](size_t flat) { machine.block(body, invocations[flat]); };
         if (fibers) {
-          fibers->run(per_group, one);
+          fibers->run(per_group, one, shuffle ? &*shuffle : nullptr);
         } else {
-          for (size_t flat = 0; flat < per_group; ++flat) one(flat);
+          std::iota(order.begin(), order.end(), size_t{0});
+          if (shuffle) std::shuffle(order.begin(), order.end(), *shuffle);
+          for (size_t flat : order) one(flat);
         }
       }
 

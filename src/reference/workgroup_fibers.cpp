@@ -1,5 +1,7 @@
 #include "reference/workgroup_fibers.hpp"
 
+#include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 // The sanitized builds (docs/ci.md) are told of every switch of stacks:
@@ -80,7 +82,7 @@ void WorkgroupFibers::entry() {
   setcontext(&self->scheduler_);
 }
 
-void WorkgroupFibers::run(size_t count, const std::function<void(size_t)>& body) {
+void WorkgroupFibers::run(size_t count, const std::function<void(size_t)>& body, std::mt19937_64* shuffle) {
   if (fibers_.size() < count) fibers_.resize(count);
   body_ = &body;
   error_ = nullptr;
@@ -109,9 +111,13 @@ void WorkgroupFibers::run(size_t count, const std::function<void(size_t)>& body)
   // its end. After a round, every live fiber is waiting at a barrier, so all
   // of them may pass it.
   size_t live = count;
+  order_.resize(count);
   while (live > 0 && !error_) {
     live = 0;
-    for (size_t i = 0; i < count && !error_; ++i) {
+    std::iota(order_.begin(), order_.end(), size_t{0});
+    if (shuffle) std::shuffle(order_.begin(), order_.end(), *shuffle);
+    for (size_t i : order_) {
+      if (error_) break;
       if (fibers_[i].done) continue;
       current_ = i;
       void* fake_stack = nullptr;

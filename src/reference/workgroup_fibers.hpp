@@ -10,6 +10,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <random>
 #include <vector>
 
 namespace vyre::reference {
@@ -22,8 +23,10 @@ class WorkgroupFibers {
   WorkgroupFibers& operator=(const WorkgroupFibers&) = delete;
 
   // Runs body(i) for i in [0, count) as fibers until all end; rethrows the
-  // first exception a fiber threw.
-  void run(size_t count, const std::function<void(size_t)>& body);
+  // first exception a fiber threw. With `shuffle`, the fibers are resumed
+  // in an order drawn anew for every stretch between barriers; else in
+  // index order.
+  void run(size_t count, const std::function<void(size_t)>& body, std::mt19937_64* shuffle = nullptr);
 
   // Called from inside body(): waits at a barrier.
   void barrier();
@@ -46,6 +49,7 @@ class WorkgroupFibers {
   size_t scheduler_size_ = 0;
   void* scheduler_tsan_ = nullptr;
   size_t current_ = 0;
+  std::vector<size_t> order_;
   const std::function<void(size_t)>* body_ = nullptr;
   std::exception_ptr error_;
 };

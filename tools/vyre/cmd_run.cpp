@@ -32,6 +32,8 @@ struct RunOptions {
   std::string backend = "gpu";
   bool check = false;
   bool check_bounds = false;
+  bool check_races = false;
+  std::optional<uint64_t> shuffle;
   bool verbose = false;
   bool tune = false;
   bool retune = false;
@@ -170,9 +172,9 @@ int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point 
 int run(const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (options.backend != "reference") {
-    if (options.check_bounds)
-      throw Error(ErrorKind::invalid_input, "--check-bounds is a check of the reference interpreter: give "
-                                            "--backend reference (the GPU clamps out-of-range accesses silently)");
+    if (options.check_bounds || options.check_races || options.shuffle)
+      throw Error(ErrorKind::invalid_input, "--check-bounds, --check-races and --shuffle are the reference "
+                                            "interpreter's: give --backend reference");
     return run_on_gpu(options, start);
   }
   if (options.tune || options.retune)
@@ -185,6 +187,8 @@ int run(const RunOptions& options) {
   const auto t = std::chrono::steady_clock::now();
   reference::RunChecks checks;
   checks.bounds = options.check_bounds;
+  checks.races = options.check_races;
+  checks.shuffle_seed = options.shuffle;
   const Outputs outputs = reference::run(program, run.inputs, config, run.grid, checks);
   print_outputs(program, outputs);
   if (options.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(ms_since(t)) << "\n";
@@ -337,6 +341,12 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_flag("--check-bounds", run_options->check_bounds,
                 "With --backend reference: the first out-of-range load or store is an error naming its JSON path "
                 "(exit 1) instead of being dropped silently");
+  cmd->add_flag("--check-races", run_options->check_races,
+                "With --backend reference: the first data race (two invocations on one element between the same "
+                "barriers, one writing, no atomic) is an error naming both accesses (exit 1)");
+  cmd->add_option("--shuffle", run_options->shuffle,
+                  "With --backend reference: run each workgroup's invocations in an order drawn from this seed "
+                  "between barriers, instead of index order");
   cmd->add_flag("--tune", run_options->tune,
                 "Run in the configuration tuned for this device and dispatch size: from the cache's tuning record, "
                 "else timed now and recorded (docs/tuning.md)");
