@@ -54,7 +54,10 @@ Suite build_and_run() {
   {
     Inputs in;
     in.set<uint32_t>("in", std::vector<uint32_t>(40, 3)).size("out", 40).size("fout", 40).set<uint32_t>("params", {1, 2, 3, 4, 5});
-    s.jobs.push_back(make_webgpu_job("every_construct", every_construct_program(), in));
+    const Program p = every_construct_program();
+    // One invocation per element of `out` along x: the program is not element-wise, so it names its grid.
+    const Dim3 grid{(40 + p.workgroup_size[0] - 1) / p.workgroup_size[0], 1, 1};
+    s.jobs.push_back(make_webgpu_job("every_construct", p, in, {}, grid));
   }
   // Each ULP-budgeted form over a sample of its domain, at its bound.
   for (const lowering::ApproximateForm& form : lowering::approximate_forms()) {
