@@ -141,7 +141,7 @@ class WgslLowering {
   std::string guarded_atomic(const Buffer& b, const std::string& op_name, const std::string& call, bool compare_exchange) {
     const std::string buffer = buffer_name(b.name);
     const std::string t = wgsl_type(b.type);
-    const std::string name = "vyre_in_domain_" + op_name + "_" + buffer;
+    std::string name = "vyre_in_domain_" + op_name + "_" + buffer;
     const std::string params = compare_exchange ? "i: u32, expected: " + t + ", value: " + t : "i: u32, value: " + t;
     const std::string args = compare_exchange ? "(i, expected, value)" : "(&" + buffer + "[i], value)";
     helpers_.define(name, "fn " + name + "(" + params + ") -> " + t + " {\n  if (vyre_in_domain) { return " + call +
