@@ -285,6 +285,37 @@ TEST(Json, RandomByteMutationsNeverCrash) {
   SUCCEED() << accepted << " mutated documents were still valid programs";
 }
 
+TEST(Json, Version3DeclaresADomainInItsBuffersShape) {
+  const std::string body =
+      R"("workgroup_size": [8, 8, 1], "buffers": [{"name": "out", "binding": 0, "access": "read_write",
+         "type": "u32", "count": 12, "output": true}], "body": [{"store": "out", "index": {"gid": "x"}, "value": {"u32": 1}}]})";
+  const CheckedProgram p = program_from_json(R"({"vyre": 3, "domain": {"buffer": "out", "shape": [3, 4]}, )" + body);
+  EXPECT_EQ(p.program().domain, "out");
+  EXPECT_EQ(p.program().domain_shape, (std::vector<uint32_t>{3, 4}));
+  const std::string text = program_to_json(p.program());
+  EXPECT_NE(text.find("\"vyre\": 3"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"("domain": {"buffer": "out", "shape": [3, 4]})"), std::string::npos) << text;
+  EXPECT_EQ(program_from_json(text).program(), p.program());
+  // A flat domain in a version-3 file is a version-2 program.
+  EXPECT_NE(program_to_json(program_from_json(R"({"vyre": 3, "domain": "out", )" + body).program()).find("\"vyre\": 2"),
+            std::string::npos);
+
+  auto ds = problems(R"({"vyre": 2, "domain": {"buffer": "out", "shape": [3, 4]}, )" + body);
+  EXPECT_TRUE(has(ds, "domain", "needs format version 3")) << dump(ds);
+  ds = problems(R"({"vyre": 3, "domain": {"buffer": "out", "shape": [12]}, )" + body);
+  EXPECT_TRUE(has(ds, "domain.shape", "two or three extents")) << dump(ds);
+  ds = problems(R"({"vyre": 3, "domain": {"buffer": "out", "shape": [3, 5]}, )" + body);
+  EXPECT_TRUE(has(ds, "domain.shape", "covers 15 elements; 'out' has 12")) << dump(ds);
+  ds = problems(R"({"vyre": 3, "domain": {"buffer": "out", "shape": [3, 0]}, )" + body);
+  EXPECT_TRUE(has(ds, "domain.shape[1]", "out of range")) << dump(ds);
+  ds = problems(R"({"vyre": 3, "domain": {"buffer": "out", "shape": [3, 4], "rank": 2}, )" + body);
+  EXPECT_TRUE(has(ds, "domain.rank", "unknown key")) << dump(ds);
+  std::string runtime = body;
+  runtime.replace(runtime.find(R"("count": 12, )"), 13, "");
+  ds = problems(R"({"vyre": 3, "domain": {"buffer": "out", "shape": [3, 4]}, )" + runtime);
+  EXPECT_TRUE(has(ds, "domain.shape", "runtime-sized")) << dump(ds);
+}
+
 TEST(Json, Version2DeclaresALaunchDomainAndVersion1CannotSayIt) {
   const std::string body =
       R"("workgroup_size": [64, 1, 1], "buffers": [{"name": "out", "binding": 0, "access": "read_write",

@@ -139,8 +139,8 @@ TEST(Wire, MalformedBytesAreRejectedWithAReason) {
   bad[0] = 'X';
   expect_rejected(bad, "bad magic");
   bad = good;
-  bad[4] = 3;
-  expect_rejected(bad, "version 3");
+  bad[4] = 4;
+  expect_rejected(bad, "version 4");
   // Version 2 without the domain it exists for: what follows the buffers is
   // no identifier.
   bad = good;
@@ -244,6 +244,24 @@ TEST(Wire, XorExampleHasItsFrozenBytesAndDigest) {
             "5659525701400101030161000000000001620000010000036f75740100020001020001690700031904016906036f75740102036f"
             "75740401691405016104016905016204016900");
   EXPECT_EQ(digest(vyre::test::example("xor")).hex(), "a3de9b847d61fd7438eb89ee330bb7700fb90d9e266e5e1dbeb586295038b364");
+}
+
+TEST(Wire, ADomainInAShapeIsVersion3AndLeavesVersion2BytesAlone) {
+  Program p = vyre::test::xor_program();
+  p.domain = "out";
+  const auto v2 = to_wire(p);
+  p.domain_shape = {4, 8};
+  EXPECT_EQ(format_version(p), 3u);
+  const auto v3 = to_wire(p);
+  EXPECT_EQ(v3[4], 3);
+  EXPECT_EQ(from_wire(v3), canonical(p));
+  EXPECT_NE(digest(p), digest(from_wire(v2)));
+  for (size_t n = 0; n < v3.size(); ++n)
+    EXPECT_THROW(from_wire(std::vector<uint8_t>(v3.begin(), v3.begin() + static_cast<std::ptrdiff_t>(n))), Error);
+  // Version 3 of a flat domain: the rank that follows the domain is not 2 or 3.
+  auto bad = v2;
+  bad[4] = 3;
+  expect_rejected(bad, "");
 }
 
 TEST(Wire, ADeclaredDomainIsVersion2AndLeavesVersion1BytesAlone) {

@@ -119,8 +119,10 @@ class VYRE_API ProgramBuilder {
 
   ProgramBuilder& workgroup_size(uint32_t x, uint32_t y = 1, uint32_t z = 1);
   // Declares the launch domain: one invocation per element of this buffer
-  // (format version 2).
-  ProgramBuilder& domain(std::string buffer);
+  // (format version 2), or in its row-major shape, {H, W} or {D, H, W}, x
+  // along the last extent (format version 3; the buffer's count is their
+  // product).
+  ProgramBuilder& domain(std::string buffer, std::vector<uint32_t> shape = {});
   ProgramBuilder& buffer(Buffer b);
   // read-only storage input
   ProgramBuilder& input(std::string name, uint32_t binding, ScalarType type, uint32_t count = 0);

@@ -19,10 +19,10 @@
 
 namespace vyre {
 
-// The newest format version this build reads (docs/format-v2.md). A program
+// The newest format version this build reads (docs/format-v2.md, docs/format-v3.md). A program
 // is written in the oldest version that holds it (format_version), so a
 // version-1 program keeps its bytes and its digest.
-inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersion = 3;
 
 enum class ScalarType : uint8_t { U32, I32, F32, Bool };
 
@@ -128,13 +128,17 @@ struct VYRE_API Program {
   // domain (one invocation per element, along x), used when a dispatch gives
   // neither a domain nor a grid. Empty: none declared.
   std::string domain;
+  // Format version 3: the declared domain in the buffer's row-major shape
+  // ({H, W} or {D, H, W}: x runs along W, y along H, z along D). Empty: the
+  // domain is flat, along x.
+  std::vector<uint32_t> domain_shape;
 
   const Buffer* find_buffer(std::string_view buffer_name) const;
   friend bool operator==(const Program&, const Program&) = default;
 };
 
-// The oldest format version that holds `program`: 2 when it declares a
-// domain, else 1.
+// The oldest format version that holds `program`: 3 when it declares a
+// domain in a shape, 2 when it declares a flat domain, else 1.
 VYRE_API uint32_t format_version(const Program& program);
 
 // Buffers in canonical order: bound buffers by binding, then workgroup

@@ -33,6 +33,18 @@ def doubled(x: vyre.In[u32], out: vyre.Out[u32]):
     out[i] = x[i] * 2
 
 
+H, W = 21, 37  # neither a multiple of the 16x16 workgroup
+
+
+@vyre.kernel(workgroup=(16, 16), dim="out")
+def shaped_blur(img: vyre.In[f32, (H, W)], out: vyre.Out[f32, (H, W)]):
+    x = vyre.gid.x
+    y = vyre.gid.y
+    left = x - 1 if x > 0 else x
+    right = x + 1 if x + 1 < W else x
+    out[y, x] = (img[y, left] + img[y, x] + img[y, right]) / 3.0
+
+
 def blurred(img: np.ndarray) -> np.ndarray:
     left = np.concatenate([img[:, :1], img[:, :-1]], axis=1)
     right = np.concatenate([img[:, 1:], img[:, -1:]], axis=1)
@@ -82,6 +94,23 @@ def test_a_declared_domain_is_format_version_2_and_leaves_version_1_digests_alon
     plain = vyre.kernel(workgroup=64)(doubled.fn).program
     assert '"vyre": 1' in plain.to_json() and "domain" not in plain.to_json()
     assert plain.digest != program.digest
+
+
+@pytest.mark.parametrize("run", ["gpu", "reference"])
+def test_a_declared_domain_runs_in_its_buffers_shape(run):
+    img = np.random.default_rng(2).random((H, W), dtype=np.float32)
+    call = shaped_blur if run == "gpu" else shaped_blur.reference
+    out = call(img=img)["out"]  # no dim=, no grid=, no bounds check in the body
+    assert out.shape == (H, W)
+    np.testing.assert_allclose(out, blurred(img), rtol=1e-6)
+
+
+def test_a_domain_in_a_shape_is_format_version_3_and_reads_back_from_json():
+    text = shaped_blur.program.to_json()
+    assert '"vyre": 3' in text and f'"domain": {{"buffer": "out", "shape": [{H}, {W}]}}' in text
+    assert vyre.Program.from_json(text).digest == shaped_blur.program.digest
+    flat = vyre.kernel(workgroup=(16, 16))(shaped_blur.fn).program
+    assert '"vyre": 1' in flat.to_json() and flat.digest != shaped_blur.program.digest
 
 
 def test_a_domain_naming_no_buffer_is_an_error_at_the_kernel():

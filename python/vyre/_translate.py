@@ -133,6 +133,7 @@ class Translation:
                  origins: Dict[int, SourcePosition], root: SourcePosition) -> None:
         self.program = program
         self.output_shapes: Dict[str, Tuple[int, ...]] = {}  # outputs declared with a shape: returned in it
+        self.buffer_shapes: Dict[str, Tuple[int, ...]] = {}  # every buffer declared with a shape
         self.captures = captures
         self._origins = origins
         self._root = root
@@ -172,6 +173,7 @@ def translate(fn: Any, workgroup: Tuple[int, int, int], constexprs: Dict[str, An
 class _Translator:
     def __init__(self, source: FunctionSource, workgroup: Tuple[int, int, int], constexprs: Dict[str, Any]) -> None:
         self.output_shapes: Dict[str, Tuple[int, ...]] = {}
+        self.buffer_shapes: Dict[str, Tuple[int, ...]] = {}
         self.source = source
         self.workgroup = workgroup
         self.constexprs = constexprs
@@ -221,6 +223,7 @@ class _Translator:
                    "buffers": self.buffers, "body": body}
         translation = Translation(program, self.captures, self.origins, self.position(tree))
         translation.output_shapes = self.output_shapes
+        translation.buffer_shapes = self.buffer_shapes
         return translation
 
     def parameters(self, tree: ast.FunctionDef) -> None:
@@ -252,8 +255,10 @@ class _Translator:
                                 "kernel parameter type (vyre.In[T], vyre.Out[T], vyre.InOut[T], vyre.In[T, N], "
                                 "vyre.Uniform[T, N], a scalar type, vyre.constexpr)", KernelTypeError)
             decl = self.mark(param, spec.declaration(name, binding))
-            if spec.shape and spec.output:
-                self.output_shapes[name] = spec.shape
+            if spec.shape:
+                self.buffer_shapes[name] = spec.shape
+                if spec.output:
+                    self.output_shapes[name] = spec.shape
             binding += 1
             self.buffers.append(decl)
             self.used_names.add(name)

@@ -115,9 +115,10 @@ class KernelFunction:
             if found is not None:
                 return found
             translation = _translate.translate(self.fn, self.workgroup, constexprs)
-            if self.dim is not None:  # a declared launch domain: format version 2
-                translation.program["vyre"] = 2
-                translation.program["domain"] = self.dim
+            if self.dim is not None:  # a declared launch domain: format version 2, in a shape version 3
+                shape = translation.buffer_shapes.get(self.dim)
+                translation.program["vyre"] = 3 if shape else 2
+                translation.program["domain"] = {"buffer": self.dim, "shape": list(shape)} if shape else self.dim
             paths = [(source, path) for source, path, _ in translation.captures]
             program = _checked(translation)
             self._capture_paths = paths
@@ -201,7 +202,8 @@ def kernel(fn: Any = None, *, workgroup: Workgroup = 64, dim: Optional[str] = No
     """``@vyre.kernel`` or ``@vyre.kernel(workgroup=(16, 16), dim="out")``: the function is a vyre program.
     ``dim`` names the buffer whose elements are its launch domain (one invocation each, and invocations
     beyond it have no effect), so that a call needs neither ``dim=`` nor ``grid=``: the program's
-    ``"domain"`` (format version 2)."""
+    ``"domain"`` (format version 2). A buffer declared with a shape gives the domain in that shape:
+    ``vyre.Out[f32, (H, W)]`` runs ``gid.x`` over W and ``gid.y`` over H (format version 3)."""
     if fn is None:
         return lambda f: KernelFunction(f, workgroup, dim)
     return KernelFunction(fn, workgroup, dim)

@@ -140,6 +140,16 @@ std::string launch_remedy() {
                          "give dim= (the invocations to run, n or (x, y, z)) or grid= (workgroups)");
 }
 
+// The program's declared domain over its buffer of `elements` elements: flat
+// along x, or in the declared row-major shape (x along the last extent). The
+// checker has proven a shape's product equals the buffer's fixed count.
+Dim3 declared_domain(const Program& program, uint32_t elements) {
+  const auto& shape = program.domain_shape;
+  if (shape.empty()) return Dim3{elements, 1, 1};
+  if (shape.size() == 2) return Dim3{shape[1], shape[0], 1};
+  return Dim3{shape[2], shape[1], shape[0]};
+}
+
 uint32_t groups_for(uint64_t invocations, uint32_t workgroup) {
   return static_cast<uint32_t>((invocations + workgroup - 1) / workgroup);
 }
@@ -229,7 +239,7 @@ void DispatchPlanner::plan(const Inputs& inputs, const std::optional<Dim3>& grid
   out.domain = inputs.domain();
   if (!out.domain && !grid && !program.domain.empty()) {  // the declared domain (format version 2)
     for (const BufferPlan& p : out.buffers)
-      if (p.buffer->name == program.domain) out.domain = Dim3{p.elements, 1, 1};
+      if (p.buffer->name == program.domain) out.domain = declared_domain(program, p.elements);
   }
   if (out.domain) {
     if (grid)

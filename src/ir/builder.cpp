@@ -131,8 +131,9 @@ Stmt return_() { return statement(StmtOp::Return); }
 
 ProgramBuilder::ProgramBuilder(std::string name) { program_.name = std::move(name); }
 
-ProgramBuilder& ProgramBuilder::domain(std::string buffer) {
+ProgramBuilder& ProgramBuilder::domain(std::string buffer, std::vector<uint32_t> shape) {
   program_.domain = std::move(buffer);
+  program_.domain_shape = std::move(shape);
   return *this;
 }
 

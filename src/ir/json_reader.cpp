@@ -35,7 +35,7 @@ class JsonReader {
     if (!expect(doc, Kind::Object, "", "a program object")) return p;
     allow_keys(doc, "", {"vyre", "name", "workgroup_size", "domain", "buffers", "body"});
     uint64_t version = 1;
-    if (const Value* v = required(doc, "", "vyre", "the format version, 1 or 2")) {
+    if (const Value* v = required(doc, "", "vyre", "the format version, 1 to " + std::to_string(kFormatVersion))) {
       auto given = integer(*v, "vyre", 0, UINT32_MAX);
       if (given && (*given < 1 || *given > kFormatVersion))
         error("vyre", "format version " + std::to_string(*given) + " is not supported (this build reads versions 1 to " +
@@ -43,14 +43,7 @@ class JsonReader {
       else if (given)
         version = *given;
     }
-    if (const Value* v = doc.find("domain")) {
-      if (version < 2)
-        error("domain", "a declared launch domain needs format version 2 (\"vyre\": 2)");
-      else if (expect(*v, Kind::String, "domain", "a buffer name") && v->text.empty())
-        error("domain", "must name a buffer");
-      else
-        p.domain = v->text;
-    }
+    if (const Value* v = doc.find("domain")) domain(*v, version, p);
     if (const Value* v = doc.find("name")) {
       if (expect(*v, Kind::String, "name", "a string")) p.name = v->text;
     }
@@ -119,6 +112,43 @@ class JsonReader {
       return std::nullopt;
     }
     return n;
+  }
+
+  // "domain": "out" (version 2, flat along x) or {"buffer": "out", "shape":
+  // [H, W]} (version 3, the domain in the buffer's row-major shape).
+  void domain(const Value& v, uint64_t version, Program& p) {
+    if (version < 2) {
+      error("domain", "a declared launch domain needs format version 2 (\"vyre\": 2)");
+      return;
+    }
+    if (v.kind == Kind::String) {
+      if (v.text.empty()) error("domain", "must name a buffer");
+      p.domain = v.text;
+      return;
+    }
+    if (!expect(v, Kind::Object, "domain", "a buffer name, or {\"buffer\": name, \"shape\": [H, W]}")) return;
+    if (version < 3) {
+      error("domain", "a domain in a shape needs format version 3 (\"vyre\": 3)");
+      return;
+    }
+    allow_keys(v, "domain", {"buffer", "shape"});
+    if (const Value* b = required(v, "domain", "buffer", "a buffer name")) {
+      if (auto s = string(*b, "domain.buffer")) {
+        if (s->empty()) error("domain.buffer", "must name a buffer");
+        p.domain = *s;
+      }
+    }
+    if (const Value* s = required(v, "domain", "shape", "two or three positive extents, row-major")) {
+      if (!expect(*s, Kind::Array, "domain.shape", "an array of two or three positive integers")) return;
+      if (s->items.size() < 2 || s->items.size() > 3) {
+        error("domain.shape", "must hold two or three extents (a flat domain is written \"domain\": \"" + p.domain +
+                                  "\"), has " + std::to_string(s->items.size()));
+        return;
+      }
+      for (size_t i = 0; i < s->items.size(); ++i)
+        if (auto d = integer(s->items[i], "domain.shape[" + std::to_string(i) + "]", 1, UINT32_MAX))
+          p.domain_shape.push_back(static_cast<uint32_t>(*d));
+    }
   }
 
   std::optional<std::string> string(const Value& v, const std::string& at, std::string_view what = "a string") {

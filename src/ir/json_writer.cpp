@@ -29,7 +29,15 @@ class JsonWriter {
             ", " + std::to_string(p.workgroup_size[2]) + "],";
     if (!p.domain.empty()) {
       open_line(1);
-      out_ += "\"domain\": " + quoted(p.domain) + ",";
+      out_ += "\"domain\": ";
+      if (p.domain_shape.empty()) {
+        out_ += quoted(p.domain) + ",";
+      } else {
+        out_ += "{\"buffer\": " + quoted(p.domain) + ", \"shape\": [";
+        for (size_t i = 0; i < p.domain_shape.size(); ++i)
+          out_ += (i ? ", " : "") + std::to_string(p.domain_shape[i]);
+        out_ += "]},";
+      }
     }
     open_line(1);
     out_ += "\"buffers\": [";

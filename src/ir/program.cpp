@@ -6,7 +6,10 @@
 
 namespace vyre {
 
-uint32_t format_version(const Program& program) { return program.domain.empty() ? 1 : 2; }
+uint32_t format_version(const Program& program) {
+  if (!program.domain_shape.empty()) return 3;
+  return program.domain.empty() ? 1 : 2;
+}
 namespace {
 
 struct OpRow {

@@ -80,6 +80,31 @@ class Validator {
       error("domain", "names no buffer of the program: '" + program_.domain + "'");
     else if (b->access == Access::Workgroup)
       error("domain", "'" + b->name + "' is a workgroup buffer; the domain is the elements of a bound buffer");
+    else if (!program_.domain_shape.empty())
+      check_domain_shape(*b);
+  }
+
+  // A shaped domain covers its buffer exactly: the buffer has a fixed count,
+  // the product of the extents.
+  void check_domain_shape(const Buffer& b) {
+    const auto& shape = program_.domain_shape;
+    if (shape.size() < 2 || shape.size() > 3) {
+      error("domain.shape", "has two or three extents, not " + std::to_string(shape.size()));
+      return;
+    }
+    uint64_t product = 1;
+    for (uint32_t d : shape) {
+      if (d == 0) {
+        error("domain.shape", "extents are positive");
+        return;
+      }
+      product *= d;
+    }
+    if (b.count == 0)
+      error("domain.shape", "'" + b.name + "' is runtime-sized; a domain in a shape needs a buffer of fixed count");
+    else if (product != b.count)
+      error("domain.shape", "covers " + std::to_string(product) + " elements; '" + b.name + "' has " +
+                                std::to_string(b.count));
   }
 
   void check_buffers() {

@@ -38,6 +38,13 @@ class Reader {
     // Version 2's one addition, never empty (an identifier): so a program
     // version 1 holds has no version-2 encoding, and each program one.
     if (version >= 2) p.domain = identifier("domain");
+    // Version 3's addition: the domain's shape, two or three extents, so a
+    // program version 2 holds has no version-3 encoding.
+    if (version >= 3) {
+      const uint64_t rank = count("domain rank", 1);
+      if (rank < 2 || rank > 3) fail("a version-3 domain has 2 or 3 extents, not " + std::to_string(rank));
+      for (uint64_t a = 0; a < rank; ++a) p.domain_shape.push_back(u32("domain extent"));
+    }
     p.body = block();
     if (pos_ != in_.size()) fail(std::to_string(in_.size() - pos_) + " trailing byte(s) after the program");
     return p;

@@ -37,6 +37,10 @@ class Writer {
     varint(order.size());
     for (const Buffer* b : order) buffer(*b);
     if (version >= 2) str(p.domain);
+    if (version >= 3) {
+      varint(p.domain_shape.size());
+      for (uint32_t d : p.domain_shape) varint(d);
+    }
     block(p.body);
   }
 
