@@ -7,11 +7,13 @@
 // listed, verified, pruned, cleared, exported and imported with the WGSL
 // entries (docs/cache.md, "Driver pipeline data").
 //
-// Setting environment variables is safe only while no other thread reads
-// them: call place_driver_cache() at the start of main, before starting
-// threads and before any Backend (the `vyre` command does). A Backend that
-// finds it not called does it itself only while the process has one thread;
-// otherwise the driver keeps its own settings and a debug message says why.
+// The process's first Backend places it; nothing needs calling. The
+// variables are published as a new environment array, never freeing the
+// old one, so threads that read the environment meanwhile (NumPy's, a
+// host's) are safe; a thread that *writes* the environment at the same
+// instant is not (POSIX leaves concurrent setenv undefined), so a host
+// that writes its environment from several threads calls
+// place_driver_cache() itself at the start of main.
 #pragma once
 
 #include <cstdint>

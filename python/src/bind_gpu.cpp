@@ -25,6 +25,7 @@
 
 #include "bind.hpp"
 #include "vyre/dispatch.hpp"
+#include "vyre/driver_cache.hpp"
 #include "vyre/reference.hpp"
 
 namespace vyre::python {
@@ -578,6 +579,11 @@ void bind_gpu(nb::module_& m) {
           [](PyBackend* self, const std::optional<std::string>& adapter, const std::optional<std::string>& backend) {
             gpu::BackendOptions options = backend_options(adapter, backend);
             options.cache = process_cache();
+            // The driver cache is placed holding the GIL: every Python-level environment write
+            // (os.environ, putenv) holds it too, so none races the placement's publication.
+            aot::CacheOptions placement = options.cache->options();
+            placement.directory = options.cache->directory();
+            gpu::place_driver_cache(placement);
             std::shared_ptr<gpu::Backend> b;
             {
               nb::gil_scoped_release release;

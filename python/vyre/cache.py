@@ -22,10 +22,9 @@ def stats() -> Dict[str, Any]:
 
 
 def place_driver_cache() -> Dict[str, Any]:
-    """Points the GPU driver's own pipeline cache at this cache's directory (docs/cache.md,
-    "Driver pipeline data"). It sets environment variables, so call it first thing in a script,
-    before any Backend and before threads start (NumPy's thread pools count: a Backend created
-    in a process with several threads leaves the driver's settings alone). Only the first call
+    """What was done with the GPU driver's own pipeline cache (docs/cache.md, "Driver pipeline
+    data"): the process's first Backend points it into this cache's directory, threads or not, so
+    nothing needs calling. Before any Backend this call places it itself. Only the first placement
     acts; returns what it did: active, data_folder, fingerprint, files_before, reason."""
     return _ext._place_driver_cache()
 

@@ -15,6 +15,7 @@
 #include "aot/local/directory.hpp"
 #include "aot/local/driver_placement.hpp"
 #include "sys/environment.hpp"
+#include "sys/environment_publish.hpp"
 #include "util/log.hpp"
 
 namespace vyre::gpu {
@@ -66,8 +67,24 @@ bool any_set(std::span<const char* const> names) {
   return false;
 }
 
-void clear(std::span<const char* const> names) {
-  for (const char* name : names) unsetenv(name);
+using Changes = std::vector<sys::EnvironmentChange>;
+
+void set(Changes& changes, const char* name, std::string value) { changes.push_back({name, std::move(value)}); }
+
+void clear(Changes& changes, std::span<const char* const> names) {
+  for (const char* name : names) changes.push_back({name, std::nullopt});
+}
+
+// One publication: each variable at most once, the setter's pid last in
+// the list (any_set() reads it), all visible at once.
+void publish(Changes changes) {
+  Changes merged;
+  for (auto& c : changes) {
+    std::erase_if(merged, [&c](const sys::EnvironmentChange& m) { return m.name == c.name; });
+    merged.push_back(std::move(c));
+  }
+  merged.push_back({kSetterVariable, std::to_string(::getpid())});
+  sys::publish_environment(merged);
 }
 
 std::string first_line_of(const char* path) {
@@ -95,33 +112,26 @@ std::string selection_name() {
       .substr(0, 32);
 }
 
-// Threads of this process, from /proc; 0 when it cannot tell.
-int thread_count() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("Threads:", 0) == 0) return static_cast<int>(std::strtol(line.c_str() + 8, nullptr, 10));
-  return 0;
-}
-
 void point_driver_at(const fs::path& data, uint64_t max_bytes) {
   // Each driver gets at most half the bound; vyre's cleanup bounds the whole.
   const uint64_t driver_bytes = max_bytes == 0 ? 0 : max_bytes / 2;
   const bool inherited = inherited_from_vyre();
+  Changes changes;
   if (!any_set(kMesaVariables)) {
-    if (inherited) clear(kMesaVariables);
-    setenv("MESA_SHADER_CACHE_DIR", data.c_str(), 1);
+    if (inherited) clear(changes, kMesaVariables);
+    set(changes, "MESA_SHADER_CACHE_DIR", data.string());
     if (driver_bytes != 0)
-      setenv("MESA_SHADER_CACHE_MAX_SIZE", (std::to_string(std::max<uint64_t>(driver_bytes >> 10, 1)) + "K").c_str(), 1);
+      set(changes, "MESA_SHADER_CACHE_MAX_SIZE", std::to_string(std::max<uint64_t>(driver_bytes >> 10, 1)) + "K");
   }
   if (!any_set(kNvidiaVariables)) {
-    if (inherited) clear(kNvidiaVariables);
-    setenv("__GL_SHADER_DISK_CACHE", "1", 1);
-    setenv("__GL_SHADER_DISK_CACHE_PATH", data.c_str(), 1);
+    if (inherited) clear(changes, kNvidiaVariables);
+    set(changes, "__GL_SHADER_DISK_CACHE", "1");
+    set(changes, "__GL_SHADER_DISK_CACHE_PATH", data.string());
     // vyre's LRU bounds the folder; the driver's own cleanup would race it.
-    setenv("__GL_SHADER_DISK_CACHE_SKIP_CLEANUP", "1", 1);
-    if (driver_bytes != 0) setenv("__GL_SHADER_DISK_CACHE_SIZE", std::to_string(driver_bytes).c_str(), 1);
+    set(changes, "__GL_SHADER_DISK_CACHE_SKIP_CLEANUP", "1");
+    if (driver_bytes != 0) set(changes, "__GL_SHADER_DISK_CACHE_SIZE", std::to_string(driver_bytes));
   }
-  setenv(kSetterVariable, std::to_string(::getpid()).c_str(), 1);  // last: any_set() reads it
+  publish(std::move(changes));
 }
 
 // When vyre's own cache is refused, the drivers' caches are turned off too:
@@ -129,15 +139,16 @@ void point_driver_at(const fs::path& data, uint64_t max_bytes) {
 // failed the check.
 void turn_drivers_off() {
   const bool inherited = inherited_from_vyre();
+  Changes changes;
   if (!any_set(kMesaVariables)) {
-    if (inherited) clear(kMesaVariables);
-    setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+    if (inherited) clear(changes, kMesaVariables);
+    set(changes, "MESA_SHADER_CACHE_DISABLE", "true");
   }
   if (!any_set(kNvidiaVariables)) {
-    if (inherited) clear(kNvidiaVariables);
-    setenv("__GL_SHADER_DISK_CACHE", "0", 1);
+    if (inherited) clear(changes, kNvidiaVariables);
+    set(changes, "__GL_SHADER_DISK_CACHE", "0");
   }
-  setenv(kSetterVariable, std::to_string(::getpid()).c_str(), 1);  // last: any_set() reads it
+  publish(std::move(changes));
 }
 
 DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) {
@@ -209,22 +220,7 @@ std::optional<DriverCachePlacement> driver_cache_placement() {
   return s.placement;
 }
 
-void place_driver_cache_if_safe(const aot::CacheOptions& options) {
-  {
-    PlacementState& s = state();
-    std::lock_guard lock(s.mutex);
-    if (s.placement) return;
-    if (thread_count() != 1) {
-      s.placement = DriverCachePlacement{};
-      s.placement->reason =
-          "the process has several threads, so the environment cannot be changed safely: call "
-          "vyre::gpu::place_driver_cache() at the start of main";
-      log::debug("driver pipeline cache: not placed: {}", s.placement->reason);
-      return;
-    }
-  }
-  place_driver_cache(options);
-}
+void place_driver_cache_at_first_backend(const aot::CacheOptions& options) { place_driver_cache(options); }
 
 void note_driver_fingerprint(const std::string& fingerprint) {
   PlacementState& s = state();

@@ -9,8 +9,9 @@
 namespace vyre::gpu {
 
 // Before a Backend's first instance: places the driver cache when no one
-// has and the process has a single thread (so setenv races no reader).
-void place_driver_cache_if_safe(const aot::CacheOptions& options);
+// has. Safe with other threads running: the variables are published as a
+// new environment array (sys/environment_publish.hpp).
+void place_driver_cache_at_first_backend(const aot::CacheOptions& options);
 
 // Once a Backend knows its adapter's full fingerprint: records which folder
 // this adapter selection resolves to, for the next start, and marks a

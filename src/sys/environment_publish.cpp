@@ -1,0 +1,49 @@
+#include "sys/environment_publish.hpp"
+
+#include <cstring>
+#include <mutex>
+#include <string_view>
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it in no header
+
+namespace vyre::sys {
+namespace {
+
+std::string_view name_of(const char* entry) {
+  const char* eq = std::strchr(entry, '=');
+  return eq ? std::string_view(entry, static_cast<size_t>(eq - entry)) : std::string_view(entry);
+}
+
+bool changed(std::string_view name, const std::vector<EnvironmentChange>& changes) {
+  for (const auto& c : changes)
+    if (c.name == name) return true;
+  return false;
+}
+
+// A string that lives as long as the process: the environment points at it.
+char* lasting(const std::string& text) {
+  auto* copy = new char[text.size() + 1];  // NOLINT(cppcoreguidelines-owning-memory): never freed, on purpose
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+}  // namespace
+
+void publish_environment(const std::vector<EnvironmentChange>& changes) {
+  static std::mutex mutex;  // vyre's own writers, one at a time
+  std::lock_guard lock(mutex);
+  char** current = __atomic_load_n(&environ, __ATOMIC_ACQUIRE);
+  size_t kept = 0;
+  for (char** e = current; e != nullptr && *e != nullptr; ++e) ++kept;
+  // Never freed: a reader may hold the old array or this one at any time.
+  auto** next = new char*[kept + changes.size() + 1];  // NOLINT(cppcoreguidelines-owning-memory)
+  size_t n = 0;
+  for (char** e = current; e != nullptr && *e != nullptr; ++e)
+    if (!changed(name_of(*e), changes)) next[n++] = *e;
+  for (const auto& c : changes)
+    if (c.value) next[n++] = lasting(c.name + "=" + *c.value);
+  next[n] = nullptr;
+  __atomic_store_n(&environ, next, __ATOMIC_RELEASE);
+}
+
+}  // namespace vyre::sys
