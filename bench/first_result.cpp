@@ -18,6 +18,7 @@
 
 #include "samples/programs.hpp"
 #include "support/raw_wgpu.hpp"
+#include "vyre/driver_cache.hpp"
 #include "vyre/gpu.hpp"
 
 namespace {
@@ -95,14 +96,16 @@ int main(int argc, char** argv) {
     }
     const auto& b = backend.report();
     const auto& c = pipeline.compile_report();
+    const auto placed = vyre::gpu::driver_cache_placement();
     std::printf(
         "{\"tool\": \"vyre\", \"program\": \"%s\", \"elements\": %u, \"ok\": %s, \"cache_hit\": %s, "
+        "\"driver_cache_placed\": %s, "
         "\"first_result_ms\": %.3f, \"stages_ms\": {\"process_start\": %.3f, \"program\": %.3f, \"inputs\": %.3f, "
         "\"instance\": %.3f, \"adapter\": %.3f, \"device\": %.3f, \"cache_open\": %.3f, \"cache_or_lowering\": %.3f, "
         "\"lowering\": %.3f, \"shader\": %.3f, \"pipeline\": %.3f, \"upload\": %.3f, \"dispatch\": %.3f, "
         "\"readback\": %.3f}, \"backend_ms\": %.3f, \"compile_ms\": %.3f}\n",
         program.name().c_str(), elements, ok ? "true" : "false", c.cache_hit ? "true" : "false",
-        spawn_ns ? ms_between(spawn_ns, result_ns) : ms_between(main_ns, result_ns),
+        placed && placed->active ? "true" : "false", spawn_ns ? ms_between(spawn_ns, result_ns) : ms_between(main_ns, result_ns),
         spawn_ns ? ms_between(spawn_ns, main_ns) : 0.0, program_ms, inputs_ms, b.instance_ms, b.adapter_ms,
         b.device_ms, b.cache_ms, c.cache_ms, c.lower_ms, c.shader_ms, c.pipeline_ms, dispatch.upload_ms,
         dispatch.dispatch_ms, dispatch.readback_ms, ms_between(main_ns, backend_ns), ms_between(backend_ns, compile_ns));

@@ -96,6 +96,7 @@ def main():
     print(json.dumps({
         "tool": "vyre-python-kernel" if kernel_mode else "vyre-python", "program": "saxpy",
         "digest": program.digest, "elements": n, "ok": ok, "cache_hit": kernel.cache_hit,
+        "driver_cache_placed": vyre.cache.place_driver_cache()["active"],
         "first_result_ms": (result_ns - (spawn_ns or T_MAIN)) / 1e6,
         "stages_ms": {"process_start": (T_MAIN - spawn_ns) / 1e6 if spawn_ns else 0.0, **stages},
         "versions": {"vyre": vyre.__version__, "numpy": np.__version__},

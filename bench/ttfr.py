@@ -25,6 +25,11 @@ falls on both alike; medians are reported. Prints JSON lines
   floor       warm saxpy against the bare floor, in the same run: a process
               that only creates a wgpu-native instance, adapter and device
               (first_result --program floor).
+  placement   warm saxpy of a fresh Python process (the @vyre.kernel, NumPy
+              imported first) against the C++ program's, with nothing
+              set: no driver variables in the environment, so each places
+              the driver's cache in vyre's itself; each run says whether it
+              did (driver_cache_placed).
   peers       saxpy through vyre (C++), vyre's Python package (vyre-python:
               bench/first_result.py, interpreter start included), CuPy
               RawKernel and Triton: each tool's
@@ -32,7 +37,7 @@ falls on both alike; medians are reported. Prints JSON lines
               kernel cache; Triton's cache; CUDA's JIT cache for all) empty,
               against the same caches kept from the cold run.
 
-    bench/ttfr.py --build build [--figures warm_start,import,floor,peers] [--reps 5]
+    bench/ttfr.py --build build [--figures warm_start,import,floor,placement,peers] [--reps 5]
                   [--statements 5000] [--elements 1048576] [--runs FILE]
                   [--vyre-lib DIR] [--tools vyre,vyre-python,vyre-python-kernel,cupy,triton]
                   [--python-path build/python]
@@ -182,6 +187,23 @@ def machine_env(caches, name, driver_data, vyre_lib):
     return env
 
 
+def placed_start(tool, args, root, runs):
+    """A cold and a warm run of `tool` on a fresh machine whose environment names no driver cache."""
+    caches = Caches(root)
+    try:
+        env = machine_env(caches, "m", True, None if tool.startswith("vyre-python") else args.vyre_lib)
+        env.pop("VYRE_DRIVER_CACHE")
+        if tool.startswith("vyre-python") and args.python_path:
+            env["PYTHONPATH"] = args.python_path
+        command = tool_command(tool, args.build, args.elements, args.statements)
+        cold = run_child(command, env)
+        warm = run_child(command, env)
+    finally:
+        caches.remove()
+    keep_labelled(runs, args.runs, f"placement.{tool}", (("cold", cold), ("warm", warm)))
+    return cold, warm
+
+
 def run_cli(args, build, env):
     proc = subprocess.run([os.path.join(build, "vyre")] + args, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -279,6 +301,15 @@ def main():
             emit("floor.warm_saxpy_over_floor", warm_ms / floor_ms, "ratio")
             for stage, ms in median_stages(warms).items():
                 emit(f"floor.vyre_saxpy_warm.{stage}_ms", ms, "ms")
+        if "placement" in figures:
+            medians = {}
+            for tool in ("vyre", "vyre-python-kernel"):
+                pairs = [placed_start(tool, args, root, runs) for _ in range(args.reps)]
+                medians[tool] = report(f"placement.{tool}", [c for c, _ in pairs], [w for _, w in pairs])
+                placed = all(r.get("driver_cache_placed") for pair in pairs for r in pair)
+                emit(f"placement.{tool}.driver_cache_placed_every_run", 1.0 if placed else 0.0, "bool")
+            emit("placement.python_kernel_warm_over_cpp", medians["vyre-python-kernel"][1] / medians["vyre"][1],
+                 "ratio")
         if "peers" in figures:
             tools = args.tools.split(",")
             pairs = {tool: [] for tool in tools}
