@@ -127,7 +127,7 @@ TEST(Json, MissingKeysAndWrongTypes) {
   EXPECT_TRUE(has(ds, "", "missing key 'workgroup_size'")) << dump(ds);
   ds = problems(R"({"workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "", "missing key 'vyre'")) << dump(ds);
-  ds = problems(R"({"vyre": 3, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
+  ds = problems(R"({"vyre": 4, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "vyre", "not supported")) << dump(ds);
   ds = problems(R"({"vyre": 0, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "vyre", "not supported")) << dump(ds);

@@ -67,6 +67,7 @@ _define("div_trunc", "binary", "div")
 _define("rem_trunc", "binary", "rem")
 _define("fma", "ternary")
 _define("clamp", "ternary")
+_define("select", "select")
 for _op in ("add", "sub", "min", "max", "and", "or", "xor", "exchange"):
     _define(f"atomic_{_op}", "atomic", _op)
 _define("atomic_compare_exchange", "cas", "compare_exchange")

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import _language as lang
 from ._source import MISSING, FunctionSource, load_source
 from ._source_errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError, SourcePosition
-from ._types import BufferSpec, ScalarType, _Constexpr, bool_, scalar_spec
+from ._types import BufferSpec, ScalarType, _Bind, _Constexpr, bool_, scalar_spec
 
 __all__ = ["translate", "Translation", "Func"]
 
@@ -26,6 +26,7 @@ INTEGER_TYPES = ("u32", "i32")
 NUMERIC_TYPES = ("u32", "i32", "f32")
 RANGES = {"u32": (0, 2**32 - 1), "i32": (-2**31, 2**31 - 1)}
 F32_MAX = 3.4028234663852886e38
+F32_OVERFLOW = 3.4028235677973366e38  # FLT_MAX + half an ulp: from here a value rounds to infinity
 NOT_CONST = object()
 
 UNSUPPORTED_EXPRESSIONS = {
@@ -71,15 +72,18 @@ class Func:
 class Value:
     """A translated expression. ``type`` is None for an int literal whose type its use decides."""
 
-    __slots__ = ("json", "type", "const", "effect", "node")
+    __slots__ = ("json", "type", "const", "effect", "node", "explicit")
 
     def __init__(self, json: Any, type_: Optional[str], node: ast.AST, const: Any = NOT_CONST,
-                 effect: bool = False) -> None:
+                 effect: bool = False, explicit: bool = False) -> None:
         self.json = json
         self.type = type_
         self.const = const
         self.effect = effect
         self.node = node
+        # A literal typed by a cast (vyre.u32(7)): it stands as written, and no further cast or
+        # negation folds it, so vyre.f32(vyre.u32(3)) is the cast of a u32 literal.
+        self.explicit = explicit
 
 
 class Local:
@@ -233,6 +237,9 @@ class _Translator:
         if args.kwarg is not None:
             raise self.fail(args.kwarg, "**kwargs is not part of the kernel language: give each buffer its own parameter")
         params = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults = dict(zip([p.arg for p in positional[len(positional) - len(args.defaults):]], args.defaults))
+        defaults.update({p.arg: d for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
         binding = 0
         scope = self.frame.scopes[0]
         for param in params:
@@ -246,6 +253,8 @@ class _Translator:
                     raise self.fail(param, f"constexpr parameter {name!r} was given no value", KernelTypeError)
                 scope[name] = Alias(self.constant(self.constexprs[name], param, name))
                 continue
+            if name in defaults:  # a constexpr's default is its value; a buffer's, its binding
+                binding = self.explicit_binding(name, defaults[name])
             if isinstance(kind, ScalarType) and kind is not bool_:
                 spec = scalar_spec(kind)
             elif isinstance(kind, BufferSpec):
@@ -263,6 +272,18 @@ class _Translator:
             self.buffers.append(decl)
             self.used_names.add(name)
             scope[name] = Buffer(name, spec, ast.unparse(param.annotation))
+
+    def explicit_binding(self, name: str, default: ast.AST) -> int:
+        """``= vyre.bind(N)``: the only default value a kernel parameter takes."""
+        if isinstance(default, ast.Call) and isinstance(self.resolve(default.func), _Bind):
+            self.check_call(default, 1)
+            n = self.static_value(default.args[0])
+            if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**32:
+                return n
+            raise self.fail(default.args[0], f"vyre.bind(N): N is a binding number, an int from 0, got {n!r}",
+                            KernelTypeError)
+        raise self.fail(default, f"parameter {name!r}: a kernel parameter's default value is its binding, "
+                                 "vyre.bind(N); values are given at the call", KernelTypeError)
 
     # ---- static names (annotations, built-ins, constants) ----
 
@@ -318,14 +339,14 @@ class _Translator:
                 return self.mark(node, {"f32": "nan"})
             if math.isinf(v):
                 return self.mark(node, {"f32": "inf" if v > 0 else "-inf"})
-            if abs(v) > F32_MAX:
+            if abs(v) >= F32_OVERFLOW:
                 raise self.fail(node, f"{value} is beyond f32's range", KernelTypeError)
             return self.mark(node, {"f32": v})
         return self.mark(node, {"bool": bool(value)})
 
     def constant(self, value: Any, node: ast.AST, what: str) -> Value:
-        if isinstance(value, bool):
-            return Value(self.literal("bool", value, node), "bool", node, value)
+        if isinstance(value, bool):  # typed as written: bool(True) is a cast of a bool literal
+            return Value(self.literal("bool", value, node), "bool", node, value, explicit=True)
         if isinstance(value, int):
             return Value(None, None, node, value)
         if isinstance(value, float):
@@ -453,6 +474,9 @@ class _Translator:
         name = target.id
         binding = self.frame.find(name)
         value = self.expr(value_node)
+        if name == "_" and binding is None and declared is None:  # WGSL's phony assignment: evaluate, drop
+            self.emit(s, {"eval": self.concrete(value).json})
+            return
         if binding is None:
             if declared is not None:
                 value = self.coerce(value, declared, f"{name}: {declared}")
@@ -649,7 +673,7 @@ class _Translator:
         if isinstance(binding, Alias):
             v = binding.value
             json = v.json if v.json is None else self.mark(node, dict(v.json))
-            return Value(json, v.type, node, v.const, v.effect)
+            return Value(json, v.type, node, v.const, v.effect, v.explicit)
         if binding.spec.scalar:
             return self.load(node, binding, Value(self.mark(node, {"u32": 0}), "u32", node))
         raise self.fail(node, f"{name} is a buffer ({binding.python_spelling}): index it ({name}[i]) or take "
@@ -752,7 +776,7 @@ class _Translator:
             if v.type not in (None,) + NUMERIC_TYPES:
                 raise self.fail(node, f"+ on {v.type}", KernelTypeError)
             return v
-        if v.const is not NOT_CONST and v.type in (None, "f32"):
+        if v.const is not NOT_CONST and v.type in (None, "f32") and not v.explicit:
             folded = -v.const if isinstance(node.op, ast.USub) else (~v.const if v.type is None else None)
             if folded is not None:
                 return self.constant(folded, node, "this constant")
@@ -921,19 +945,19 @@ class _Translator:
                                    "@vyre.func")
 
     def cast(self, node: ast.AST, t: str, v: Value) -> Value:
-        if v.const is not NOT_CONST and not v.effect:
+        """``T(v)``: a Python constant becomes a T literal; anything else, an explicitly typed literal
+        included, is the format's cast (also to its own type: the program says what was written)."""
+        if v.const is not NOT_CONST and not v.effect and not v.explicit:
             c = v.const
             if t in INTEGER_TYPES:
                 if isinstance(c, float):
                     if math.isnan(c) or math.isinf(c):
                         raise self.fail(node, f"{t}({c}) is not a number", KernelTypeError)
                     c = int(c)
-                return Value(self.literal(t, int(c), node), t, node, int(c))
+                return Value(self.literal(t, int(c), node), t, node, int(c), explicit=True)
             if t == "f32":
-                return Value(self.literal(t, float(c), node), t, node, float(c))
-            return Value(self.literal(t, bool(c), node), t, node, bool(c))
-        if v.type == t:
-            return v
+                return Value(self.literal(t, float(c), node), t, node, float(c), explicit=True)
+            return Value(self.literal(t, bool(c), node), t, node, bool(c), explicit=True)
         return Value(self.mark(node, {"cast": t, "value": v.json}), t, node, effect=v.effect)
 
     def builtin(self, node: ast.Call, fn: lang.Builtin, label: str) -> Value:
@@ -993,6 +1017,12 @@ class _Translator:
                                 KernelTypeError)
             v = self.concrete(self.expr(node.args[1]))
             return Value(self.mark(node, {"bitcast": t.name, "value": v.json}), t.name, node, effect=v.effect)
+        if form == "select":  # both sides evaluated, atomics allowed: the format's select as written
+            self.check_call(node, 3, name)
+            test = self.condition(node.args[0], f"{name}'s condition")
+            a, b, t = self.unify(self.expr(node.args[1]), self.expr(node.args[2]), name, node)
+            return Value(self.mark(node, {"select": [test.json, a.json, b.json]}), t, node,
+                         effect=test.effect or a.effect or b.effect)
         if form == "barrier":
             raise self.fail(node, f"{name}() is a statement, not a value")
         raise self.fail(node, f"{name}(...) declares workgroup memory: tile = vyre.shared(vyre.f32, 256)")

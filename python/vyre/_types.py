@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Tuple
 from typing import Any, Dict
 
-__all__ = ["ScalarType", "f32", "u32", "i32", "bool_", "BufferSpec", "In", "Out", "InOut", "Uniform",
-           "constexpr", "SCALAR_TYPES"]
+__all__ = ["ScalarType", "f32", "u32", "i32", "bool_", "BufferSpec", "In", "Out", "InOut", "Scratch", "Uniform",
+           "constexpr", "bind", "SCALAR_TYPES"]
 
 
 class ScalarType:
@@ -105,6 +105,8 @@ class _BufferKind:
 In = _BufferKind("In", "read", False, False)
 Out = _BufferKind("Out", "read_write", True, False)
 InOut = _BufferKind("InOut", "read_write", True, False)
+# Read and written by the kernel, not read back: device scratch ("read_write" without "output").
+Scratch = _BufferKind("Scratch", "read_write", False, False)
 Uniform = _BufferKind("Uniform", "uniform", False, True)
 
 
@@ -122,3 +124,24 @@ class _Constexpr:
 
 
 constexpr = _Constexpr()
+
+
+class _Bind:
+    """``x: vyre.In[f32] = vyre.bind(5)``: the buffer's binding number, where a host's layout fixes it
+    (parameters are bound 0, 1, 2, ... in their order otherwise). Read by the translator, never run."""
+
+    def __repr__(self) -> str:
+        return "vyre.bind"
+
+    def __call__(self, number: int) -> "Binding":
+        return Binding(number)  # Python evaluates a default at the def; the translator reads the source
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What ``vyre.bind(N)`` evaluates to: a marker, never a value a kernel is called with."""
+
+    number: int
+
+
+bind = _Bind()
