@@ -305,3 +305,39 @@ def test_a_shaped_buffer_takes_every_index_of_one_type():
         vyre.kernel(mixed).program
     with pytest.raises(TypeError, match=r"a shape is 2 or 3 positive ints"):
         vyre.In[f32, (4, 0)]
+
+
+def test_bindings_scratch_select_and_the_phony_assignment():
+    @vyre.kernel(workgroup=64, dim="out")
+    def spelled(x: vyre.In[u32] = vyre.bind(4), tmp: vyre.Scratch[u32] = vyre.bind(1),
+                out: vyre.Out[u32] = vyre.bind(2), hits: vyre.Out[u32, 1] = vyre.bind(7)):
+        i = vyre.gid.x
+        tmp[i] = x[i] * 3
+        _ = tmp[i] + 1  # evaluated and dropped: an eval
+        # select evaluates both sides, atomics included: every invocation counts one hit
+        out[i] = vyre.select(x[i] > 2, tmp[i], vyre.atomic_add(hits, 0, 1) * 0 + x[i])
+
+    decls = declarations(spelled)
+    assert {n: d["binding"] for n, d in decls.items()} == {"x": 4, "tmp": 1, "out": 2, "hits": 7}
+    assert decls["tmp"]["access"] == "read_write" and "output" not in decls["tmp"]
+    body = json.loads(spelled.program.to_json())["body"]
+    assert {"eval": {"add": [{"load": "tmp", "index": {"var": "i"}}, {"u32": 1}]}} in body
+    x = np.arange(100, dtype=np.uint32)
+    out = run_both(spelled, x=x, sizes={"tmp": 100, "out": 100})
+    assert set(out) == {"out", "hits"}  # scratch is not read back
+    np.testing.assert_array_equal(out["out"], np.where(x > 2, x * 3, x))
+    assert out["hits"][0] == 100
+
+
+def test_a_parameter_default_other_than_its_binding_is_refused():
+    def body(x: vyre.In[u32], out: vyre.Out[u32] = 3):
+        out[vyre.gid.x] = x[vyre.gid.x]
+
+    with pytest.raises(vyre.KernelTypeError, match=r"default value is its binding, vyre.bind\(N\)"):
+        vyre.kernel(body).program
+
+    def negative(x: vyre.In[u32], out: vyre.Out[u32] = vyre.bind(-1)):
+        out[vyre.gid.x] = x[vyre.gid.x]
+
+    with pytest.raises(vyre.KernelTypeError, match="a binding number"):
+        vyre.kernel(negative).program

@@ -277,8 +277,9 @@ class _Translator:
         """``= vyre.bind(N)``: the only default value a kernel parameter takes."""
         if isinstance(default, ast.Call) and isinstance(self.resolve(default.func), _Bind):
             self.check_call(default, 1)
-            n = self.static_value(default.args[0])
-            if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**32:
+            v = self.expr(default.args[0])  # an int constant: a literal, a captured name, an expression of them
+            n = v.const if v.type is None else None
+            if isinstance(n, int) and 0 <= n < 2**32:
                 return n
             raise self.fail(default.args[0], f"vyre.bind(N): N is a binding number, an int from 0, got {n!r}",
                             KernelTypeError)
