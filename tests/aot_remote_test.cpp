@@ -218,6 +218,24 @@ TEST(AotRemote, UnixSocketDatabaseAndPrefix) {
   EXPECT_FALSE(checked_lookup(other, "x").cache_hit);
 }
 
+// The API takes any number of seconds; Redis gets at most 100 years, so
+// the entry is published with an expiry rather than refused (or wrapped).
+TEST(AotRemote, AnEndlessTtlIsHeldAtACentury) {
+  VYRE_REQUIRE_REDIS();
+  TempDir tmp;
+  RedisProcess redis(tmp / "redis");
+  auto options = remote_machine(tmp / "w", redis.url());
+  options.remote->ttl = std::chrono::seconds::max();
+  Cache cache(options);
+  checked_lookup(cache, "forever");
+  EXPECT_EQ(cache.stats().remote.writes, 1u);
+  auto pttl = vyre::test::redis_command(redis.endpoint(), {"PTTL", remote_entry_key("forever")});
+  ASSERT_TRUE(pttl);
+  const int64_t century_ms = int64_t{36525} * 86400 * 1000;
+  EXPECT_GT(pttl->integer, century_ms - 60'000);
+  EXPECT_LE(pttl->integer, century_ms);
+}
+
 TEST(AotRemote, ReadOnlyModeLooksUpAndNeverPublishes) {
   VYRE_REQUIRE_REDIS();
   TempDir tmp;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "aot/remote/remote_value.hpp"
+#include "sys/units.hpp"
 #include "util/log.hpp"
 
 namespace vyre::aot {
@@ -129,8 +130,12 @@ sys::Result<Stored> RemoteTier::do_put(const Metadata& meta, std::string_view wg
   const std::string value = encode_remote_value(kWgslArtifact, encode_metadata(meta), wgsl);
   std::vector<std::string> args{"SET", redis_key, value};
   if (options_.ttl.count() > 0) {
+    // A TTL set through the API may be any number of seconds: held at 100
+    // years, as the setting is, so the milliseconds neither overflow nor
+    // exceed what Redis accepts.
+    const auto ttl = std::min(options_.ttl, sys::kLongestDuration);
     args.push_back("PX");
-    args.push_back(std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(options_.ttl).count()));
+    args.push_back(std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(ttl).count()));
   }
   args.push_back("NX");
   auto reply = request(redis_key, args);
