@@ -317,6 +317,25 @@ TEST(CliRun, ALaunchIsAskedForUnlessTheProgramIsElementWise) {
   EXPECT_EQ(both.exit_code, 3) << both.err;
 }
 
+// A 3x5 domain under 4x4 workgroups: the invocations at x = 5..7 or y = 3
+// would store over the next row's elements, so right values prove the
+// guard, on the GPU and on the reference, with no launch given.
+TEST(CliRun, ADomainDeclaredInAShapeRunsInThatShape) {
+  TempDir dir;
+  write_file(dir / "rows.json", R"({"vyre": 3, "workgroup_size": [4, 4, 1], "domain": {"buffer": "out", "shape": [3, 5]},
+    "buffers": [{"name": "out", "binding": 0, "access": "read_write", "type": "u32", "count": 15, "output": true}],
+    "body": [{"store": "out", "index": {"add": [{"mul": [{"gid": "y"}, {"u32": 5}]}, {"gid": "x"}]},
+              "value": {"add": [{"mul": [{"gid": "y"}, {"u32": 100}]}, {"gid": "x"}]}}]})");
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};
+  for (const char* backend : {"gpu", "reference"}) {
+    const auto r = run_vyre({"run", (dir / "rows.json").string(), "--backend", backend}, env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["out"],
+              nlohmann::json::parse("[0, 1, 2, 3, 4, 100, 101, 102, 103, 104, 200, 201, 202, 203, 204]"))
+        << backend;
+  }
+}
+
 TEST(CliRun, CheckBoundsNamesTheFirstOutOfRangeAccessOnTheReference) {
   TempDir dir;
   const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};
