@@ -1,6 +1,7 @@
 #include "sys/environment_publish.hpp"
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string_view>
 
@@ -20,11 +21,25 @@ bool changed(std::string_view name, const std::vector<EnvironmentChange>& change
   return false;
 }
 
-// A string that lives as long as the process: the environment points at it.
+// Every array and string ever published, kept reachable for the life of
+// the process: a reader may hold any of them, and a later setenv (which
+// copies the array) leaves nothing else pointing at ours, so a leak checker
+// (LeakSanitizer) must still find them here rather than report them.
+struct Published {
+  std::vector<std::unique_ptr<char*[]>> arrays;
+  std::vector<std::unique_ptr<char[]>> strings;
+};
+
+Published& published() {
+  static auto* kept = new Published();  // never destroyed, on purpose
+  return *kept;
+}
+
 char* lasting(const std::string& text) {
-  auto* copy = new char[text.size() + 1];  // NOLINT(cppcoreguidelines-owning-memory): never freed, on purpose
-  std::memcpy(copy, text.c_str(), text.size() + 1);
-  return copy;
+  auto copy = std::make_unique<char[]>(text.size() + 1);
+  std::memcpy(copy.get(), text.c_str(), text.size() + 1);
+  published().strings.push_back(std::move(copy));
+  return published().strings.back().get();
 }
 
 }  // namespace
@@ -36,7 +51,8 @@ void publish_environment(const std::vector<EnvironmentChange>& changes) {
   size_t kept = 0;
   for (char** e = current; e != nullptr && *e != nullptr; ++e) ++kept;
   // Never freed: a reader may hold the old array or this one at any time.
-  auto** next = new char*[kept + changes.size() + 1];  // NOLINT(cppcoreguidelines-owning-memory)
+  published().arrays.push_back(std::make_unique<char*[]>(kept + changes.size() + 1));
+  char** next = published().arrays.back().get();
   size_t n = 0;
   for (char** e = current; e != nullptr && *e != nullptr; ++e)
     if (!changed(name_of(*e), changes)) next[n++] = *e;
