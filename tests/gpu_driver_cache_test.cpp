@@ -147,7 +147,7 @@ TEST(DriverCacheLibrary, PlacedWhileOtherThreadsReadTheEnvironment) {
     while (reads.load() < 1000) std::this_thread::yield();
     aot::CacheOptions options;
     options.directory = tmp / "cache";
-    place_driver_cache_at_first_backend(options);
+    place_driver_cache(options);
     const uint64_t after = reads.load();
     while (reads.load() < after + 1000) std::this_thread::yield();  // readers go on over the new array
     done = true;
@@ -172,7 +172,7 @@ TEST(DriverCacheLibrary, PlacedOnlyOnce) {
     unsetenv("__GL_SHADER_DISK_CACHE_PATH");
     aot::CacheOptions options;
     options.directory = tmp / "cache";
-    place_driver_cache_at_first_backend(options);
+    place_driver_cache(options);
     const auto placed = driver_cache_placement();
     const char* mesa = std::getenv("MESA_SHADER_CACHE_DIR");
     const char* nvidia = std::getenv("__GL_SHADER_DISK_CACHE_PATH");

@@ -315,7 +315,7 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   // The driver reads its cache's location when the instance finds adapters.
   aot::CacheOptions cache_options = impl_->cache->options();
   cache_options.directory = impl_->cache->directory();
-  place_driver_cache_at_first_backend(cache_options);
+  place_driver_cache(cache_options);  // only the process's first call acts
 
   start = Clock::now();
   const BackendChoice backends = choose_backends(options.backend, environment.backend);

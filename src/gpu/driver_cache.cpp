@@ -75,16 +75,11 @@ void clear(Changes& changes, std::span<const char* const> names) {
   for (const char* name : names) changes.push_back({name, std::nullopt});
 }
 
-// One publication: each variable at most once, the setter's pid last in
-// the list (any_set() reads it), all visible at once.
+// One publication, with the setter's pid that any_set() reads: all of it
+// visible at once.
 void publish(Changes changes) {
-  Changes merged;
-  for (auto& c : changes) {
-    std::erase_if(merged, [&c](const sys::EnvironmentChange& m) { return m.name == c.name; });
-    merged.push_back(std::move(c));
-  }
-  merged.push_back({kSetterVariable, std::to_string(::getpid())});
-  sys::publish_environment(merged);
+  changes.push_back({kSetterVariable, std::to_string(::getpid())});
+  sys::publish_environment(changes);
 }
 
 std::string first_line_of(const char* path) {
@@ -220,7 +215,6 @@ std::optional<DriverCachePlacement> driver_cache_placement() {
   return s.placement;
 }
 
-void place_driver_cache_at_first_backend(const aot::CacheOptions& options) { place_driver_cache(options); }
 
 void note_driver_fingerprint(const std::string& fingerprint) {
   PlacementState& s = state();

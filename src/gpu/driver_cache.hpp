@@ -1,5 +1,6 @@
 // The library's side of vyre/driver_cache.hpp: what a Backend does about
-// the driver's pipeline cache when it starts and once it knows its adapter.
+// the driver's pipeline cache once it knows its adapter (at its start it
+// calls place_driver_cache, whose first call in the process acts).
 #pragma once
 
 #include <string>
@@ -7,11 +8,6 @@
 #include "vyre/driver_cache.hpp"
 
 namespace vyre::gpu {
-
-// Before a Backend's first instance: places the driver cache when no one
-// has. Safe with other threads running: the variables are published as a
-// new environment array (sys/environment_publish.hpp).
-void place_driver_cache_at_first_backend(const aot::CacheOptions& options);
 
 // Once a Backend knows its adapter's full fingerprint: records which folder
 // this adapter selection resolves to, for the next start, and marks a

@@ -1,5 +1,6 @@
 #include "sys/environment_publish.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -56,8 +57,12 @@ void publish_environment(const std::vector<EnvironmentChange>& changes) {
   size_t n = 0;
   for (char** e = current; e != nullptr && *e != nullptr; ++e)
     if (!changed(name_of(*e), changes)) next[n++] = *e;
-  for (const auto& c : changes)
-    if (c.value) next[n++] = lasting(c.name + "=" + *c.value);
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const auto& c = changes[i];
+    const bool overridden = std::any_of(changes.begin() + static_cast<std::ptrdiff_t>(i) + 1, changes.end(),
+                                        [&c](const EnvironmentChange& later) { return later.name == c.name; });
+    if (c.value && !overridden) next[n++] = lasting(c.name + "=" + *c.value);
+  }
   next[n] = nullptr;
   __atomic_store_n(&environ, next, __ATOMIC_RELEASE);
 }

@@ -21,7 +21,8 @@ struct EnvironmentChange {
   std::optional<std::string> value;  // nullopt: unset
 };
 
-// Applies every change in one publication. Concurrent readers are safe; a
+// Applies every change in one publication; of two changes to one name, the
+// later wins. Concurrent readers are safe; a
 // concurrent writer (setenv in another thread at the same instant) is not
 // (POSIX makes that undefined in any case), so call it where writers are
 // serialized: the `vyre` command's start, or holding Python's GIL, under
