@@ -336,6 +336,43 @@ TEST(CliRun, ADomainDeclaredInAShapeRunsInThatShape) {
   }
 }
 
+TEST(CliRun, BytesHalfWordsAndBoolsGoInAndComeOutAsValues) {
+  TempDir dir;
+  write_file(dir / "bytes.json", R"({"vyre": 4, "workgroup_size": [4, 1, 1], "domain": "twice",
+    "buffers": [{"name": "data", "binding": 0, "access": "read", "type": "u8"},
+                {"name": "s", "binding": 1, "access": "read", "type": "i8"},
+                {"name": "m", "binding": 2, "access": "read", "type": "bool"},
+                {"name": "twice", "binding": 3, "access": "read_write", "type": "u8", "output": true},
+                {"name": "neg", "binding": 4, "access": "read_write", "type": "i16", "output": true},
+                {"name": "flag", "binding": 5, "access": "read_write", "type": "bool", "output": true}],
+    "body": [{"let": "i", "value": {"gid": "x"}},
+             {"store": "twice", "index": {"var": "i"}, "value": {"mul": [{"load": "data", "index": {"var": "i"}}, {"u32": 2}]}},
+             {"store": "neg", "index": {"var": "i"}, "value": {"mul": [{"load": "s", "index": {"var": "i"}}, {"i32": -300}]}},
+             {"store": "flag", "index": {"var": "i"},
+              "value": {"land": [{"load": "m", "index": {"var": "i"}}, {"gt": [{"load": "data", "index": {"var": "i"}}, {"u32": 3}]}]}}]})");
+  // Seven bytes: the file is the buffer, element for element.
+  write_file(dir / "data.bin", std::string("\x01\x02\x80\xff\x04\x05\x06", 7));
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};
+  for (const char* backend : {"gpu", "reference"}) {
+    const auto r = run_vyre({"run", (dir / "bytes.json").string(), "--backend", backend, "--input",
+                             "data=@" + (dir / "data.bin").string(), "--input", "s=1,-1,127,-128,0,0xff,2",
+                             "--input", "m=true,true,false,1,0,true,true", "--size", "twice=7", "--size", "neg=7",
+                             "--size", "flag=7"},
+                            env);
+    EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out),
+              nlohmann::json::parse(R"({"twice": [2, 4, 0, 254, 8, 10, 12],
+                                        "neg": [-300, 300, 27436, -27136, 0, 300, -600],
+                                        "flag": [false, false, false, true, false, true, true]})"))
+        << backend << ": " << r.out;
+  }
+  const auto too_big = run_vyre({"run", (dir / "bytes.json").string(), "--input", "data=1,256", "--input", "s=0,0",
+                                 "--input", "m=true,false", "--size", "twice=2", "--size", "neg=2", "--size", "flag=2"},
+                                env);
+  EXPECT_EQ(too_big.exit_code, 3);
+  EXPECT_NE(too_big.err.find("256"), std::string::npos) << too_big.err;
+}
+
 TEST(CliRun, CheckBoundsNamesTheFirstOutOfRangeAccessOnTheReference) {
   TempDir dir;
   const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()}};

@@ -124,12 +124,7 @@ void expect_gpu_equals_reference(const CheckedProgram& p, const Inputs& in, cons
                                  const std::optional<Dim3>& grid = std::nullopt) {
   const Outputs ref = reference::run(p, in, options, grid);
   const Outputs got = backend().compile(p, options).dispatch(in, grid);
-  for (const auto& [name, bytes] : ref.all()) {
-    std::vector<uint32_t> r(bytes.size() / 4), g(got.bytes(name).size() / 4);
-    std::memcpy(r.data(), bytes.data(), bytes.size());
-    std::memcpy(g.data(), got.bytes(name).data(), got.bytes(name).size());
-    EXPECT_EQ(g, r) << p.name() << ": output " << name;
-  }
+  for (const auto& [name, bytes] : ref.all()) EXPECT_EQ(got.bytes(name), bytes) << p.name() << ": output " << name;
 }
 
 const Scenario& scenario(const std::string& name) {
@@ -160,6 +155,72 @@ TEST(ConformanceConstructs, AtomicsOfEveryKind) {
   EXPECT_EQ(got[2], 5u);
   EXPECT_EQ(got[3], n - 1);
   EXPECT_EQ(got[8] + got[9] + got[10] + got[11], n);
+}
+
+// Against values computed here in C++, independently of the reference.
+TEST(ConformanceConstructs, NarrowElementsExtendOnLoad) {
+  const Scenario& s = scenario("narrow_loads");
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
+  const auto sum = backend().compile(s.program, s.options).dispatch(s.inputs, s.grid).get<int32_t>("sum");
+  ASSERT_EQ(sum.size(), 61u);
+  for (size_t k = 0; k < sum.size(); ++k) {
+    const int32_t a = static_cast<uint8_t>(k * 37 + 200);
+    const int32_t b = static_cast<int8_t>(static_cast<int>(k * 11) - 128);
+    const int32_t c = static_cast<uint16_t>(k * 4099 + 65000);
+    const int32_t d = static_cast<int16_t>(static_cast<int>(k * 1301) - 32768);
+    EXPECT_EQ(sum[k], a + b + c + d + (k % 3 == 0 ? 1000 : 0)) << k;
+  }
+}
+
+TEST(ConformanceConstructs, NarrowElementsKeepTheirLowBitsOnStoreAndTheirNeighbours) {
+  const Scenario& s = scenario("narrow_stores");
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
+  const Outputs got = backend().compile(s.program, s.options).dispatch(s.inputs, s.grid);
+  const auto a3 = got.get<uint8_t>("a3");
+  const auto bneg = got.get<int8_t>("bneg");
+  const auto cmix = got.get<uint16_t>("cmix");
+  const auto dtriple = got.get<int16_t>("dtriple");
+  const auto flip = got.get<uint8_t>("flip");
+  const auto reversed = got.get<uint8_t>("reversed");
+  const size_t n = 61;
+  ASSERT_EQ(a3.size(), n);
+  ASSERT_EQ(got.bytes("a3").size(), n);
+  ASSERT_EQ(got.bytes("cmix").size(), 2 * n);
+  for (size_t k = 0; k < n; ++k) {
+    const uint32_t x = static_cast<uint8_t>(k * 37 + 200);
+    const int32_t y = static_cast<int32_t>(x) - 128;
+    EXPECT_EQ(a3[k], static_cast<uint8_t>(x * 3 + 7)) << k;
+    EXPECT_EQ(bneg[k], static_cast<int8_t>(y * -3)) << k;
+    EXPECT_EQ(cmix[k], static_cast<uint16_t>(x * 300 + k)) << k;
+    EXPECT_EQ(dtriple[k], static_cast<int16_t>(y * 300)) << k;
+    EXPECT_EQ(flip[k], ((k % 3 == 0) != (x > 128)) ? 1 : 0) << k;
+    EXPECT_EQ(reversed[n - 1 - k], x) << k;
+  }
+}
+
+// Racing stores of different values to one packed element leave one of the
+// values, as with a 4-byte element, never a mix of their bits; the other
+// elements of the word, stored by one invocation each, are kept.
+TEST(ConformanceConstructs, RacingStoresToOneByteLeaveOneOfTheStoredValues) {
+  const Program p = ProgramBuilder("byte_race")
+                        .workgroup_size(64)
+                        .output("out", 0, ScalarType::U8, 4)
+                        .body({let("i", gid()),
+                               // 0x0f, 0xf0, 0x33, 0xcc...: any two OR to a value nobody stored.
+                               store("out", u32(0), select(eq(bit_and(var("i"), u32(1)), u32(0)),
+                                                           select(lt(var("i"), u32(128)), u32(0x0f), u32(0x33)),
+                                                           select(lt(var("i"), u32(128)), u32(0xf0), u32(0xcc)))),
+                               if_(lt(var("i"), u32(3)), {store("out", add(var("i"), u32(1)), add(var("i"), u32(7)))})})
+                        .build();
+  auto pipeline = backend().compile(p);
+  for (int rep = 0; rep < 20; ++rep) {
+    const auto out = pipeline.dispatch(Inputs{}, Dim3{4, 1, 1}).get<uint8_t>("out");
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_TRUE(out[0] == 0x0f || out[0] == 0xf0 || out[0] == 0x33 || out[0] == 0xcc) << int{out[0]};
+    EXPECT_EQ(out[1], 7);
+    EXPECT_EQ(out[2], 8);
+    EXPECT_EQ(out[3], 9);
+  }
 }
 
 TEST(ConformanceConstructs, ControlFlowOfEveryKind) {

@@ -120,7 +120,7 @@ std::vector<uint32_t> words(const nlohmann::json& outputs, const std::string& na
 }
 
 std::vector<uint32_t> words(const std::vector<uint8_t>& bytes) {
-  std::vector<uint32_t> w(bytes.size() / 4);
+  std::vector<uint32_t> w((bytes.size() + 3) / 4);  // narrow elements: the last word zero-padded
   if (!w.empty()) std::memcpy(w.data(), bytes.data(), bytes.size());
   return w;
 }

@@ -811,6 +811,43 @@ TEST(GpuBackend, BadInputsAreInvalidInputAndLeaveThePipelineUsable) {
   EXPECT_EQ(pipeline.dispatch(xor_program_inputs(10, &expected)).get<uint32_t>("out"), expected);
 }
 
+TEST(GpuBackend, ByteBuffersTravelAsBytesThroughUploadsResidentOutputsAndReads) {
+  Backend backend(no_disk_cache());
+  // out[i] = x[i] + 1, stored modulo 256: five elements, one word and a byte.
+  const Program inc = ProgramBuilder("inc_u8")
+                          .workgroup_size(4)
+                          .input("x", 0, ScalarType::U8)
+                          .output("out", 1, ScalarType::U8)
+                          .body({let("i", gid()), if_(lt(var("i"), len("out")), {store("out", var("i"), add(load("x", var("i")), u32(1)))})})
+                          .build();
+  Pipeline pipeline = backend.compile(inc);
+  const std::vector<uint8_t> x{0, 1, 127, 254, 255};
+  const auto uploaded = backend.upload(x);
+  EXPECT_EQ(uploaded->type(), ScalarType::U8);
+  EXPECT_EQ(uploaded->size_bytes(), 5u);
+  EXPECT_EQ(uploaded->elements(), 5u);
+  EXPECT_EQ(uploaded->read_as<uint8_t>(), x);
+
+  Inputs first;
+  first.device("x", uploaded).size("out", 5);
+  const DeviceOutputs once = pipeline.dispatch_resident(first);
+  EXPECT_EQ(once.get("out")->size_bytes(), 5u);
+  Inputs second;
+  second.device("x", once.get("out")).size("out", 5);
+  const Outputs twice = pipeline.dispatch(second);
+  EXPECT_EQ(twice.get<uint8_t>("out"), (std::vector<uint8_t>{2, 3, 129, 0, 1}));
+  EXPECT_EQ(twice.bytes("out").size(), 5u);
+
+  // Typed calls are checked against the buffer's type: bytes are not words.
+  Inputs words;
+  words.set<uint32_t>("x", {1, 2}).size("out", 2);
+  EXPECT_TRUE(contains(error_of(ErrorKind::invalid_input, [&] { pipeline.dispatch(words); }), "u8"));
+  Inputs signed_bytes;
+  signed_bytes.set<int8_t>("x", {1, 2}).size("out", 2);
+  EXPECT_TRUE(contains(error_of(ErrorKind::invalid_input, [&] { pipeline.dispatch(signed_bytes); }), "u8"));
+  EXPECT_TRUE(contains(error_of(ErrorKind::invalid_input, [&] { Inputs in; in.device("x", backend.upload(std::vector<uint16_t>{1})).size("out", 1); pipeline.dispatch(in); }), "u8"));
+}
+
 TEST(GpuBackend, AnInvalidProgramIsAProgramError) {
   const Program invalid = ProgramBuilder("bad")
                               .input("a", 0, ScalarType::U32)

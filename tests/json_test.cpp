@@ -11,6 +11,7 @@
 #include "vyre/builder.hpp"
 #include "vyre/json.hpp"
 #include "vyre/validate.hpp"
+#include "vyre/wire.hpp"
 
 using namespace vyre;
 using namespace vyre::build;
@@ -127,7 +128,7 @@ TEST(Json, MissingKeysAndWrongTypes) {
   EXPECT_TRUE(has(ds, "", "missing key 'workgroup_size'")) << dump(ds);
   ds = problems(R"({"workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "", "missing key 'vyre'")) << dump(ds);
-  ds = problems(R"({"vyre": 4, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
+  ds = problems(R"({"vyre": 5, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "vyre", "not supported")) << dump(ds);
   ds = problems(R"({"vyre": 0, "workgroup_size": [1,1,1], "buffers": [], "body": []})");
   EXPECT_TRUE(has(ds, "vyre", "not supported")) << dump(ds);
@@ -314,6 +315,32 @@ TEST(Json, Version3DeclaresADomainInItsBuffersShape) {
   runtime.replace(runtime.find(R"("count": 12, )"), 13, "");
   ds = problems(R"({"vyre": 3, "domain": {"buffer": "out", "shape": [3, 4]}, )" + runtime);
   EXPECT_TRUE(has(ds, "domain.shape", "runtime-sized")) << dump(ds);
+}
+
+TEST(Json, Version4HoldsNarrowAndBoolBuffers) {
+  const auto doc = [](int version, const std::string& type) {
+    return R"({"vyre": )" + std::to_string(version) + R"(, "workgroup_size": [64, 1, 1], "buffers": [
+      {"name": "in", "binding": 0, "access": "read", "type": ")" + type + R"("},
+      {"name": "out", "binding": 1, "access": "read_write", "type": ")" + type + R"(", "output": true}],
+      "body": [{"let": "i", "value": {"gid": "x"}},
+               {"if": {"lt": [{"var": "i"}, {"len": "out"}]},
+                "then": [{"store": "out", "index": {"var": "i"}, "value": {"load": "in", "index": {"var": "i"}}}]}]})";
+  };
+  for (const char* type : {"u8", "i8", "u16", "i16", "bool"}) {
+    const CheckedProgram p = program_from_json(doc(4, type));
+    EXPECT_EQ(to_string(p.program().buffers[0].type), type);
+    EXPECT_EQ(format_version(p.program()), 4u) << type;
+    const std::string text = program_to_json(p.program());
+    EXPECT_NE(text.find("\"vyre\": 4"), std::string::npos) << text;
+    EXPECT_EQ(program_from_json(text).program(), p.program()) << type;
+    auto ds = problems(doc(3, type));
+    EXPECT_TRUE(has(ds, "buffers[0].type", std::string(type) + " buffers need format version 4")) << dump(ds);
+  }
+  // A version-4 file of version-1 types is a version-1 program: its bytes and digest are version 1's.
+  EXPECT_EQ(format_version(program_from_json(doc(4, "u32")).program()), 1u);
+  EXPECT_EQ(digest(program_from_json(doc(4, "u32")).program()), digest(program_from_json(doc(1, "u32")).program()));
+  auto ds = problems(doc(4, "u64"));
+  EXPECT_TRUE(has(ds, "buffers[0].type", "u32, i32, f32, u8, i8, u16, i16 or bool")) << dump(ds);
 }
 
 TEST(Json, Version2DeclaresALaunchDomainAndVersion1CannotSayIt) {

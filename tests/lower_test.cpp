@@ -224,6 +224,28 @@ TEST(Lower, TextChangesComeWithANewLoweringVersion) {
                          << hash << ").";
 }
 
+// The same for format version 4's packed elements (docs/lowering.md, "Packed
+// elements"), whose text came after the corpus above was pinned.
+TEST(Lower, PackedElementTextChangesComeWithANewLoweringVersion) {
+  using namespace vyre::build;
+  std::string corpus = lower_to_wgsl(vyre::test::example("byte_count"));
+  for (ScalarType t : {ScalarType::U8, ScalarType::I8, ScalarType::U16, ScalarType::I16, ScalarType::Bool}) {
+    const ScalarType v = value_type(t);
+    corpus += lower_to_wgsl(ProgramBuilder("packed")
+                                .workgroup_size(64)
+                                .input("x", 0, t)
+                                .output("out", 1, t)
+                                .body({let("i", gid()), if_(lt(var("i"), len("out")), {store("out", var("i"), load("x", var("i")))}),
+                                       if_(eq(var("i"), u32(0)), {store("out", u32(1), v == ScalarType::Bool ? boolean(true)
+                                                                                     : v == ScalarType::I32 ? i32(-1) : u32(7))})})
+                                .build());
+  }
+  const std::string hash = sha256(corpus).hex();
+  EXPECT_EQ(kLoweringVersion, 10u);
+  EXPECT_EQ(hash, "7b12ac3277e2cfe4e54ff10f3a3cbda38f27b6b45a164a381853d0d13e103708") << "The lowering's output changed. Raise kLoweringVersion in include/vyre/lower.hpp, then "
+                         "update the version and this hash (" << hash << ").";
+}
+
 // A local no assign statement writes is a WGSL value (`let`); one that is
 // reassigned is storage (`var`). Slots tell apart two locals of one name in
 // sibling blocks, only one of them reassigned.

@@ -80,9 +80,17 @@ TEST(Validate, BindingsAreUniqueAndOnlyOnBoundBuffers) {
 }
 
 TEST(Validate, BufferTypesCountsAndOutputs) {
-  auto b = base({});
-  b.input("flags", 5, ScalarType::Bool);
-  EXPECT_TRUE(reports(check(b), "buffers[3].type", "not bool"));
+  for (ScalarType t : {ScalarType::Bool, ScalarType::U8, ScalarType::I8, ScalarType::U16, ScalarType::I16}) {
+    auto b = base({});
+    b.input("flags", 5, t);
+    EXPECT_TRUE(check(b).empty()) << to_string(t) << " storage buffers are format version 4";
+    auto u = base({});
+    u.uniform("flags", 5, t, 4);
+    EXPECT_TRUE(reports(check(u), "buffers[3].type", "a uniform buffer holds u32, i32 or f32")) << to_string(t);
+    auto w = base({});
+    w.buffer(Buffer{"w", std::nullopt, Access::Workgroup, t, 4, false});
+    EXPECT_TRUE(reports(check(w), "buffers[3].type", "a workgroup buffer holds u32, i32 or f32")) << to_string(t);
+  }
   auto c = base({});
   c.buffer(Buffer{"u", 5, Access::Uniform, ScalarType::U32, 0, false});
   EXPECT_TRUE(reports(check(c), "buffers[3].count", "positive count"));
@@ -194,6 +202,22 @@ TEST(Validate, AtomicsNeedAWritableIntegerBuffer) {
   EXPECT_TRUE(reports(at(atomic(AtomicOp::Max, "h", u32(0), u32(1))), "body[0].eval.value", "holds i32"));
   EXPECT_TRUE(reports(at(atomic_compare_exchange("h", u32(0), u32(0), i32(1))), "body[0].eval.expected", "holds i32"));
   EXPECT_TRUE(at(atomic_load("h", i32(2))).empty());
+}
+
+TEST(Validate, NarrowElementsLoadAsTheirValueTypeAndStoreFromIt) {
+  auto with = [](std::vector<Stmt> body) {
+    auto b = base(std::move(body));
+    b.input("bytes", 5, ScalarType::U8).output("shorts", 6, ScalarType::I16).output("mask", 7, ScalarType::Bool);
+    return check(b);
+  };
+  EXPECT_TRUE(with({let("x", load("bytes", u32(0))), store("out", u32(0), var("x")),
+                    store("shorts", u32(0), i32(-40000)), store("mask", u32(0), gt(load("bytes", u32(1)), u32(3)))})
+                  .empty());
+  EXPECT_TRUE(reports(with({store("shorts", u32(0), u32(1))}), "body[0].value", "holds i16 (stored from i32) but the value is u32"));
+  EXPECT_TRUE(reports(with({store("mask", u32(0), u32(1))}), "body[0].value", "holds bool but the value is u32"));
+  EXPECT_TRUE(reports(with({store("out", u32(0), cast(ScalarType::U8, u32(300)))}), "body[0].value.cast",
+                      "u8 is a storage type, not a value type: convert to u32"));
+  EXPECT_TRUE(reports(with({eval(atomic(AtomicOp::Add, "shorts", u32(0), i32(1)))}), "body[0].eval.buffer", "u32 or i32"));
 }
 
 TEST(Validate, BarriersNeedUniformControlFlow) {

@@ -22,7 +22,8 @@
 
 namespace vyre {
 
-// The size of every buffer element: u32, i32 and f32 alike.
+// The size of a buffer element of the 32-bit types (u32, i32, f32); narrow
+// and bool elements take element_bytes(type) (program.hpp).
 inline constexpr uint32_t kElementBytes = 4;
 
 // A dispatch's launch (docs/gpu.md, "Launches"): a launch domain, the
@@ -39,18 +40,27 @@ inline constexpr uint32_t kElementBytes = 4;
 // A buffer named by its name or by its binding number.
 using BufferRef = std::variant<std::string, uint32_t>;
 
-// The scalar type of a C++ element type a buffer can hold: uint32_t, int32_t
-// or float. Typed calls (Inputs::set, Inputs::view, OutputViews::view) are
-// checked against the buffer's declared type: float and int32_t must match
-// it; uint32_t fits any buffer, as its raw 4-byte words (exact f32 bits).
-// Byte calls are not checked.
+// The scalar type of a C++ element type a buffer can hold: uint32_t, int32_t,
+// float, and (format version 4) uint8_t, int8_t, uint16_t, int16_t, bool.
+// Typed calls (Inputs::set, Inputs::view, OutputViews::view) are checked
+// against the buffer's declared type: each must match it, except that
+// uint32_t fits any buffer of 4-byte elements, as its raw words (exact f32
+// bits). Byte calls are not checked.
 template <class T>
 constexpr ScalarType scalar_type_of() {
-  static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float>,
-                "vyre buffers hold u32 (uint32_t), i32 (int32_t) or f32 (float) elements; use bytes() for raw data");
+  static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float> ||
+                    std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint16_t> ||
+                    std::is_same_v<T, int16_t> || std::is_same_v<T, bool>,
+                "vyre buffers hold uint32_t, int32_t, float, uint8_t, int8_t, uint16_t, int16_t or bool elements; "
+                "use bytes() for raw data");
   if constexpr (std::is_same_v<T, uint32_t>) return ScalarType::U32;
   else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::I32;
-  else return ScalarType::F32;
+  else if constexpr (std::is_same_v<T, float>) return ScalarType::F32;
+  else if constexpr (std::is_same_v<T, uint8_t>) return ScalarType::U8;
+  else if constexpr (std::is_same_v<T, int8_t>) return ScalarType::I8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return ScalarType::U16;
+  else if constexpr (std::is_same_v<T, int16_t>) return ScalarType::I16;
+  else return ScalarType::Bool;
 }
 
 // Contents that live in GPU memory: vyre::gpu::DeviceBuffer, an output a
@@ -183,13 +193,14 @@ class VYRE_API Outputs {
   bool has(const std::string& name) const { return buffers_.count(name) != 0; }
   // Throws Error(invalid_input) for an unknown name.
   const std::vector<uint8_t>& bytes(const std::string& name) const;
-  // The output as elements of T: uint32_t, int32_t or float (any other T
-  // does not compile). Throws Error(invalid_input) for an unknown name or
+  // The output as elements of T: uint32_t, int32_t, float, uint8_t, int8_t,
+  // uint16_t or int16_t (a bool output reads as uint8_t, 0 or 1: no
+  // std::vector<bool>). Throws Error(invalid_input) for an unknown name or
   // bytes that are not a whole number of T.
   template <class T>
   std::vector<T> get(const std::string& name) const {
-    static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float>,
-                  "Outputs::get<T>: vyre buffers hold uint32_t, int32_t or float elements; use bytes() for raw data");
+    static_assert(!std::is_same_v<T, bool>, "Outputs::get<T>: read a bool output as uint8_t (0 or 1)");
+    static_assert(scalar_type_of<T>() != ScalarType::Bool, "Outputs::get<T>: see scalar_type_of");
     const auto& b = bytes(name);
     if (b.size() % sizeof(T) != 0) throw_not_whole(name, b.size(), sizeof(T));
     std::vector<T> out(b.size() / sizeof(T));

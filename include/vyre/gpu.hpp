@@ -167,14 +167,14 @@ class VYRE_API DeviceBuffer final : public DeviceContents {
 
   uint64_t size_bytes() const override;
   ScalarType type() const override;
-  uint32_t elements() const { return static_cast<uint32_t>(size_bytes() / kElementBytes); }
+  uint32_t elements() const { return static_cast<uint32_t>(size_bytes() / element_bytes(type())); }
   // Copies the contents to host memory. Throws Error(invalid_input) while the
   // Batch that writes it has not run, Error(device_lost) once its device is gone.
   std::vector<uint8_t> read() const override;
   void read_into(std::span<uint8_t> destination) const;  // exactly size_bytes()
   template <class T>
   std::vector<T> read_as() const {
-    static_assert(sizeof(T) == kElementBytes, "vyre buffers hold 4-byte elements");
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "vyre buffers hold 1-, 2- or 4-byte elements");
     const std::vector<uint8_t> bytes = read();
     std::vector<T> out(bytes.size() / sizeof(T));
     if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));

@@ -22,9 +22,23 @@ namespace vyre {
 // The newest format version this build reads (docs/format-v2.md, docs/format-v3.md). A program
 // is written in the oldest version that holds it (format_version), so a
 // version-1 program keeps its bytes and its digest.
-inline constexpr uint32_t kFormatVersion = 3;
+inline constexpr uint32_t kFormatVersion = 4;
 
-enum class ScalarType : uint8_t { U32, I32, F32, Bool };
+// Value types (u32, i32, f32, bool) and, from format version 4, the narrow
+// storage types: a buffer of U8, I8, U16 or I16 holds 1- or 2-byte elements
+// that load as u32 or i32 (zero- or sign-extended) and store from them
+// (keeping the low bits); a Bool buffer holds one byte per element (0 or 1).
+// Expressions never have a narrow type. New types go at the end: the enum's
+// values are the wire's type tags.
+enum class ScalarType : uint8_t { U32, I32, F32, Bool, U8, I8, U16, I16 };
+
+// True for the storage-only types, which no expression has.
+VYRE_API bool is_narrow(ScalarType t);
+// The type a load of an element of this storage type gives, and a store takes:
+// u32 for U8 and U16, i32 for I8 and I16, the type itself otherwise.
+VYRE_API ScalarType value_type(ScalarType storage);
+// The bytes of one element in host memory and in a dispatch's contents.
+VYRE_API uint32_t element_bytes(ScalarType t);
 
 enum class Access : uint8_t { Read, ReadWrite, Uniform, Workgroup };
 
@@ -137,8 +151,9 @@ struct VYRE_API Program {
   friend bool operator==(const Program&, const Program&) = default;
 };
 
-// The oldest format version that holds `program`: 3 when it declares a
-// domain in a shape, 2 when it declares a flat domain, else 1.
+// The oldest format version that holds `program`: 4 when it uses a version-4
+// feature (a narrow or bool buffer), 3 when it declares a domain in a shape,
+// 2 when it declares a flat domain, else 1.
 VYRE_API uint32_t format_version(const Program& program);
 
 // Buffers in canonical order: bound buffers by binding, then workgroup

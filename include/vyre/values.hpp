@@ -16,7 +16,9 @@
 
 namespace vyre {
 
-// "1,2,0x10" for u32; "-1,2" for i32; "1.5,nan,-inf" for f32. Throws
+// "1,2,0x10" for u32; "-1,2" for i32; "1.5,nan,-inf" for f32; "255,0x7f" for
+// u8 (a value the element holds: 256 is refused, never cut); "true,0" for
+// bool (written back as true and false). Throws
 // Error(invalid_input) naming `what` and the bad value.
 VYRE_API std::vector<uint8_t> parse_values(ScalarType type, std::string_view csv, const std::string& what);
 

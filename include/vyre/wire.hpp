@@ -19,7 +19,7 @@ namespace vyre {
 
 // The newest wire version (docs/wire-format.md): a program is encoded in
 // the version of its format (format_version), so version-1 bytes never change.
-inline constexpr uint32_t kWireVersion = 3;
+inline constexpr uint32_t kWireVersion = 4;
 
 struct VYRE_API WireLimits {
   size_t max_bytes = 16u << 20;

@@ -48,10 +48,11 @@ const Buffer* resolve(const Program& program, const BufferRef& ref) {
 bool needs_contents(const Buffer& b) { return b.access == Access::Read || b.access == Access::Uniform; }
 
 uint32_t elements_of_contents(const Buffer& b, std::span<const uint8_t> bytes) {
-  if (bytes.size() % kElementBytes != 0)
-    refuse("input for " + describe(b) + " has " + std::to_string(bytes.size()) +
-           " bytes, not a whole number of 4-byte " + std::string(to_string(b.type)) + " elements");
-  const uint64_t elements = bytes.size() / kElementBytes;
+  const uint32_t size = element_bytes(b.type);
+  if (bytes.size() % size != 0)
+    refuse("input for " + describe(b) + " has " + std::to_string(bytes.size()) + " bytes, not a whole number of " +
+           std::to_string(size) + "-byte " + std::string(to_string(b.type)) + " elements");
+  const uint64_t elements = bytes.size() / size;
   if (elements > std::numeric_limits<uint32_t>::max())
     refuse("input for " + describe(b) + " has " + std::to_string(elements) +
            " elements; a buffer holds at most 4294967295");
@@ -61,14 +62,21 @@ uint32_t elements_of_contents(const Buffer& b, std::span<const uint8_t> bytes) {
   return static_cast<uint32_t>(elements);
 }
 
-// u32 values are the words of any buffer (exact f32 bits, NaN payloads
-// included); i32 and f32 values must be the buffer's own type.
-bool fits_type(ScalarType given, ScalarType buffer) { return given == buffer || given == ScalarType::U32; }
+// u32 values are the words of any buffer of 4-byte elements (exact f32 bits,
+// NaN payloads included); other values must be the buffer's own type (a u8
+// buffer takes uint8_t, never words of four elements).
+bool fits_type(ScalarType given, ScalarType buffer) {
+  return given == buffer || (given == ScalarType::U32 && element_bytes(buffer) == 4);
+}
 
 std::string type_mismatch(const Buffer& b, ScalarType given, bool on_device) {
   return "input for " + describe(b) + (on_device ? " is a DeviceBuffer of " : " is given as ") +
          std::string(to_string(given)) + " elements; the buffer holds " + std::string(to_string(b.type)) +
-         (on_device ? "" : ": give " + std::string(to_string(b.type)) + " values (or its bits as u32 values)");
+         (on_device ? ""
+          : element_bytes(b.type) == 4
+              ? ": give " + std::string(to_string(b.type)) + " values (or its bits as u32 values)"
+              : ": give " + std::string(to_string(b.type)) + " values, " + std::to_string(element_bytes(b.type)) +
+                    " byte(s) each");
 }
 
 void plan_buffer(const Buffer& b, const Inputs::Entry* entry, BufferPlan& plan) {
@@ -84,10 +92,11 @@ void plan_buffer(const Buffer& b, const Inputs::Entry* entry, BufferPlan& plan) 
       refuse("input for " + describe(b) + " is a DeviceBuffer; a uniform takes host values: read() it and give "
              "its contents");
     const uint64_t bytes = entry->device->size_bytes();
-    if (bytes % kElementBytes != 0 || bytes / kElementBytes > std::numeric_limits<uint32_t>::max())
-      refuse("DeviceBuffer for " + describe(b) + " has " + std::to_string(bytes) + " bytes, not a whole number of "
-             "4-byte elements below 2^32");
-    plan.elements = static_cast<uint32_t>(bytes / kElementBytes);
+    const uint32_t size = element_bytes(b.type);
+    if (bytes % size != 0 || bytes / size > std::numeric_limits<uint32_t>::max())
+      refuse("DeviceBuffer for " + describe(b) + " has " + std::to_string(bytes) + " bytes, not a whole number of " +
+             std::to_string(size) + "-byte elements below 2^32");
+    plan.elements = static_cast<uint32_t>(bytes / size);
     if (b.count != 0 && plan.elements != b.count)
       refuse("DeviceBuffer for " + describe(b) + " has " + std::to_string(plan.elements) +
              " elements; the program fixes " + std::to_string(b.count));
@@ -271,7 +280,7 @@ void resolve_output_views(const Program& program, const DispatchPlan& plan, cons
     if (view.type && !fits_type(*view.type, b->type))
       refuse("output view for " + describe(*b) + " holds " + std::string(to_string(*view.type)) +
              " elements; the buffer holds " + std::string(to_string(b->type)));
-    const uint64_t bytes = uint64_t{it->elements} * kElementBytes;
+    const uint64_t bytes = uint64_t{it->elements} * element_bytes(b->type);
     if (view.bytes.size() != bytes)
       refuse("output view for " + describe(*b) + " has " + std::to_string(view.bytes.size()) +
              " bytes; this dispatch's output has " + std::to_string(it->elements) + " elements (" +

@@ -17,6 +17,7 @@
 #include "gpu/driver_defects.hpp"
 #include "gpu/fingerprint.hpp"
 #include "gpu/instance.hpp"
+#include "gpu/word_aligned.hpp"
 #include "util/log.hpp"
 #include "util/stopwatch.hpp"
 #include "vyre/error.hpp"
@@ -216,7 +217,7 @@ DeviceOutputs PipelineState::resident_outputs(DispatchJob& target, bool pending)
       outputs[p.buffer->name] = std::move(given);
       continue;
     }
-    auto made = make_device_buffer(pool, uint64_t{p.elements} * kElementBytes, p.buffer->type,
+    auto made = make_device_buffer(pool, uint64_t{p.elements} * element_bytes(p.buffer->type), p.buffer->type,
                                    "output '" + p.buffer->name + "' of '" + program.name() + "'");
     made->state(kStateKey).pending = pending;
     target.resident[i] = made.get();
@@ -365,9 +366,10 @@ BackendCounters Backend::counters() const {
 }
 
 std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, ScalarType type) {
-  if (bytes.size() % kElementBytes != 0)
-    throw Error(ErrorKind::invalid_input, "upload of " + std::to_string(bytes.size()) +
-                                              " bytes: not a whole number of 4-byte elements");
+  if (bytes.size() % element_bytes(type) != 0)
+    throw Error(ErrorKind::invalid_input, "upload of " + std::to_string(bytes.size()) + " bytes: not a whole number of " +
+                                              std::to_string(element_bytes(type)) + "-byte " +
+                                              std::string(to_string(type)) + " elements");
   const BackendState::Live now = checked(impl_).live();
   const WGPULimits& limits = now.device->limits();
   if (bytes.size() > limits.maxStorageBufferBindingSize || bytes.size() > limits.maxBufferSize)
@@ -378,7 +380,7 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
                     "). Split the data over several buffers.");
   auto buffer = make_device_buffer(now.pool, bytes.size(), type, "an upload of " + std::to_string(bytes.size()) + " bytes");
   if (!bytes.empty())
-    wgpuQueueWriteBuffer(now.device->queue(), buffer->state(kStateKey).buffer.buffer.get(), 0, bytes.data(), bytes.size());
+    write_word_padded(now.device->queue(), buffer->state(kStateKey).buffer.buffer.get(), 0, bytes);
   return buffer;
 }
 

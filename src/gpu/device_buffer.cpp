@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "gpu/map_tracker.hpp"
+#include "gpu/word_aligned.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::gpu {
@@ -12,7 +13,7 @@ std::shared_ptr<DeviceBuffer> make_device_buffer(const std::shared_ptr<BufferPoo
                                                  ScalarType type, std::string origin) {
   auto impl = std::make_unique<DeviceBufferState>();
   impl->pool = pool;
-  impl->buffer = pool->acquire(std::max<uint64_t>(bytes, 4));  // WebGPU cannot bind nothing
+  impl->buffer = pool->acquire(std::max<uint64_t>(word_rounded(bytes), 4));  // WebGPU cannot bind nothing
   impl->bytes = bytes;
   impl->type = type;
   impl->origin = std::move(origin);
@@ -71,20 +72,21 @@ void DeviceBuffer::read_into(std::span<uint8_t> destination) const {
   if (impl_->bytes == 0) return;
 
   const uint64_t bytes = impl_->bytes;
-  GpuBuffer staging = pool.acquire_staging(bytes);
+  const uint64_t words = word_rounded(bytes);  // copies and maps move whole words
+  GpuBuffer staging = pool.acquire_staging(words);
   auto tracker = std::make_unique<MapTracker>();
   tracker->begin(1);
   {
     std::lock_guard lock(device.scope_mutex());
     ErrorScope scope(device);
     wgpu::CommandEncoder encoder(wgpuDeviceCreateCommandEncoder(device.device(), nullptr));
-    wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), impl_->buffer.buffer.get(), 0, staging.buffer.get(), 0, bytes);
+    wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), impl_->buffer.buffer.get(), 0, staging.buffer.get(), 0, words);
     const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
     scope.check("the GPU rejected reading a DeviceBuffer back");
     device.check_alive();
     device.submit(commands.get());
   }
-  tracker->request(staging.buffer.get(), bytes);
+  tracker->request(staging.buffer.get(), words);
   try {
     device.poll_until([&] { return tracker->done(); });
   } catch (...) {
@@ -92,7 +94,7 @@ void DeviceBuffer::read_into(std::span<uint8_t> destination) const {
     throw;
   }
   if (!tracker->ok(0)) throw Error(ErrorKind::gpu, "reading a DeviceBuffer back failed: " + tracker->error());
-  const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(staging.buffer.get(), 0, bytes));
+  const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(staging.buffer.get(), 0, words));
   if (data != nullptr) std::memcpy(destination.data(), data, bytes);
   wgpuBufferUnmap(staging.buffer.get());
   pool.give_back_staging(std::move(staging));

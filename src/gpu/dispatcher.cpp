@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gpu/device_buffer.hpp"
+#include "gpu/word_aligned.hpp"
 #include "util/stopwatch.hpp"
 #include "vyre/error.hpp"
 
@@ -155,7 +156,10 @@ void Dispatcher::bind(DispatchJob& job) {
         upload = {};
       }
     }
-    if (!upload.empty()) wgpuQueueWriteBuffer(queue, b.buffer, 0, upload.data(), upload.size());
+    if (!upload.empty()) {
+      write_word_padded(queue, b.buffer, 0, upload);
+      b.clear_from = std::max<uint64_t>(b.clear_from, word_rounded(upload.size()));
+    }
     if (b.clear_from < b.bytes && b.bytes - b.clear_from <= kZeroByWriteBytes) {
       wgpuQueueWriteBuffer(queue, b.buffer, b.clear_from, kZeros.data(), b.bytes - b.clear_from);
       b.clear_from = b.bytes;
@@ -163,7 +167,7 @@ void Dispatcher::bind(DispatchJob& job) {
     const std::span<uint8_t> destination = job.readback[b.plan_index];
     b.staging = nullptr;
     if (!destination.empty()) {
-      ensure(f.staging[i], destination.size(), kStagingUsage);
+      ensure(f.staging[i], word_rounded(destination.size()), kStagingUsage);
       b.staging = f.staging[i].buffer.get();
     }
   }
@@ -282,7 +286,7 @@ void Dispatcher::encode_copies(const DispatchJob& job, WGPUCommandEncoder encode
   const Frame& f = *frames_[job.frame];
   for (const Bound& b : f.bound)
     if (b.staging != nullptr)
-      wgpuCommandEncoderCopyBufferToBuffer(encoder, b.buffer, 0, b.staging, 0, job.readback[b.plan_index].size());
+      wgpuCommandEncoderCopyBufferToBuffer(encoder, b.buffer, 0, b.staging, 0, word_rounded(job.readback[b.plan_index].size()));
   if (f.guard)
     wgpuCommandEncoderCopyBufferToBuffer(encoder, f.guard.buffer.get(), 0, f.guard_staging.buffer.get(), 0, kElementBytes);
 }
@@ -298,7 +302,7 @@ size_t Dispatcher::maps_needed(const DispatchJob& job) const {
 void Dispatcher::request_maps(DispatchJob& job, MapTracker& tracker) {
   Frame& f = *frames_[job.frame];
   for (Bound& b : f.bound)
-    if (b.staging != nullptr) b.map_index = tracker.request(b.staging, job.readback[b.plan_index].size());
+    if (b.staging != nullptr) b.map_index = tracker.request(b.staging, word_rounded(job.readback[b.plan_index].size()));
   job.loop_cut_short = false;
   if (f.guard) f.guard_map_index = tracker.request(f.guard_staging.buffer.get(), kElementBytes);
 }
@@ -308,7 +312,7 @@ void Dispatcher::copy_out(DispatchJob& job, const MapTracker& tracker) {
   for (const Bound& b : f.bound) {
     if (b.staging == nullptr || !tracker.ok(b.map_index)) continue;
     const std::span<uint8_t> destination = job.readback[b.plan_index];
-    const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(b.staging, 0, destination.size()));
+    const auto* data = static_cast<const uint8_t*>(wgpuBufferGetConstMappedRange(b.staging, 0, word_rounded(destination.size())));
     if (data == nullptr)
       throw Error(ErrorKind::gpu, "reading output '" + job.plan.buffers[b.plan_index].buffer->name +
                                       "' back failed: no mapped range");
@@ -347,7 +351,7 @@ std::vector<std::vector<uint8_t>> read_back_every_output(DispatchJob& job) {
   std::vector<std::vector<uint8_t>> data(job.plan.buffers.size());
   for (size_t i = 0; i < job.plan.buffers.size(); ++i) {
     if (!job.plan.buffers[i].buffer->output) continue;
-    data[i].resize(uint64_t{job.plan.buffers[i].elements} * kElementBytes);
+    data[i].resize(uint64_t{job.plan.buffers[i].elements} * element_bytes(job.plan.buffers[i].buffer->type));
     job.readback[i] = data[i];
   }
   return data;

@@ -62,7 +62,7 @@ class JsonReader {
     if (const Value* v = required(doc, "", "buffers", "an array of buffer declarations")) {
       if (expect(*v, Kind::Array, "buffers", "an array")) {
         for (size_t i = 0; i < v->items.size(); ++i)
-          p.buffers.push_back(buffer(v->items[i], "buffers[" + std::to_string(i) + "]"));
+          p.buffers.push_back(buffer(v->items[i], "buffers[" + std::to_string(i) + "]", version));
       }
     }
     if (const Value* v = required(doc, "", "body", "an array of statements")) p.body = block(*v, "body");
@@ -156,7 +156,9 @@ class JsonReader {
     return v.text;
   }
 
-  Buffer buffer(const Value& v, const std::string& at) {
+  static constexpr const char* kBufferTypes = "u32, i32, f32, u8, i8, u16, i16 or bool";
+
+  Buffer buffer(const Value& v, const std::string& at, uint64_t version) {
     Buffer b;
     if (!expect(v, Kind::Object, at, "a buffer declaration object")) return b;
     allow_keys(v, at, {"name", "binding", "access", "type", "count", "output"});
@@ -171,12 +173,15 @@ class JsonReader {
           error(at + ".access", "unknown access '" + *s + "' (read, read_write, uniform or workgroup)");
       }
     }
-    if (const Value* t = required(v, at, "type", "u32, i32 or f32")) {
+    if (const Value* t = required(v, at, "type", kBufferTypes)) {
       if (auto s = string(*t, at + ".type")) {
-        if (auto type = scalar_type_from_string(*s))
-          b.type = *type;
+        auto type = scalar_type_from_string(*s);
+        if (!type)
+          error(at + ".type", "unknown type '" + *s + "' (" + kBufferTypes + ")");
+        else if ((is_narrow(*type) || *type == ScalarType::Bool) && version < 4)
+          error(at + ".type", std::string(to_string(*type)) + " buffers need format version 4 (\"vyre\": 4)");
         else
-          error(at + ".type", "unknown type '" + *s + "' (u32, i32 or f32)");
+          b.type = *type;
       }
     }
     if (const Value* n = v.find("binding")) {

@@ -6,7 +6,15 @@
 
 namespace vyre {
 
+namespace {
+bool uses_version_4(const Program& program) {
+  return std::any_of(program.buffers.begin(), program.buffers.end(),
+                     [](const Buffer& b) { return is_narrow(b.type) || b.type == ScalarType::Bool; });
+}
+}  // namespace
+
 uint32_t format_version(const Program& program) {
+  if (uses_version_4(program)) return 4;
   if (!program.domain_shape.empty()) return 3;
   return program.domain.empty() ? 1 : 2;
 }
@@ -115,14 +123,39 @@ std::string_view to_string(ScalarType t) {
     case ScalarType::I32: return "i32";
     case ScalarType::F32: return "f32";
     case ScalarType::Bool: return "bool";
+    case ScalarType::U8: return "u8";
+    case ScalarType::I8: return "i8";
+    case ScalarType::U16: return "u16";
+    case ScalarType::I16: return "i16";
   }
   return "?";
 }
 
 std::optional<ScalarType> scalar_type_from_string(std::string_view s) {
-  for (auto t : {ScalarType::U32, ScalarType::I32, ScalarType::F32, ScalarType::Bool})
+  for (auto t : {ScalarType::U32, ScalarType::I32, ScalarType::F32, ScalarType::Bool, ScalarType::U8, ScalarType::I8,
+                 ScalarType::U16, ScalarType::I16})
     if (to_string(t) == s) return t;
   return std::nullopt;
+}
+
+bool is_narrow(ScalarType t) {
+  return t == ScalarType::U8 || t == ScalarType::I8 || t == ScalarType::U16 || t == ScalarType::I16;
+}
+
+ScalarType value_type(ScalarType storage) {
+  switch (storage) {
+    case ScalarType::U8: case ScalarType::U16: return ScalarType::U32;
+    case ScalarType::I8: case ScalarType::I16: return ScalarType::I32;
+    default: return storage;
+  }
+}
+
+uint32_t element_bytes(ScalarType t) {
+  switch (t) {
+    case ScalarType::U8: case ScalarType::I8: case ScalarType::Bool: return 1;
+    case ScalarType::U16: case ScalarType::I16: return 2;
+    default: return 4;
+  }
 }
 
 std::string_view to_string(Access a) {

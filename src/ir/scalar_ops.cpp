@@ -136,6 +136,7 @@ uint32_t apply_binary(Op op, ScalarType type, uint32_t a, uint32_t b) {
       if (op == Op::Eq) return a == b;
       if (op == Op::Ne) return a != b;
       break;
+    default: break;  // storage types: no expression has one
   }
   throw std::logic_error("reference: bad operator for its type");
 }

@@ -136,7 +136,12 @@ class Validator {
         error(at + ".binding", "binding " + std::to_string(*b.binding) + " is already used by buffers[" +
                                    std::to_string(it->second) + "]");
       }
-      if (b.type == ScalarType::Bool) error(at + ".type", "buffers hold u32, i32 or f32, not bool");
+      // Narrow and bool elements are packed into 32-bit words in storage
+      // buffers; uniform and workgroup memory keep whole words.
+      if ((is_narrow(b.type) || b.type == ScalarType::Bool) &&
+          (b.access == Access::Uniform || b.access == Access::Workgroup))
+        error(at + ".type", std::string(to_string(b.type)) + " elements are for read and read_write buffers; a " +
+                                std::string(to_string(b.access)) + " buffer holds u32, i32 or f32");
       if ((b.access == Access::Uniform || b.access == Access::Workgroup) && b.count == 0)
         error(at + ".count", std::string(to_string(b.access)) + " buffers need a positive count");
       if (b.output && b.access != Access::ReadWrite)
@@ -215,8 +220,10 @@ class Validator {
         } else if (b->access != Access::ReadWrite && b->access != Access::Workgroup) {
           error(at + ".store", "buffer '" + s.name + "' is " + std::string(to_string(b->access)) +
                                    "; stores need a read_write or workgroup buffer");
-        } else if (t && *t != b->type) {
+        } else if (t && *t != value_type(b->type)) {
           error(at + ".value", "buffer '" + s.name + "' holds " + std::string(to_string(b->type)) +
+                                   (is_narrow(b->type) ? " (stored from " + std::string(to_string(value_type(b->type))) + ")"
+                                                       : std::string()) +
                                    " but the value is " + std::string(to_string(*t)));
         }
         break;
@@ -346,7 +353,7 @@ class Validator {
         check_index(e.args[0], at + ".index");
         const Buffer* b = lookup_buffer(e.name, key);
         note_buffer(&e, b);
-        return b ? Type(b->type) : std::nullopt;
+        return b ? Type(value_type(b->type)) : std::nullopt;
       }
       case OpClass::Len: {
         const Buffer* b = lookup_buffer(e.name, key);
@@ -485,7 +492,12 @@ class Validator {
     }
     Type from = check_expr(e.args[0], at + ".value");
     if (e.imm > static_cast<uint32_t>(ScalarType::Bool)) {
-      error(key, "unknown target type");
+      const auto narrow = static_cast<ScalarType>(e.imm);
+      error(key, e.imm <= static_cast<uint32_t>(ScalarType::I16)
+                     ? std::string(to_string(narrow)) + " is a storage type, not a value type: convert to " +
+                           std::string(to_string(value_type(narrow))) + " (a store to a " +
+                           std::string(to_string(narrow)) + " buffer keeps the low bits)"
+                     : "unknown target type");
       return std::nullopt;
     }
     const auto to = static_cast<ScalarType>(e.imm);

@@ -6,7 +6,8 @@ namespace vyre {
 
 uint64_t ShaderBinding::binding_bytes(uint64_t elements) const {
   if (kind == BindingKind::Uniform) return (elements + 3) / 4 * 16;
-  return elements * 4;
+  // Narrow and bool elements are packed into the words of an array<u32>.
+  return (elements * element_bytes(type) + 3) / 4 * 4;
 }
 
 uint64_t ShaderInterface::lengths_bytes() const { return (uniform_slots() + 3) / 4 * 16; }

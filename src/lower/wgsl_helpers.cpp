@@ -79,6 +79,8 @@ std::string wgsl_type(ScalarType t) {
     case ScalarType::I32: return "i32";
     case ScalarType::F32: return "f32";
     case ScalarType::Bool: return "bool";
+    // Storage types live in words (packed_elements.hpp); no value has one.
+    case ScalarType::U8: case ScalarType::I8: case ScalarType::U16: case ScalarType::I16: break;
   }
   return "u32";
 }

@@ -15,6 +15,7 @@
 #include "lower/program_passes.hpp"
 #include "lower/widening.hpp"
 #include "lower/approximate_forms.hpp"
+#include "lower/packed_elements.hpp"
 #include "lower/wgsl_helpers.hpp"
 #include "lower/wgsl_literal.hpp"
 #include "vyre/error.hpp"
@@ -24,6 +25,7 @@ namespace vyre {
 namespace {
 
 using lowering::holds_atomic;
+using lowering::is_packed;
 using wgsl::HelperSet;
 using wgsl::wgsl_type;
 
@@ -70,8 +72,10 @@ class WgslLowering {
     // Bound buffers, from the interface (in canonical order, which puts them
     // before the workgroup buffers).
     for (const ShaderBinding& sb : iface_.bindings) {
-      const std::string t = wgsl_type(sb.type);
-      const std::string element = sb.atomic ? "atomic<" + t + ">" : sb.wide ? "vec4<" + t + ">" : t;
+      const bool packed = is_packed(sb.type);
+      const std::string t = packed ? "u32" : wgsl_type(sb.type);
+      const std::string element = sb.atomic || atomic_words(sb) ? "atomic<" + t + ">" : sb.wide ? "vec4<" + t + ">" : t;
+      const uint64_t count = packed ? lowering::packed_words(sb.type, sb.count) : sb.count;
       const std::string n = buffer_name(sb.buffer);
       const std::string at = "@group(" + std::to_string(sb.group) + ") @binding(" + std::to_string(sb.binding) + ") ";
       if (sb.kind == BindingKind::Uniform) {
@@ -81,7 +85,7 @@ class WgslLowering {
         continue;
       }
       const std::string array =
-          sb.count == 0 ? "array<" + element + ">" : "array<" + element + ", " + std::to_string(sb.count) + ">";
+          count == 0 ? "array<" + element + ">" : "array<" + element + ", " + std::to_string(count) + ">";
       out += at + "var<storage, " + (sb.kind == BindingKind::StorageRead ? "read" : "read_write") + "> " + n + ": " +
              array + ";\n";
     }
@@ -243,9 +247,10 @@ class WgslLowering {
           line(depth, *lane + " = " + expr(s.exprs[1]) + ";");
           return;
         }
-        const std::string element = buffer_name(b.name) + "[" + index(s.exprs[0], b) + "]";
-        const std::string store = atomic(b) ? "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");"
-                                            : element + " = " + expr(s.exprs[1]) + ";";
+        const std::string element = is_packed(b.type) ? "" : buffer_name(b.name) + "[" + index(s.exprs[0], b) + "]";
+        const std::string store = is_packed(b.type) ? packed_store(b, s.exprs[0], s.exprs[1])
+                                  : atomic(b)       ? "atomicStore(&" + element + ", " + expr(s.exprs[1]) + ");"
+                                                    : element + " = " + expr(s.exprs[1]) + ";";
         line(depth, iface_.domain_guard ? "if (vyre_in_domain) { " + store + " }" : store);
         return;
       }
@@ -321,6 +326,24 @@ class WgslLowering {
   // ---- types ---------------------------------------------------------------
 
   bool atomic(const Buffer& b) const { return original_.atomic(static_cast<uint32_t>(&b - program_.buffers.data())); }
+
+  // A writable packed buffer is made of atomic words (packed_elements.hpp).
+  static bool atomic_words(const ShaderBinding& sb) {
+    return is_packed(sb.type) && sb.kind == BindingKind::StorageReadWrite;
+  }
+  static bool atomic_words(const Buffer& b) { return is_packed(b.type) && b.access == Access::ReadWrite; }
+
+  std::string packed_load(const Buffer& b, const Expr& index) {
+    const std::string name = "vyre_load_" + buffer_name(b.name);
+    helpers_.define(name, lowering::packed_loader(name, buffer_name(b.name), b.type, atomic_words(b)));
+    return name + "(" + as_u32(index) + ")";
+  }
+
+  std::string packed_store(const Buffer& b, const Expr& index, const Expr& value) {
+    const std::string name = "vyre_store_" + buffer_name(b.name);
+    helpers_.define(name, lowering::packed_storer(name, buffer_name(b.name), b.type));
+    return name + "(" + as_u32(index) + ", " + expr(value) + ");";
+  }
 
   ScalarType type_of(const Expr& e) const { return checked_.type(e); }
 
@@ -444,6 +467,7 @@ class WgslLowering {
     if (b.access == Access::Uniform)
       return helpers_.use_uniform_loader(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ")";
     if (auto lane = lane_element(b)) return *lane;
+    if (is_packed(b.type)) return packed_load(b, e.args[0]);
     const std::string element = buffer_name(b.name) + "[" + index(e.args[0], b) + "]";
     return atomic(b) ? "atomicLoad(&" + element + ")" : element;
   }

@@ -133,8 +133,12 @@ std::optional<Widening> find_widening(const CheckedProgram& c, const ShaderOptio
   if (wg[1] != 1 || wg[2] != 1) return refuse("the workgroup is not one-dimensional");
   if (p.body.size() != 2 || p.body[0].op != StmtOp::Let || p.body[1].op != StmtOp::If || !p.body[1].else_body.empty())
     return refuse("the body is not `let i = <index>; if (i < len(buffer)) { ... }`");
-  for (const Buffer& b : p.buffers)
+  for (const Buffer& b : p.buffers) {
     if (b.access == Access::Workgroup) return refuse("it has workgroup memory");
+    // Packed elements share words: a vec4 of them is not four lanes' elements.
+    if (is_narrow(b.type) || b.type == ScalarType::Bool)
+      return refuse("buffer '" + b.name + "' holds " + std::string(to_string(b.type)) + " elements, packed in words");
+  }
   const Stmt& let = p.body[0];
   const Stmt& check = p.body[1];
   Widening w;

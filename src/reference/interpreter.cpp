@@ -12,6 +12,7 @@
 
 #include "dispatch/plan.hpp"
 #include "ir/scalar_ops.hpp"
+#include "reference/element_memory.hpp"
 #include "reference/race_check.hpp"
 #include "reference/source_path.hpp"
 #include "reference/workgroup_fibers.hpp"
@@ -174,7 +175,7 @@ class Machine {
         const uint32_t v = eval(s.exprs[1], inv);
         if (uint32_t* slot = element(s.index, s.exprs[0], i, inv, "a store to", s.source); slot && inv.in_domain) {
           if (races_) races_->store(s.index, static_cast<size_t>(slot - memory_[s.index].data.data()), who(s.index, inv, s.source));
-          *slot = v;
+          *slot = stored_bits(program_.buffers[s.index].type, v);
         }
         return Flow::Next;
       }
@@ -231,7 +232,7 @@ class Machine {
         const uint32_t* slot = element(e.index, e.args[0], i, inv, "a load of", e.source);
         if (races_ && slot && inv.in_domain)
           races_->load(e.index, static_cast<size_t>(slot - memory_[e.index].data.data()), who(e.index, inv, e.source));
-        return slot ? *slot : 0;
+        return slot ? loaded_value(program_.buffers[e.index].type, *slot) : 0;
       }
       case OpClass::Binary: {
         const uint32_t a = eval(e.args[0], inv);
@@ -295,6 +296,7 @@ class Machine {
 // must be refused at once, not after zeroing 16 GiB.
 void refuse_beyond_memory_bound(const Program& program, const DispatchPlan& plan) {
   uint64_t bytes = 0;
+  // One 32-bit slot per element, narrow ones included (element_memory.hpp).
   for (const auto& bp : plan.buffers) bytes += uint64_t{bp.elements} * kElementBytes;
   for (const auto& b : program.buffers)
     if (b.access == Access::Workgroup) bytes += uint64_t{b.count} * kElementBytes;
@@ -323,11 +325,9 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
     const size_t i = static_cast<size_t>(bp.buffer - program.buffers.data());
     memory[i].length = bp.elements;
     memory[i].data.assign(bp.elements, 0);
-    if (!bp.initial.empty()) std::memcpy(memory[i].data.data(), bp.initial.data(), bp.initial.size());
-    if (bp.device != nullptr) {  // contents kept on a GPU: the interpreter works on a host copy
-      const std::vector<uint8_t> contents = bp.device->read();
-      std::memcpy(memory[i].data.data(), contents.data(), std::min<size_t>(contents.size(), memory[i].data.size() * 4));
-    }
+    fill_slots(bp.buffer->type, bp.initial, memory[i].data);
+    if (bp.device != nullptr)  // contents kept on a GPU: the interpreter works on a host copy
+      fill_slots(bp.buffer->type, bp.device->read(), memory[i].data);
   }
   std::vector<size_t> workgroup_buffers;
   for (size_t i = 0; i < program.buffers.size(); ++i)
@@ -395,9 +395,7 @@ Outputs run(const CheckedProgram& checked, const Inputs& inputs, const ShaderOpt
   for (size_t i = 0; i < program.buffers.size(); ++i) {
     const Buffer& b = program.buffers[i];
     if (!b.output) continue;
-    std::vector<uint8_t> bytes(memory[i].data.size() * kElementBytes);
-    if (!bytes.empty()) std::memcpy(bytes.data(), memory[i].data.data(), bytes.size());
-    out[b.name] = std::move(bytes);
+    out[b.name] = slot_bytes(b.type, memory[i].data);
   }
   return Outputs(std::move(out));
 }

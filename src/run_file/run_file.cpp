@@ -34,7 +34,7 @@ std::vector<uint8_t> read_input_file(const Buffer& b, const std::string& path) {
   ReadBound bound{kMaxInputFileBytes, "--input " + b.name + " (@" + path + ")",
                   "the limit of an @FILE input (vyre::kMaxInputFileBytes)"};
   if (b.count != 0) {
-    bound.max_bytes = uint64_t{b.count} * kElementBytes;
+    bound.max_bytes = uint64_t{b.count} * element_bytes(b.type);
     bound.limit = "the size of '" + b.name + "' (the program fixes it at " + std::to_string(b.count) + " elements)";
   }
   return read_file_bounded(path, bound);

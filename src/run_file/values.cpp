@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "run_file/values_json.hpp"
 #include "util/f32_text.hpp"
@@ -13,14 +14,34 @@
 namespace vyre {
 namespace {
 
-void append_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+// One element's bytes, little-endian: element_bytes(type) of them.
+void append_element(std::vector<uint8_t>& out, ScalarType type, uint32_t v) {
+  for (uint32_t i = 0; i < element_bytes(type); ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-uint32_t read_u32(const std::vector<uint8_t>& bytes, size_t i) {
+// Element i's raw bits, zero-extended.
+uint32_t read_element(ScalarType type, const std::vector<uint8_t>& bytes, size_t i) {
+  const uint32_t size = element_bytes(type);
   uint32_t v = 0;
-  std::memcpy(&v, bytes.data() + 4 * i, 4);
+  for (uint32_t k = 0; k < size; ++k) v |= uint32_t{bytes[size * i + k]} << (8 * k);
   return v;
+}
+
+// A narrow value written as its value type must fit the element: 300 is no
+// u8 (a store in a program keeps the low bits; an input is the caller's
+// number and is never cut). Hex gives the element's bits: 0xff is i8 -1.
+uint32_t narrow(ScalarType type, uint32_t v, bool hex, const std::function<Error(const std::string&)>& bad) {
+  const int bits = static_cast<int>(element_bytes(type)) * 8;
+  const uint32_t mask = (1u << bits) - 1;
+  if (hex || value_type(type) == ScalarType::U32) {
+    if (v > mask) throw bad("does not fit " + std::string(to_string(type)) + " (0 to " + std::to_string(mask) + ")");
+    return v;
+  }
+  const auto s = static_cast<int32_t>(v);
+  const int32_t lo = -(1 << (bits - 1)), hi = (1 << (bits - 1)) - 1;
+  if (s < lo || s > hi)
+    throw bad("does not fit " + std::string(to_string(type)) + " (" + std::to_string(lo) + " to " + std::to_string(hi) + ")");
+  return v & mask;
 }
 
 uint32_t parse_one(ScalarType type, std::string_view s, const std::string& what) {
@@ -29,6 +50,21 @@ uint32_t parse_one(ScalarType type, std::string_view s, const std::string& what)
   };
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  if (type == ScalarType::Bool) {
+    if (s == "true" || s == "1") return 1;
+    if (s == "false" || s == "0") return 0;
+    throw bad("is not a bool (true, false, 1 or 0)");
+  }
+  if (is_narrow(type)) {
+    const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const std::string described = std::string(to_string(type));
+    try {
+      return narrow(type, parse_one(value_type(type), s, what), hex, bad);
+    } catch (const Error&) {
+      if (hex) throw bad("is not " + described + " bits (0x hex)");
+      throw bad("is not " + std::string(value_type(type) == ScalarType::I32 ? "an " : "a ") + described);
+    }
+  }
   if (type == ScalarType::F32) {
     float f = 0;
     switch (parse_f32(s, f)) {
@@ -62,7 +98,8 @@ std::vector<uint8_t> parse_values(ScalarType type, std::string_view csv, const s
   size_t start = 0;
   while (true) {
     const size_t comma = csv.find(',', start);
-    append_u32(out, parse_one(type, csv.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), what));
+    append_element(out, type,
+                   parse_one(type, csv.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start), what));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -74,21 +111,28 @@ std::vector<uint8_t> values_from_json(ScalarType type, const json_detail::Value&
   if (array.kind != Kind::Array) throw Error(ErrorKind::invalid_input, what + " must be an array of values");
   std::vector<uint8_t> out;
   for (const auto& v : array.items) {
+    if (type == ScalarType::Bool && v.kind == Kind::Bool) {
+      append_element(out, type, v.boolean ? 1 : 0);
+      continue;
+    }
     if (v.kind != Kind::Number && v.kind != Kind::String)
       throw Error(ErrorKind::invalid_input, what + " holds " + std::string(json_detail::kind_name(v.kind)) + ", not a value");
-    append_u32(out, parse_one(type, v.text, what));
+    append_element(out, type, parse_one(type, v.text, what));
   }
   return out;
 }
 
 std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
   std::string out = "[";
-  const size_t n = bytes.size() / 4;
+  const size_t n = bytes.size() / element_bytes(type);
   for (size_t i = 0; i < n; ++i) {
     if (i) out += ", ";
-    const uint32_t v = read_u32(bytes, i);
+    const uint32_t v = read_element(type, bytes, i);
     switch (type) {
       case ScalarType::I32: out += std::to_string(static_cast<int32_t>(v)); break;
+      case ScalarType::I8: out += std::to_string(static_cast<int8_t>(v)); break;
+      case ScalarType::I16: out += std::to_string(static_cast<int16_t>(v)); break;
+      case ScalarType::Bool: out += v != 0 ? "true" : "false"; break;
       case ScalarType::F32: {
         const float f = std::bit_cast<float>(v);
         out += f32_needs_word(f) ? "\"" + format_f32(f) + "\"" : format_f32(f);
@@ -102,9 +146,9 @@ std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
 
 std::optional<size_t> first_difference(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
                                        double abs, double rel) {
-  const size_t n = std::min(a.size(), b.size()) / 4;
+  const size_t n = std::min(a.size(), b.size()) / element_bytes(type);
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t x = read_u32(a, i), y = read_u32(b, i);
+    const uint32_t x = read_element(type, a, i), y = read_element(type, b, i);
     if (x == y) continue;
     if (type != ScalarType::F32) return i;
     const double fx = std::bit_cast<float>(x), fy = std::bit_cast<float>(y);

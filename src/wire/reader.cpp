@@ -35,18 +35,34 @@ class Reader {
       fail(std::to_string(buffers) + " buffers; the limit is " + std::to_string(limits_.max_buffers));
     for (uint64_t i = 0; i < buffers; ++i) p.buffers.push_back(buffer());
     check_canonical_buffer_order(p);
-    // Version 2's one addition, never empty (an identifier): so a program
-    // version 1 holds has no version-2 encoding, and each program one.
-    if (version >= 2) p.domain = identifier("domain");
-    // Version 3's addition: the domain's shape, two or three extents, so a
-    // program version 2 holds has no version-3 encoding.
-    if (version >= 3) {
+    if (version >= 4) {
+      // Version 4 adds element types only, so there the domain is optional
+      // (an empty name) and so is its shape (no extents): format_version,
+      // checked below, keeps each program to one encoding.
+      p.domain = identifier("domain", true);
       const uint64_t rank = count("domain rank", 1);
-      if (rank < 2 || rank > 3) fail("a version-3 domain has 2 or 3 extents, not " + std::to_string(rank));
+      if (rank != 0 && (rank < 2 || rank > 3 || p.domain.empty()))
+        fail("a domain's shape has 2 or 3 extents and names its buffer, not " + std::to_string(rank) + " extents");
       for (uint64_t a = 0; a < rank; ++a) p.domain_shape.push_back(u32("domain extent"));
+    } else if (version >= 2) {
+      // Version 2's one addition, never empty (an identifier): so a program
+      // version 1 holds has no version-2 encoding, and each program one.
+      p.domain = identifier("domain");
+      // Version 3's addition: the domain's shape, two or three extents, so a
+      // program version 2 holds has no version-3 encoding.
+      if (version == 3) {
+        const uint64_t rank = count("domain rank", 1);
+        if (rank < 2 || rank > 3) fail("a version-3 domain has 2 or 3 extents, not " + std::to_string(rank));
+        for (uint64_t a = 0; a < rank; ++a) p.domain_shape.push_back(u32("domain extent"));
+      }
     }
     p.body = block();
     if (pos_ != in_.size()) fail(std::to_string(in_.size() - pos_) + " trailing byte(s) after the program");
+    // Each program has one encoding, in the oldest version that holds it
+    // (the type tags above take version 4's types in any version).
+    if (format_version(p) != version)
+      fail_at(version_at, "a program of format version " + std::to_string(format_version(p)) +
+                              " written as version " + std::to_string(version));
     return p;
   }
 
@@ -99,13 +115,13 @@ class Reader {
     return v;
   }
 
-  std::string identifier(const char* what) {
+  std::string identifier(const char* what, bool may_be_empty = false) {
     const size_t start = pos_;
     const uint64_t n = count(what, 1);
     if (n > limits_.max_string) fail_at(start, std::string(what) + " longer than " + std::to_string(limits_.max_string));
     std::string s(reinterpret_cast<const char*>(in_.data() + pos_), n);
     pos_ += n;
-    if (!is_identifier(s)) fail_at(start, std::string(what) + " is not an identifier");
+    if (!(may_be_empty && s.empty()) && !is_identifier(s)) fail_at(start, std::string(what) + " is not an identifier");
     return s;
   }
 
@@ -145,7 +161,7 @@ class Reader {
     Buffer b;
     b.name = identifier("buffer name");
     b.access = tag("access", Access::Workgroup);
-    b.type = tag("type", ScalarType::Bool);
+    b.type = tag("type", ScalarType::I16);
     if (b.access != Access::Workgroup) b.binding = u32("binding");
     b.count = u32("count");
     b.output = flag("output flag");

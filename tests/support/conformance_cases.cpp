@@ -568,10 +568,88 @@ Scenario control_flow_of_every_kind() {
   return {"control_flow", p, in, {}, std::nullopt};  // the default grid
 }
 
+
+// Format version 4's packed elements, in two programs (WebGPU promises 8
+// storage buffers a stage). 61 elements: the last word of every byte buffer
+// is partly padding, and a workgroup of 6 splits the word of elements 4..7
+// between two workgroups.
+std::vector<uint8_t> narrow_a(size_t n) {
+  std::vector<uint8_t> a(n);
+  for (size_t k = 0; k < n; ++k) a[k] = static_cast<uint8_t>(k * 37 + 200);
+  return a;
+}
+
+Scenario narrow_loads() {
+  // Loads zero- or sign-extend.
+  const size_t n = 61;
+  const Program p =
+      ProgramBuilder("narrow_loads")
+          .workgroup_size(6)
+          .input("a", 0, ScalarType::U8)
+          .input("b", 1, ScalarType::I8)
+          .input("c", 2, ScalarType::U16)
+          .input("d", 3, ScalarType::I16)
+          .input("m", 4, ScalarType::Bool)
+          .output("sum", 5, ScalarType::I32)
+          .body({let("i", gid()),
+                 if_(ge(var("i"), len("sum")), {return_()}),
+                 store("sum", var("i"),
+                       add(add(add(cast(ScalarType::I32, load("a", var("i"))), load("b", var("i"))),
+                               add(cast(ScalarType::I32, load("c", var("i"))), load("d", var("i")))),
+                           select(load("m", var("i")), i32(1000), i32(0))))})
+          .build();
+  std::vector<uint8_t> m(n);
+  std::vector<int8_t> b(n);
+  std::vector<uint16_t> c(n);
+  std::vector<int16_t> d(n);
+  for (size_t k = 0; k < n; ++k) {
+    b[k] = static_cast<int8_t>(static_cast<int>(k * 11) - 128);
+    c[k] = static_cast<uint16_t>(k * 4099 + 65000);
+    d[k] = static_cast<int16_t>(static_cast<int>(k * 1301) - 32768);
+    m[k] = k % 3 == 0;
+  }
+  Inputs in;
+  in.set<uint8_t>("a", narrow_a(n)).set<int8_t>("b", b).set<uint16_t>("c", c).set<int16_t>("d", d);
+  in.bytes("m", m).size("sum", n);  // one byte per bool, 0 or 1
+  return {"narrow_loads", p, in, {}, Dim3{(n + 5) / 6, 1, 1}};
+}
+
+Scenario narrow_stores() {
+  // Stores keep the low bits, and neighbouring invocations (of one
+  // workgroup and of two) store neighbouring elements of one word.
+  const size_t n = 61;
+  const Program p =
+      ProgramBuilder("narrow_stores")
+          .workgroup_size(6)
+          .input("a", 0, ScalarType::U8)
+          .output("a3", 1, ScalarType::U8)
+          .output("bneg", 2, ScalarType::I8)
+          .output("cmix", 3, ScalarType::U16)
+          .output("dtriple", 4, ScalarType::I16)
+          .output("flip", 5, ScalarType::Bool)
+          .output("reversed", 6, ScalarType::U8)
+          .body({let("i", gid()),
+                 if_(ge(var("i"), len("a3")), {return_()}),
+                 let("x", load("a", var("i"))),
+                 let("y", sub(cast(ScalarType::I32, var("x")), i32(128))),
+                 store("a3", var("i"), add(mul(var("x"), u32(3)), u32(7))),
+                 store("bneg", var("i"), mul(var("y"), i32(-3))),
+                 store("cmix", var("i"), add(mul(var("x"), u32(300)), var("i"))),
+                 store("dtriple", var("i"), mul(var("y"), i32(300))),
+                 store("flip", var("i"), ne(eq(rem(var("i"), u32(3)), u32(0)), gt(var("x"), u32(128)))),
+                 store("reversed", sub(sub(len("a3"), u32(1)), var("i")), var("x"))})
+          .build();
+  Inputs in;
+  in.set<uint8_t>("a", narrow_a(n));
+  for (const char* o : {"a3", "bneg", "cmix", "dtriple", "flip", "reversed"}) in.size(o, n);
+  return {"narrow_stores", p, in, {}, Dim3{(n + 5) / 6, 1, 1}};
+}
+
 }  // namespace
 
 std::vector<Scenario> construct_scenarios() {
-  return {invocation_builtins(), workgroup_memory_zeroed(), atomics_of_every_kind(), control_flow_of_every_kind()};
+  return {invocation_builtins(), workgroup_memory_zeroed(), atomics_of_every_kind(), control_flow_of_every_kind(),
+          narrow_loads(), narrow_stores()};
 }
 
 }  // namespace vyre::test::conformance

@@ -30,7 +30,9 @@ WebGpuJob make_webgpu_job(const std::string& name, const CheckedProgram& program
     if (!it->initial.empty()) std::memcpy(b.words.data(), it->initial.data(), it->initial.size());
     if (sb.output) {
       b.output = sb.buffer;
-      b.output_elements = it->elements;
+      // Narrow elements travel packed: the page reads back whole words.
+      b.output_bytes = uint64_t{it->elements} * element_bytes(it->buffer->type);
+      b.output_words = static_cast<uint32_t>((b.output_bytes + 3) / 4);
     }
     job.bindings.push_back(std::move(b));
   }
@@ -58,7 +60,7 @@ nlohmann::json to_json(const std::vector<WebGpuJob>& jobs) {
                           {"type", b.type},
                           {"words", b.words},
                           {"output", b.output},
-                          {"output_elements", b.output_elements}});
+                          {"output_words", b.output_words}});
     out.push_back({{"name", j.name},
                    {"wgsl", j.wgsl},
                    {"workgroup_size", j.workgroup_size},

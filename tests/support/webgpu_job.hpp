@@ -21,7 +21,8 @@ struct WebGpuBinding {
   std::string type;  // "read-only-storage", "storage" or "uniform", as WebGPU names them
   std::vector<uint32_t> words;  // contents, padded as the backend pads them
   std::string output;           // the output buffer's name, or empty
-  uint32_t output_elements = 0;
+  uint32_t output_words = 0;  // the words the page reads back
+  uint64_t output_bytes = 0;  // of which the output's elements are the first this many bytes
 };
 
 struct WebGpuJob {
