@@ -15,6 +15,7 @@
 #include "gpu/backend_state.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/handles.hpp"
+#include "gpu/word_aligned.hpp"
 #include "lower/widening.hpp"
 #include "util/log.hpp"
 #include "util/stopwatch.hpp"
@@ -116,9 +117,10 @@ class TuningInputs {
       for (const Pristine& p : pristine_) {
         const uint64_t bytes = p.buffer->size_bytes();
         auto copy = make_device_buffer(pool_, bytes, p.type, "a tuning copy of '" + p.name + "'");
+        // Both buffers hold whole words (narrow elements are packed): copy them all.
         if (bytes > 0)
           wgpuCommandEncoderCopyBufferToBuffer(encoder.get(), p.buffer->state(kStateKey).buffer.buffer.get(), 0,
-                                               copy->state(kStateKey).buffer.buffer.get(), 0, bytes);
+                                               copy->state(kStateKey).buffer.buffer.get(), 0, word_rounded(bytes));
         in.device(p.name, std::move(copy));
       }
     }
