@@ -94,6 +94,15 @@ int32_t i32_argument(nb::handle value, std::string_view argument) {
       int_in(value, argument, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), "an i32"));
 }
 
+int32_t narrow_argument(nb::handle value, std::string_view argument, ScalarType type) {
+  const bool is_signed = value_type(type) == ScalarType::I32;
+  const int bits = static_cast<int>(element_bytes(type)) * 8;
+  const int64_t lo = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+  const int64_t hi = is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  const std::string what = std::string(is_signed ? "an " : "a ") + std::string(to_string(type));
+  return static_cast<int32_t>(int_in(value, argument, lo, hi, what));
+}
+
 float f32_argument(nb::handle value, std::string_view argument) {
   if (const std::optional<double> given = as_float(value)) {
     const double v = *given;
@@ -148,6 +157,10 @@ const char* numpy_name(ScalarType t) {
     case ScalarType::I32: return "int32";
     case ScalarType::F32: return "float32";
     case ScalarType::Bool: return "bool";
+    case ScalarType::U8: return "uint8";
+    case ScalarType::I8: return "int8";
+    case ScalarType::U16: return "uint16";
+    case ScalarType::I16: return "int16";
   }
   return "?";
 }
@@ -155,11 +168,28 @@ const char* numpy_name(ScalarType t) {
 std::optional<ScalarType> type_of_format(const char* format, Py_ssize_t itemsize) {
   if (format == nullptr) format = "B";
   if (*format == '@' || *format == '=' || *format == '<') ++format;
-  if (itemsize != 4 || format[0] == '\0' || format[1] != '\0') return std::nullopt;
-  switch (format[0]) {
-    case 'f': return ScalarType::F32;
-    case 'i': case 'l': return ScalarType::I32;
-    case 'I': case 'L': return ScalarType::U32;
+  if (format[0] == '\0' || format[1] != '\0') return std::nullopt;
+  switch (itemsize) {
+    case 1:
+      switch (format[0]) {
+        case 'B': return ScalarType::U8;
+        case 'b': return ScalarType::I8;
+        case '?': return ScalarType::Bool;
+        default: return std::nullopt;
+      }
+    case 2:
+      switch (format[0]) {
+        case 'H': return ScalarType::U16;
+        case 'h': return ScalarType::I16;
+        default: return std::nullopt;
+      }
+    case 4:
+      switch (format[0]) {
+        case 'f': return ScalarType::F32;
+        case 'i': case 'l': return ScalarType::I32;
+        case 'I': case 'L': return ScalarType::U32;
+        default: return std::nullopt;
+      }
     default: return std::nullopt;
   }
 }

@@ -28,6 +28,8 @@ namespace nb = nanobind;
 // `role` says what the number is for: "length", "workgroup count", ...
 uint32_t u32_argument(nb::handle value, std::string_view argument, std::string_view role);
 int32_t i32_argument(nb::handle value, std::string_view argument);
+// An int a u8, i8, u16 or i16 element holds (0 to 255 for u8, ...).
+int32_t narrow_argument(nb::handle value, std::string_view argument, ScalarType type);
 // A float as it is; an int only when float32 holds it exactly.
 float f32_argument(nb::handle value, std::string_view argument);
 // An int (x, with y and z 1) or a sequence of 1 to 3 ints.

@@ -38,6 +38,11 @@ nb::dlpack::dtype dlpack_of(ScalarType t) {
   switch (t) {
     case ScalarType::I32: return nb::dtype<int32_t>();
     case ScalarType::F32: return nb::dtype<float>();
+    case ScalarType::U8: return nb::dtype<uint8_t>();
+    case ScalarType::I8: return nb::dtype<int8_t>();
+    case ScalarType::U16: return nb::dtype<uint16_t>();
+    case ScalarType::I16: return nb::dtype<int16_t>();
+    case ScalarType::Bool: return nb::dtype<bool>();
     default: return nb::dtype<uint32_t>();
   }
 }
@@ -80,7 +85,7 @@ struct PyDeviceArray {
 nb::object owned_array(std::vector<uint8_t>&& bytes, ScalarType type) {
   auto* holder = new std::vector<uint8_t>(std::move(bytes));
   nb::capsule owner(holder, [](void* p) noexcept { delete static_cast<std::vector<uint8_t>*>(p); });
-  size_t shape[1] = {holder->size() / 4};
+  size_t shape[1] = {holder->size() / element_bytes(type)};
   return nb::ndarray<nb::numpy>(holder->data(), 1, shape, owner, nullptr, dlpack_of(type)).cast();
 }
 
@@ -198,8 +203,26 @@ void add_scalar(Inputs& in, const Target& t, nb::handle value) {
     in.set<float>(t.ref, {f32_argument(value, argument)});
     return;
   }
+  if (type == ScalarType::Bool) {
+    if (!PyBool_Check(value.ptr()))
+      throw DTypeError(argument + " holds bool: pass True or False, not " + describe_type(value));
+    in.set<bool>(t.ref, {value.ptr() == Py_True});
+    return;
+  }
   if (!is_int(value))
     throw DTypeError(argument + " holds " + std::string(to_string(type)) + ": pass an int, not " + describe_type(value));
+  if (is_narrow(type)) {
+    // The value must be one the element holds: a store would keep the low
+    // bits, but an argument that does not fit is the caller's mistake.
+    const int32_t v = narrow_argument(value, argument, type);
+    switch (type) {
+      case ScalarType::U8: in.set<uint8_t>(t.ref, {static_cast<uint8_t>(v)}); break;
+      case ScalarType::I8: in.set<int8_t>(t.ref, {static_cast<int8_t>(v)}); break;
+      case ScalarType::U16: in.set<uint16_t>(t.ref, {static_cast<uint16_t>(v)}); break;
+      default: in.set<int16_t>(t.ref, {static_cast<int16_t>(v)}); break;
+    }
+    return;
+  }
   if (type == ScalarType::U32)
     in.set<uint32_t>(t.ref, {u32_argument(value, argument, "value")});
   else
@@ -212,20 +235,17 @@ void add_input(Inputs& in, Holds& holds, const Program& program, nb::handle key,
     in.device(t.ref, nb::cast<const PyDeviceArray&>(value).buffer);
     return;
   }
-  if (PyBool_Check(value.ptr()))
-    throw DTypeError("input " + t.label + ": bool is not a buffer type (buffers hold uint32, int32 or float32)");
-  if (is_number(value)) {
+  if (PyBool_Check(value.ptr()) && t.buffer->type != ScalarType::Bool)
+    throw DTypeError("input " + t.label + " holds " + std::string(to_string(t.buffer->type)) +
+                     (t.buffer->type == ScalarType::F32 ? ": pass a float or an array, not a bool" : ": pass an int or an array, not a bool"));
+  if (PyBool_Check(value.ptr()) || is_number(value)) {
     add_scalar(in, t, value);
     return;
   }
   const ScalarType type = t.buffer->type;
   Py_buffer& v = acquire(holds, value, t, type, false, "input");
-  const size_t n = static_cast<size_t>(v.len) / 4;
-  switch (type) {
-    case ScalarType::F32: in.view<float>(t.ref, std::span<const float>(static_cast<const float*>(v.buf), n)); break;
-    case ScalarType::I32: in.view<int32_t>(t.ref, std::span<const int32_t>(static_cast<const int32_t*>(v.buf), n)); break;
-    default: in.view<uint32_t>(t.ref, std::span<const uint32_t>(static_cast<const uint32_t*>(v.buf), n)); break;
-  }
+  // acquire() proved the array's dtype is the buffer's: its bytes are its contents.
+  in.view(t.ref, std::span<const uint8_t>(static_cast<const uint8_t*>(v.buf), static_cast<size_t>(v.len)));
 }
 
 bool same_buffer(const BufferRef& ref, const Buffer& b) {
@@ -240,12 +260,8 @@ void add_output(OutputViews& out, Holds& holds, const Program& program, nb::hand
   Target t = resolve(program, key, "out");
   if (!t.buffer->output) input_error("out: " + t.label + " is not an output buffer of '" + program.name + "'");
   Py_buffer& v = acquire(holds, value, t, t.buffer->type, true, "output");
-  const size_t n = static_cast<size_t>(v.len) / 4;
-  switch (t.buffer->type) {
-    case ScalarType::F32: out.view<float>(t.ref, std::span<float>(static_cast<float*>(v.buf), n)); break;
-    case ScalarType::I32: out.view<int32_t>(t.ref, std::span<int32_t>(static_cast<int32_t*>(v.buf), n)); break;
-    default: out.view<uint32_t>(t.ref, std::span<uint32_t>(static_cast<uint32_t*>(v.buf), n)); break;
-  }
+  const size_t n = static_cast<size_t>(v.len) / element_bytes(t.buffer->type);
+  out.bytes(t.ref, std::span<uint8_t>(static_cast<uint8_t*>(v.buf), static_cast<size_t>(v.len)));
   if (t.buffer->runtime_sized()) {
     for (const auto& e : inputs.entries())
       if (same_buffer(e.buffer, *t.buffer)) return;
@@ -496,7 +512,8 @@ void bind_gpu(nb::module_& m) {
             Target t{std::string("array"), nullptr, "array"};
             Py_buffer& v = acquire(holds, array, t, a.buffer->type(), true, "read_into:");
             if (static_cast<uint64_t>(v.len) != a.buffer->size_bytes())
-              input_error("read_into: the array holds " + std::to_string(v.len / 4) + " elements; the DeviceArray " +
+              input_error("read_into: the array holds " + std::to_string(v.len / element_bytes(a.buffer->type())) +
+                          " elements; the DeviceArray " +
                           std::to_string(a.buffer->elements()));
             nb::gil_scoped_release release;
             a.buffer->read_into(std::span<uint8_t>(static_cast<uint8_t*>(v.buf), static_cast<size_t>(v.len)));
@@ -638,16 +655,16 @@ void bind_gpu(nb::module_& m) {
           "upload",
           [](PyBackend& b, nb::handle array) {
             if (PyBool_Check(array.ptr()) || PyLong_Check(array.ptr()) || PyFloat_Check(array.ptr()))
-              throw DTypeError("upload takes an array of uint32, int32 or float32, not a number");
+              throw DTypeError("upload takes an array (uint32, int32, float32, uint8, int8, uint16, int16 or bool), not a number");
             Holds holds;
             Held& h = holds.emplace_back();
             if (PyObject_GetBuffer(array.ptr(), &h.view, PyBUF_FORMAT | PyBUF_STRIDES) != 0) {
               PyErr_Clear();
-              throw DTypeError("upload takes a NumPy array of uint32, int32 or float32, not " + describe_type(array));
+              throw DTypeError("upload takes a NumPy array of uint32, int32, float32, uint8, int8, uint16, int16 or bool, not " + describe_type(array));
             }
             h.active = true;
             auto type = type_of_format(h.view.format, h.view.itemsize);
-            if (!type) throw DTypeError("upload: buffers hold uint32, int32 or float32, not " + describe_type(array));
+            if (!type) throw DTypeError("upload: buffers hold uint32, int32, float32, uint8, int8, uint16, int16 or bool, not " + describe_type(array));
             if (!PyBuffer_IsContiguous(&h.view, 'C')) input_error("upload: the array is not C-contiguous");
             std::shared_ptr<gpu::DeviceBuffer> buffer;
             {

@@ -15,6 +15,8 @@ import math
 import struct
 from typing import Any, Dict, List
 
+from ._types import value_type
+
 __all__ = ["to_python", "UnprintableProgram"]
 
 # `_ = e` is the phony assignment (eval), so no local may be named `_`.
@@ -133,7 +135,8 @@ class _Printer:
     def annotation(self, b: Dict[str, Any]) -> str:
         kind = KINDS.get((b["access"], bool(b.get("output"))))
         count = b.get("count", 0)
-        return f"{self.vyre}.{kind}[{self.vyre}.{b['type']}{', ' + str(count) if count else ''}]"
+        dtype = "bool_" if b["type"] == "bool" else b["type"]
+        return f"{self.vyre}.{kind}[{self.vyre}.{dtype}{', ' + str(count) if count else ''}]"
 
     def check_name(self, name: str, what: str) -> None:
         if keyword.iskeyword(name):
@@ -230,7 +233,7 @@ class _Printer:
         if key == "var":
             return self.local_type(e["var"])
         if key == "load":
-            return self.types[e["load"]]
+            return value_type(self.types[e["load"]])
         if key == "atomic":
             return self.types[e["buffer"]]
         if key in ("len", "gid", "lid", "wid", "nwg"):

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from . import _language as lang
 from ._source import MISSING, FunctionSource, load_source
 from ._source_errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError, SourcePosition
-from ._types import BufferSpec, ScalarType, _Bind, _Constexpr, bool_, scalar_spec
+from ._types import NARROW_TYPES, VERSION_4_TYPES, BufferSpec, ScalarType, _Bind, _Constexpr, bool_, scalar_spec, value_type
 
 __all__ = ["translate", "Translation", "Func"]
 
@@ -223,7 +223,8 @@ class _Translator:
         self.frames.append(Frame(self.source, helper=False))
         self.parameters(tree)
         body = self.statements(tree.body, new_scope=False)
-        program = {"vyre": 1, "name": self.source.name, "workgroup_size": list(self.workgroup),
+        version = 4 if any(b["type"] in VERSION_4_TYPES for b in self.buffers) else 1
+        program = {"vyre": version, "name": self.source.name, "workgroup_size": list(self.workgroup),
                    "buffers": self.buffers, "body": body}
         translation = Translation(program, self.captures, self.origins, self.position(tree))
         translation.output_shapes = self.output_shapes
@@ -255,6 +256,9 @@ class _Translator:
                 continue
             if name in defaults:  # a constexpr's default is its value; a buffer's, its binding
                 binding = self.explicit_binding(name, defaults[name])
+            if isinstance(kind, ScalarType) and kind.name in NARROW_TYPES:
+                raise self.fail(param.annotation, f"parameter {name!r}: a scalar is f32, u32 or i32; {kind.name} is a "
+                                f"storage type of buffers (vyre.In[vyre.{kind.name}])", KernelTypeError)
             if isinstance(kind, ScalarType) and kind is not bool_:
                 spec = scalar_spec(kind)
             elif isinstance(kind, BufferSpec):
@@ -459,15 +463,15 @@ class _Translator:
         if s.value is None or not isinstance(s.target, ast.Name):
             raise self.fail(s, "an annotated assignment declares a local: x: vyre.i32 = value")
         t = self.static_value(s.annotation)
-        if not isinstance(t, ScalarType):
-            raise self.fail(s.annotation, f"a local's annotation is a scalar type, not {ast.unparse(s.annotation)}",
-                            KernelTypeError)
+        if not isinstance(t, ScalarType) or t.name in NARROW_TYPES:
+            raise self.fail(s.annotation, f"a local's annotation is f32, u32, i32 or bool, not "
+                            f"{ast.unparse(s.annotation)}", KernelTypeError)
         self.assign(s, s.target, s.value, t.name)
 
     def assign(self, s: ast.stmt, target: ast.AST, value_node: ast.AST, declared: Optional[str]) -> None:
         if isinstance(target, ast.Subscript):
             buf, index = self.subscript(target, store=True)
-            value = self.coerce(self.expr(value_node), buf.spec.dtype, f"store to {buf.name}")
+            value = self.coerce(self.expr(value_node), value_type(buf.spec.dtype), f"store to {buf.name}")
             self.emit(s, {"store": buf.name, "index": index.json, "value": value.json})
             return
         if not isinstance(target, ast.Name):
@@ -510,7 +514,7 @@ class _Translator:
                 raise self.fail(target.slice, "an augmented store evaluates its index twice: no atomics in it")
             current = self.load(target, buf, index)
             value = self.binary(s, s.op, current, self.expr(s.value))
-            value = self.coerce(value, buf.spec.dtype, f"store to {buf.name}")
+            value = self.coerce(value, value_type(buf.spec.dtype), f"store to {buf.name}")
             self.emit(s, {"store": buf.name, "index": index.json, "value": value.json})
             return
         if not isinstance(target, ast.Name):
@@ -759,7 +763,7 @@ class _Translator:
         return flat
 
     def load(self, node: ast.AST, buf: Buffer, index: Value) -> Value:
-        return Value(self.mark(node, {"load": buf.name, "index": index.json}), buf.spec.dtype, node,
+        return Value(self.mark(node, {"load": buf.name, "index": index.json}), value_type(buf.spec.dtype), node,
                      effect=index.effect)
 
     def expr_Subscript(self, node: ast.Subscript) -> Value:
@@ -915,6 +919,10 @@ class _Translator:
                 raise self.fail(node.func, f"unknown name {ast.unparse(node.func)!r}", KernelNameError)
             raise self.fail(node.func, "a call of an expression is not part of the kernel language")
         if isinstance(fn, ScalarType):
+            if fn.name in NARROW_TYPES:
+                raise self.fail(node.func, f"{fn.name} is a storage type, not a value type: convert to "
+                                f"{NARROW_TYPES[fn.name]} (a store to a {fn.name} buffer keeps the low bits)",
+                                KernelTypeError)
             self.check_call(node, 1)
             return self.cast(node, fn.name, self.expr(node.args[0]))
         if isinstance(fn, Func):

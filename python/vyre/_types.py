@@ -1,8 +1,10 @@
 """The names a kernel's signature is written with: element types and buffer kinds.
 
-``f32``, ``u32``, ``i32`` (and ``bool_``) are the format's element types; inside a kernel they
-are also casts (``f32(i)``). ``In[T]``, ``Out[T]``, ``InOut[T]``, ``Uniform[T, N]`` declare
-buffers; each spelling stands for exactly one JSON buffer declaration (``BufferSpec.declaration``).
+``f32``, ``u32``, ``i32`` (and ``bool_``) are the format's value types; inside a kernel they
+are also casts (``f32(i)``). ``u8``, ``i8``, ``u16``, ``i16`` (and ``bool_``) are also storage
+types of buffers: an element loads as ``u32``/``i32`` (``bool``) and a store keeps its low bits.
+``In[T]``, ``Out[T]``, ``InOut[T]``, ``Uniform[T, N]`` declare buffers; each spelling stands for
+exactly one JSON buffer declaration (``BufferSpec.declaration``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 from typing import Tuple
 from typing import Any, Dict
 
-__all__ = ["ScalarType", "f32", "u32", "i32", "bool_", "BufferSpec", "In", "Out", "InOut", "Scratch", "Uniform",
+__all__ = ["ScalarType", "f32", "u32", "i32", "bool_", "u8", "i8", "u16", "i16", "BufferSpec", "In", "Out", "InOut", "Scratch", "Uniform",
            "constexpr", "bind", "SCALAR_TYPES"]
 
 
@@ -33,8 +35,21 @@ f32 = ScalarType("f32")
 u32 = ScalarType("u32")
 i32 = ScalarType("i32")
 bool_ = ScalarType("bool")
+u8 = ScalarType("u8")
+i8 = ScalarType("i8")
+u16 = ScalarType("u16")
+i16 = ScalarType("i16")
 
 SCALAR_TYPES = {"f32": f32, "u32": u32, "i32": i32}
+# Storage-only element types (format version 4), and the value type each loads as and stores from.
+NARROW_TYPES = {"u8": "u32", "i8": "i32", "u16": "u32", "i16": "i32"}
+# Buffer element types that need format version 4.
+VERSION_4_TYPES = frozenset(NARROW_TYPES) | {"bool"}
+
+
+def value_type(dtype: str) -> str:
+    """The type a load of a ``dtype`` element gives and a store takes."""
+    return NARROW_TYPES.get(dtype, dtype)
 
 
 @dataclass(frozen=True)
@@ -81,9 +96,14 @@ class _BufferKind:
             dtype, count = item if len(item) == 2 else (None, None)
         else:
             dtype, count = item, None
-        if not isinstance(dtype, ScalarType) or dtype is bool_:
+        if dtype is bool:  # vyre.In[bool], as NumPy's bool arrays
+            dtype = bool_
+        if not isinstance(dtype, ScalarType):
             raise TypeError(f"vyre.{self.name}[T] or vyre.{self.name}[T, N] takes T in vyre.f32, vyre.u32, "
-                            f"vyre.i32; got {item!r}")
+                            f"vyre.i32, vyre.u8, vyre.i8, vyre.u16, vyre.i16, vyre.bool_; got {item!r}")
+        if self.access == "uniform" and dtype.name in VERSION_4_TYPES:
+            raise TypeError(f"vyre.{self.name}[{dtype.name}, N]: a uniform holds f32, u32 or i32 (narrow and bool "
+                            "elements are for In, Out, InOut and Scratch)")
         if count is None:
             if self.needs_count:
                 raise TypeError(f"vyre.{self.name}[T, N] needs its element count N")

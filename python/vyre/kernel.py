@@ -117,7 +117,7 @@ class KernelFunction:
             translation = _translate.translate(self.fn, self.workgroup, constexprs)
             if self.dim is not None:  # a declared launch domain: format version 2, in a shape version 3
                 shape = translation.buffer_shapes.get(self.dim)
-                translation.program["vyre"] = 3 if shape else 2
+                translation.program["vyre"] = max(translation.program["vyre"], 3 if shape else 2)
                 translation.program["domain"] = {"buffer": self.dim, "shape": list(shape)} if shape else self.dim
             paths = [(source, path) for source, path, _ in translation.captures]
             program = _checked(translation)

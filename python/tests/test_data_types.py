@@ -1,0 +1,139 @@
+"""Bytes, half-words and bools (format version 4, docs/format-v4.md): NumPy uint8, int8, uint16,
+int16 and bool arrays in and out without a copy; loads extend to u32/i32, stores keep the low
+bits; the narrow types are storage types only, refused as values at the kernel's own line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vyre
+from vyre import bool_, i8, i16, i32, u8, u16, u32
+
+N = 1001  # not a multiple of 4: the last word of a byte buffer is partly padding
+
+
+@vyre.kernel(workgroup=256)
+def byte_histogram(data: vyre.In[u8], bins: vyre.Out[u32, 256]):
+    vyre.atomic_add(bins, data[vyre.gid.x], 1)
+
+
+@vyre.kernel(workgroup=64, dim="out")
+def affine_u8(x: vyre.In[u8], out: vyre.Out[u8]):
+    i = vyre.gid.x
+    out[i] = x[i] * 3 + 7  # computed in u32, stored modulo 256
+
+
+@vyre.kernel(workgroup=64, dim="out")
+def negate_i8(x: vyre.In[i8], out: vyre.Out[i8]):
+    i = vyre.gid.x
+    out[i] = -x[i]  # -(-128) is 128 in i32, stored as -128
+
+
+@vyre.kernel(workgroup=64, dim="out")
+def scale_u16(x: vyre.In[u16], out: vyre.Out[u16]):
+    i = vyre.gid.x
+    out[i] = x[i] * 5
+
+
+@vyre.kernel(workgroup=64, dim="out")
+def widen_i16(x: vyre.In[i16], out: vyre.Out[i32]):
+    i = vyre.gid.x
+    out[i] = x[i] * 2  # sign-extended on load, no 16-bit wrap in i32
+
+
+@vyre.kernel(workgroup=64, dim="out")
+def threshold(x: vyre.In[u8], keep: vyre.In[bool_], out: vyre.Out[bool_]):
+    i = vyre.gid.x
+    out[i] = keep[i] and x[i] > 100
+
+
+def data(dtype, n=N, seed=7):
+    info = np.iinfo(dtype)
+    return np.random.default_rng(seed).integers(info.min, info.max, n, endpoint=True, dtype=dtype)
+
+
+@pytest.mark.parametrize("run", ["gpu", "reference"])
+def test_a_byte_histogram_takes_uint8_as_it_is(run):
+    x = data(np.uint8, 100_003)
+    call = byte_histogram if run == "gpu" else byte_histogram.reference
+    bins = call(data=x, dim=len(x))["bins"]
+    np.testing.assert_array_equal(bins, np.bincount(x, minlength=256).astype(np.uint32))
+
+
+@pytest.mark.parametrize("run", ["gpu", "reference"])
+@pytest.mark.parametrize("kernel,dtype,expected", [
+    (affine_u8, np.uint8, lambda x: (x.astype(np.uint32) * 3 + 7).astype(np.uint8)),
+    (negate_i8, np.int8, lambda x: (-x.astype(np.int32)).astype(np.int8)),
+    (scale_u16, np.uint16, lambda x: (x.astype(np.uint32) * 5).astype(np.uint16)),
+    (widen_i16, np.int16, lambda x: x.astype(np.int32) * 2),
+], ids=["u8", "i8", "u16", "i16"])
+def test_loads_extend_and_stores_keep_the_low_bits(run, kernel, dtype, expected):
+    for n in (1, 2, 3, 5, 7, N):  # every remainder of a word
+        x = data(dtype, n)
+        call = kernel if run == "gpu" else kernel.reference
+        out = call(x=x, sizes={"out": n})["out"]
+        want = expected(x)
+        assert out.dtype == want.dtype and out.shape == (n,)
+        np.testing.assert_array_equal(out, want)
+
+
+def test_int8_minimum_negates_to_itself_as_in_c():
+    x = np.array([-128, -1, 0, 1, 127], np.int8)
+    np.testing.assert_array_equal(negate_i8(x=x, sizes={"out": 5})["out"], np.array([-128, 1, 0, -1, -127], np.int8))
+
+
+@pytest.mark.parametrize("run", ["gpu", "reference"])
+def test_bool_arrays_pass_in_and_come_out_as_bool(run):
+    x = data(np.uint8)
+    keep = np.arange(N) % 3 != 0
+    call = threshold if run == "gpu" else threshold.reference
+    out = call(x=x, keep=keep, sizes={"out": N})["out"]
+    assert out.dtype == np.bool_
+    np.testing.assert_array_equal(out, keep & (x > 100))
+
+
+def test_outputs_are_written_into_the_callers_uint8_array():
+    compiled = vyre.Backend().compile(affine_u8.program)
+    x = data(np.uint8)
+    out = np.zeros(N, np.uint8)
+    compiled.into(x=x, out={"out": out}, dim=N)
+    np.testing.assert_array_equal(out, (x.astype(np.uint32) * 3 + 7).astype(np.uint8))
+
+
+def test_a_wrong_dtype_names_the_numpy_type_to_pass():
+    with pytest.raises(vyre.DTypeError, match="input 'x' holds u8: pass uint8, not uint32"):
+        affine_u8(x=np.ones(4, np.uint32))
+    with pytest.raises(vyre.DTypeError, match="input 'keep' holds bool: pass bool, not uint8"):
+        threshold(x=np.ones(4, np.uint8), keep=np.ones(4, np.uint8))
+
+
+def test_a_scalar_for_a_narrow_buffer_must_fit_it():
+    one = vyre.Backend().compile(affine_u8.program)
+    np.testing.assert_array_equal(one(x=255, sizes={"out": 1}, dim=1)["out"], np.array([(255 * 3 + 7) % 256], np.uint8))
+    with pytest.raises(vyre.RangeError, match="input 'x'.*256"):
+        one(x=256, sizes={"out": 1}, dim=1)
+
+
+def test_narrow_types_are_storage_types_refused_as_values_at_the_users_line():
+    def cast_to_u8(x: vyre.In[u32], out: vyre.Out[u32]):
+        out[0] = u8(x[0])
+
+    with pytest.raises(vyre.KernelTypeError, match="u8 is a storage type, not a value type: convert to u32") as e:
+        vyre.kernel(workgroup=1)(cast_to_u8).program
+    assert e.value.line == cast_to_u8.__code__.co_firstlineno + 1
+
+    def narrow_scalar(k: i16, out: vyre.Out[i32]):
+        out[0] = k
+
+    with pytest.raises(vyre.KernelTypeError, match="parameter 'k': a scalar is f32, u32 or i32"):
+        vyre.kernel(workgroup=1)(narrow_scalar).program
+
+
+def test_a_kernel_of_narrow_buffers_is_format_version_4_and_translates_back():
+    import json
+
+    program = json.loads(affine_u8.program.to_json())
+    assert program["vyre"] == 4
+    assert [b["type"] for b in program["buffers"]] == ["u8", "u8"]
+    assert "vyre.In[vyre.u8]" in vyre.to_python(affine_u8.program)
