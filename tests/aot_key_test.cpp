@@ -2,10 +2,13 @@
 // shapes the WGSL text and to nothing else.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 
 #include "samples/programs.hpp"
 #include "support/aot_fixtures.hpp"
+#include "support/conformance_cases.hpp"
+#include "support/programs.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/lower.hpp"
@@ -170,6 +173,59 @@ TEST(AotKey, ProgramChangesChangeTheKey) {
 TEST(AotKey, FingerprintChangesTheKey) {
   vyre::Program p = xor_program();
   EXPECT_NE(vyre::aot::key_parts(p, "driver=a").key(), vyre::aot::key_parts(p, "driver=b").key());
+}
+
+}  // namespace
+
+namespace {
+
+// A digest, once published, never changes: every version-1 example keeps
+// the digest and the cache key (for one fingerprint, at this lowering and
+// library version) it had before format version 4 existed, and the 244
+// conformance programs keep their digests (one hash over all of them).
+// Written down when version 4 came, from the build before it (`vyre hash`,
+// `VYRE_WIDEN=0 vyre cache explain --fingerprint pinned-fingerprint --json`,
+// the shader without vector widening, and the same
+// hash over the digests of its conformance programs).
+TEST(AotKey, VersionOneProgramsKeepTheirDigestsAndKeys) {
+  const std::vector<std::array<const char*, 3>> pinned = {
+      {"xor", "a3de9b847d61fd7438eb89ee330bb7700fb90d9e266e5e1dbeb586295038b364",
+       "95eea1d7a5e70bb3726cdfd4913010cb8d440035a6bd6442bf0deea7406d5d8d"},
+      {"saxpy", "ba2b237382ba20caeed24326f4d2b9b4ebb81b4bdbdf2dac5130cedb1109bc52",
+       "456e379db628472a330249a1b9e449b3a78f31fba2220619afd7134a6e28db78"},
+      {"collatz", "0654b7c588967af130c8f3599342854508ae29e3b0c81a9527beff6f41b309fc",
+       "0346f14414c00dcb42655e2e12b6139a063ecc4fe534d5ead55f4d28225ca824"},
+      {"histogram", "deaf934d8d1563820aea35335eeca03124ce528cc9011f2ef8915bd8db1e08dc",
+       "83877aa50b9abdecfa05c6d3cf0c0310e30267a2352f64f0c8867b270d8543fc"},
+      {"reduction", "759c7f1f70841c076aed293ae22ef80c1f37414eea67f06b85a203c16ada215b",
+       "72ee19afab245da79d9fa3de74126d5d19a2532bd6d8c5bbc0da0cd9bf463680"},
+      {"prefix_sum", "0c69bc8b7e621d5a8fb8a69a0d5d55a4321912df3e8b701acc3c69649761bd1d",
+       "fa7d35c64f64061b8088dc4b1c7f26ce127663efcfb52c7f9b7f3f130a7642b3"},
+      {"matmul_tiled", "2edd9f169afbe2225fc63d8eaebaa8f30d69b7576143fc0f7a79efc8f70b2111",
+       "e969e0b0e654947b3e3663e61ca3cb0472bbebb3fb246db0bad4f6efdf34f563"},
+      {"softmax", "603c40e84831babde62951581e8da8ed96d2578517e4c765761c585f3ae2a7ae",
+       "21f0e881cf477b69afea5c5a19de06a4245b99086a6beb271c9bac6fe4f8ed71"},
+      {"bitonic_sort", "cc851969583ad625181ce746c7ff57e95cefc33fbccf1dbd3835e1b9a4d89192",
+       "52073c842eab567ca8e05ec3eab5dc69e1d780b78d0963dd236e68bac96afc9c"},
+  };
+  EXPECT_EQ(vyre::kLoweringVersion, 10u);
+  for (const auto& [name, digest, key] : pinned) {
+    const vyre::CheckedProgram p = vyre::test::example(name);
+    EXPECT_EQ(vyre::format_version(p.program()), 1u) << name;
+    EXPECT_EQ(vyre::digest(p).hex(), digest) << name;
+    KeyParts parts = vyre::aot::key_parts(p, "pinned-fingerprint");
+    parts.vyre_version = "0.1.0";  // the library's version when the keys were written down
+    EXPECT_EQ(parts.key(), key) << name;
+  }
+  std::string digests;
+  for (const auto& c : vyre::test::conformance::all_cases()) {
+    digests += vyre::digest(vyre::test::conformance::loaded_program(*c)).hex();
+    digests += vyre::digest(vyre::test::conformance::literal_program(*c)).hex();
+  }
+  for (const auto& s : vyre::test::conformance::construct_scenarios())
+    if (vyre::format_version(s.program) == 1) digests += vyre::digest(s.program).hex();
+  EXPECT_EQ(digests.size(), 244u * 64);
+  EXPECT_EQ(vyre::sha256(digests).hex(), "f8e8a060a650991938ad5315f5ccfdf507c5faf6cb3ab960196e2be44819a9c7");
 }
 
 }  // namespace

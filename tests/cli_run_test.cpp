@@ -20,7 +20,7 @@ using vyre::test::write_file;
 namespace {
 
 const char* kExamples[] = {"xor",       "saxpy",        "collatz", "histogram",   "reduction",
-                           "prefix_sum", "matmul_tiled", "softmax", "bitonic_sort"};
+                           "prefix_sum", "matmul_tiled", "softmax", "bitonic_sort", "byte_count", "find_pattern"};
 
 std::vector<std::string> example_run(const std::string& name, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args{"run", source_path("examples/" + name + ".json"), "--inputs",

@@ -28,7 +28,7 @@ using namespace vyre::test::conformance;
 namespace {
 
 const char* kExamples[] = {"xor",       "saxpy",        "collatz", "histogram",   "reduction",
-                           "prefix_sum", "matmul_tiled", "softmax", "bitonic_sort"};
+                           "prefix_sum", "matmul_tiled", "softmax", "bitonic_sort", "byte_count", "find_pattern"};
 
 struct Suite {
   std::vector<WebGpuJob> jobs;

@@ -131,7 +131,7 @@ TEST(ReferenceChecks, WritesOfOneStorageElementByTwoWorkgroupsRaceAndAtomicsDoNo
 
 TEST(ReferenceChecks, TheExamplesAndTheirRunFilesHaveNoRace) {
   for (const char* name : {"xor", "saxpy", "collatz", "histogram", "reduction", "prefix_sum", "matmul_tiled",
-                           "softmax", "bitonic_sort"}) {
+                           "softmax", "bitonic_sort", "byte_count", "find_pattern"}) {
     const CheckedProgram p = vyre::test::example(name);
     const RunInputs run = read_run_file(p.program(), vyre::test::source_path(std::string("examples/") + name +
                                                                               ".run.json").string());
