@@ -40,6 +40,9 @@ DawnBatch run_on_dawn(const std::vector<const GeneratedCase*>& cases) {
       const auto values = words.get<std::vector<uint32_t>>();
       std::vector<uint8_t> bytes(values.size() * kElementBytes);
       if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+      // Packed narrow elements: the words' padding after the last element is not output.
+      for (const auto& b : jobs[i].bindings)
+        if (b.output == buffer && b.output_bytes < bytes.size()) bytes.resize(b.output_bytes);
       out[buffer] = std::move(bytes);
     }
     batch.results[i].outputs = Outputs(std::move(out));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "differential/element_values.hpp"
 #include "differential/program_generator.hpp"
 
 namespace vyre::differential::detail {
@@ -119,6 +120,11 @@ void ProgramGenerator::plan_buffers() {
   static const ScalarType kTypes[] = {ScalarType::U32, ScalarType::I32, ScalarType::F32};
   auto any_type = [&] { return kTypes[choices_.below(3)]; };
   auto int_type = [&] { return choices_.coin(50) ? ScalarType::I32 : ScalarType::U32; };
+  // Inputs and plain outputs may also hold bytes, half-words or bools
+  // (format version 4), packed into words on the GPU.
+  static const ScalarType kPacked[] = {ScalarType::U8, ScalarType::I8, ScalarType::U16, ScalarType::I16,
+                                       ScalarType::Bool};
+  auto storage_type = [&] { return choices_.coin(options_.packed_percent) ? kPacked[choices_.below(5)] : any_type(); };
 
   // With the default grid the first output (by binding) sets the grid, so it
   // is one whose length need not cover every invocation.
@@ -144,7 +150,7 @@ void ProgramGenerator::plan_buffers() {
       BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, Role::counter);
       b.length = choices_.range(1, 8);
     } else {
-      const ScalarType type = any_type();
+      const ScalarType type = storage_type();
       BufferInfo& b = add_buffer(fresh_buffer_name(), Access::ReadWrite, type, role == 0 ? Role::owned : Role::guarded);
       b.per_owner = choices_.coin(25) ? 2 : 1;
       b.length = role == 0 ? invocations_ * b.per_owner + choices_.below(3)
@@ -155,7 +161,7 @@ void ProgramGenerator::plan_buffers() {
   // Inputs, a uniform buffer, a read_write buffer nobody writes, owned scratch.
   const uint32_t inputs = choices_.count(3);
   for (uint32_t i = 0; i < inputs; ++i) {
-    const ScalarType type = any_type();
+    const ScalarType type = storage_type();
     BufferInfo& b = add_buffer(fresh_buffer_name(), Access::Read, type, Role::input);
     b.length = choices_.coin(5) ? 0 : choices_.range(1, 24);
   }
@@ -195,6 +201,7 @@ void ProgramGenerator::plan_buffers() {
   // Per-buffer details: atomics, f32 classes, fixed counts, initial contents.
   for (auto& b : buffers_) {
     const bool integer = b.decl.type != ScalarType::F32;
+    const bool word_integer = b.decl.type == ScalarType::U32 || b.decl.type == ScalarType::I32;  // atomics' types
     switch (b.role) {
       case Role::counter:
         b.atomic = true;
@@ -203,7 +210,7 @@ void ProgramGenerator::plan_buffers() {
       case Role::owned:
       case Role::workgroup:
       case Role::group_shared:
-        b.atomic = integer && choices_.coin(35);
+        b.atomic = word_integer && choices_.coin(35);
         break;
       default: break;
     }
@@ -263,7 +270,9 @@ void ProgramGenerator::assign_bindings() {
 }
 
 uint32_t ProgramGenerator::content_bits(const BufferInfo& b) {
-  if (b.decl.type != ScalarType::F32) return pick_integer_bits(choices_, b.decl.type);
+  if (b.decl.type == ScalarType::Bool) return choices_.coin(50) ? 1u : 0u;
+  if (b.decl.type != ScalarType::F32)
+    return element_value(b.decl.type, pick_integer_bits(choices_, value_type(b.decl.type)));
   switch (b.f32.kind) {
     case F32Class::Kind::exact: return std::bit_cast<uint32_t>(pick_exact_f32(choices_, b.f32.range));
     case F32Class::Kind::special:

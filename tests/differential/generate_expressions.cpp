@@ -151,7 +151,9 @@ Expr ProgramGenerator::int_leaf(ScalarType t, int depth) {
       return t == ScalarType::U32 ? len(b.decl.name) : bitcast(t, len(b.decl.name));
     }
     case 4: {
-      auto candidates = buffers_where([&](const BufferInfo& b) { return b.decl.type == t && readable(b); });
+      // A narrow buffer's load is its value type (u8 and u16 give u32, i8 and i16 i32).
+      auto candidates =
+          buffers_where([&](const BufferInfo& b) { return value_type(b.decl.type) == t && readable(b); });
       if (BufferInfo* b = pick(candidates)) return load(b->decl.name, read_index(*b, depth));
       break;
     }
@@ -232,6 +234,10 @@ Expr ProgramGenerator::bool_expr(int depth) {
   if (depth <= 0) {
     if (choices_.coin(50)) {
       if (auto* l = pick(locals_where([](const Local& l) { return l.type == ScalarType::Bool; }))) return var(l->name);
+    }
+    if (choices_.coin(30)) {
+      auto candidates = buffers_where([&](const BufferInfo& b) { return b.decl.type == ScalarType::Bool && readable(b); });
+      if (BufferInfo* b = pick(candidates)) return load(b->decl.name, read_index(*b, depth));
     }
     return boolean(choices_.coin(50));
   }
@@ -378,9 +384,12 @@ Expr ProgramGenerator::uniform_u32(int depth) {
         else
           index = rem(u32(pick_integer_bits(choices_, ScalarType::U32)), len(b->decl.name));
         Expr value = load(b->decl.name, std::move(index));
-        if (b->decl.type == ScalarType::I32) return bitcast(ScalarType::U32, std::move(value));
-        if (b->decl.type == ScalarType::F32) return cast(ScalarType::U32, std::move(value));
-        return value;
+        switch (value_type(b->decl.type)) {  // a narrow buffer loads as its value type
+          case ScalarType::I32: return bitcast(ScalarType::U32, std::move(value));
+          case ScalarType::F32:
+          case ScalarType::Bool: return cast(ScalarType::U32, std::move(value));
+          default: return value;
+        }
       }
       break;
     }

@@ -241,7 +241,8 @@ void ProgramGenerator::statement(std::vector<Stmt>& out, const Flow& flow) {
 }
 
 Expr ProgramGenerator::value_for_buffer(BufferInfo& b, int depth) {
-  if (b.decl.type != ScalarType::F32) return int_expr(b.decl.type, depth);
+  if (b.decl.type == ScalarType::Bool) return bool_expr(depth);
+  if (b.decl.type != ScalarType::F32) return int_expr(value_type(b.decl.type), depth);
   if (b.f32.kind == F32Class::Kind::bounded) {
     if (choices_.coin(15)) return exact_expr(depth).expr;
     return imprecise_value(b, depth).expr;

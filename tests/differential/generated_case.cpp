@@ -1,5 +1,7 @@
 #include "differential/generated_case.hpp"
 
+#include "differential/element_values.hpp"
+
 namespace vyre::differential {
 namespace {
 
@@ -13,7 +15,11 @@ size_t count_expr(const Expr& e) {
 
 Inputs GeneratedCase::inputs() const {
   Inputs in;
-  for (const auto& [name, values] : contents) in.set<uint32_t>(name, values);
+  for (const auto& [name, values] : contents) {
+    const Buffer* b = program.find_buffer(name);
+    if (b && element_bytes(b->type) != 4) in.bytes(name, element_bytes_of(b->type, values));
+    else in.set<uint32_t>(name, values);
+  }
   for (const auto& [name, n] : sizes) in.size(name, n);
   return in;
 }

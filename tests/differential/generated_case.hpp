@@ -33,7 +33,7 @@ struct CompareRule {
 struct GeneratedCase {
   uint64_t seed = 0;
   Program program;
-  std::map<std::string, std::vector<uint32_t>> contents;  // buffers dispatched with contents (element bits)
+  std::map<std::string, std::vector<uint32_t>> contents;  // buffers dispatched with contents (element_values.hpp)
   std::map<std::string, uint32_t> sizes;                  // runtime-sized buffers dispatched with a length only
   ShaderOptions options;
   std::optional<Dim3> grid;  // the launch's; none: the default grid

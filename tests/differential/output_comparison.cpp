@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "differential/element_values.hpp"
 #include "util/f32_text.hpp"
 
 namespace vyre::differential {
@@ -24,12 +25,6 @@ double ulp_of(float x) {
   return std::ldexp(1.0, exponent - 24);
 }
 
-std::vector<uint32_t> words(const std::vector<uint8_t>& bytes) {
-  std::vector<uint32_t> out(bytes.size() / 4);
-  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * 4);
-  return out;
-}
-
 }  // namespace
 
 bool element_agrees(ScalarType type, const CompareRule& rule, uint32_t reference, uint32_t gpu) {
@@ -46,7 +41,7 @@ bool element_agrees(ScalarType type, const CompareRule& rule, uint32_t reference
 }
 
 std::string format_element(ScalarType type, uint32_t bits) {
-  switch (type) {
+  switch (value_type(type)) {
     case ScalarType::I32: return std::to_string(static_cast<int32_t>(bits));
     case ScalarType::F32: {
       char hex[16];
@@ -67,7 +62,8 @@ std::vector<Difference> compare_outputs(const Program& program, const std::map<s
                                           (reference.has(b.name) ? "GPU's" : "reference's") + " outputs"});
       continue;
     }
-    const auto want = words(reference.bytes(b.name)), got = words(gpu.bytes(b.name));
+    const auto want = element_values_of(b.type, reference.bytes(b.name));
+    const auto got = element_values_of(b.type, gpu.bytes(b.name));
     if (want.size() != got.size()) {
       out.push_back({b.name, 0, 0, 0, "output '" + b.name + "' has " + std::to_string(want.size()) +
                                           " elements on the reference and " + std::to_string(got.size()) + " on the GPU"});

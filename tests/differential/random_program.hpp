@@ -29,6 +29,7 @@ struct GeneratorOptions {
   int max_nesting = 3;           // nested if / loop / while
   int max_expression_depth = 3;
   uint32_t max_invocations = 256;
+  uint32_t packed_percent = 20;  // the chance, in percent, that an input or output holds u8, i8, u16, i16 or bool
 };
 
 // Builds a case from the decisions of `choices`. The program is not

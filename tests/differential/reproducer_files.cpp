@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "differential/element_values.hpp"
 #include "ir/json_document.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
@@ -41,7 +42,7 @@ std::string quoted(const std::string& s) {
 }
 
 std::string value_text(ScalarType type, uint32_t bits) {
-  switch (type) {
+  switch (value_type(type)) {
     case ScalarType::I32: return std::to_string(static_cast<int32_t>(bits));
     case ScalarType::F32: {
       const float f = std::bit_cast<float>(bits);
@@ -57,19 +58,13 @@ std::string values_text(ScalarType type, const std::vector<uint32_t>& values) {
   return out + "]";
 }
 
-std::vector<uint32_t> words(const std::vector<uint8_t>& bytes) {
-  std::vector<uint32_t> out(bytes.size() / 4);
-  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * 4);
-  return out;
-}
-
 std::string outputs_text(const Program& p, const Outputs& outputs, const std::string& indent) {
   std::string out = "{";
   bool first = true;
   for (const Buffer* b : canonical_buffer_order(p)) {
     if (!b->output || !outputs.has(b->name)) continue;
     out += (first ? "\n" : ",\n") + indent + "  " + quoted(b->name) + ": " +
-           values_text(b->type, words(outputs.bytes(b->name)));
+           values_text(b->type, element_values_of(b->type, outputs.bytes(b->name)));
     first = false;
   }
   return out + (first ? "}" : "\n" + indent + "}");
@@ -121,16 +116,16 @@ uint32_t value_bits(ScalarType type, const Value& v, const fs::path& file) {
     if (parse_f32(v.text, f) != F32ParseError::none) bad(file, "'" + v.text + "' is not an f32");
     return std::bit_cast<uint32_t>(f);
   }
-  if (type == ScalarType::I32) {
+  if (value_type(type) == ScalarType::I32) {
     int32_t i = 0;
     auto res = std::from_chars(v.text.data(), v.text.data() + v.text.size(), i);
     if (res.ec != std::errc() || res.ptr != v.text.data() + v.text.size()) bad(file, "'" + v.text + "' is not an i32");
-    return static_cast<uint32_t>(i);
+    return element_value(type, static_cast<uint32_t>(i));
   }
   uint32_t u = 0;
   auto res = std::from_chars(v.text.data(), v.text.data() + v.text.size(), u);
   if (res.ec != std::errc() || res.ptr != v.text.data() + v.text.size()) bad(file, "'" + v.text + "' is not a u32");
-  return u;
+  return element_value(type, u);
 }
 
 std::vector<uint32_t> values_of(const Program& p, const std::string& name, const Value& array, const fs::path& file) {
@@ -145,10 +140,7 @@ std::vector<uint32_t> values_of(const Program& p, const std::string& name, const
 Outputs outputs_of(const Program& p, const Value& object, const fs::path& file) {
   std::map<std::string, std::vector<uint8_t>> out;
   for (const auto& [name, array] : object.members) {
-    auto values = values_of(p, name, array, file);
-    std::vector<uint8_t> bytes(values.size() * kElementBytes);
-    if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    out[name] = std::move(bytes);
+    out[name] = element_bytes_of(p.find_buffer(name)->type, values_of(p, name, array, file));
   }
   return Outputs(std::move(out));
 }
