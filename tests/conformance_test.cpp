@@ -223,6 +223,43 @@ TEST(ConformanceConstructs, RacingStoresToOneByteLeaveOneOfTheStoredValues) {
   }
 }
 
+// Against loops written here in C++ over 64-bit integers: the sequence
+// from, from+step, ... while below (above, for a negative step) the bound.
+TEST(ConformanceConstructs, SteppedLoopsCountEitherWayAndNeverWrap) {
+  const Scenario& s = scenario("stepped_loops");
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
+  const auto out = backend().compile(s.program, s.options).dispatch(s.inputs, s.grid).get<uint32_t>("out");
+  ASSERT_EQ(out.size(), 240u);
+  for (int64_t i = 0; i < 40; ++i) {
+    uint32_t up = 0;
+    for (int64_t j = i; j < 3 * i + 10; j += 3) {
+      if (j % 4 == 1) continue;
+      if (j > 50) break;
+      up += static_cast<uint32_t>(j);
+    }
+    int32_t down = 0;
+    for (int64_t m = i; m > -20; m -= 2) down = static_cast<int32_t>(static_cast<uint32_t>(down) * 3u + static_cast<uint32_t>(m));
+    uint32_t lim = 30, moved = 0;
+    for (int64_t k = i % 5; k < lim; k += 2) --lim, ++moved;
+    uint32_t t = 0;
+    for (int64_t a = 0xfffffff0LL + i % 8; a < 0xffffffffLL; a += 7) t += 1;
+    for (int64_t b = 1 + i % 3; b < 0xffffffffLL; b += 0x80000000LL) t += 100;
+    uint32_t sc = 0;
+    for (int64_t c = int64_t{INT32_MIN} + i % 8; c > INT32_MIN; c -= 4) sc += 1;
+    for (int64_t d = int64_t{INT32_MAX} - i % 12; d < INT32_MAX; d += 5) sc += 100;
+    for (int64_t g = 6; g > -1; g -= 2) sc += 10000;
+    uint32_t e = 0;
+    for (int64_t f = 5; f > i % 9; f -= 3) e = e * 10 + static_cast<uint32_t>(f);
+    const uint32_t* got = &out[static_cast<size_t>(i) * 6];
+    EXPECT_EQ(got[0], up) << i;
+    EXPECT_EQ(got[1], static_cast<uint32_t>(down)) << i;
+    EXPECT_EQ(got[2], moved) << i;
+    EXPECT_EQ(got[3], t) << i;
+    EXPECT_EQ(got[4], sc) << i;
+    EXPECT_EQ(got[5], e) << i;
+  }
+}
+
 TEST(ConformanceConstructs, ControlFlowOfEveryKind) {
   const Scenario& s = scenario("control_flow");
   expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);

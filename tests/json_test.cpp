@@ -343,6 +343,43 @@ TEST(Json, Version4HoldsNarrowAndBoolBuffers) {
   EXPECT_TRUE(has(ds, "buffers[0].type", "u32, i32, f32, u8, i8, u16, i16 or bool")) << dump(ds);
 }
 
+TEST(Json, Version4LoopsCountByALiteralStep) {
+  const auto doc = [](int version, const std::string& loop) {
+    return R"({"vyre": )" + std::to_string(version) + R"(, "workgroup_size": [1, 1, 1], "buffers": [
+      {"name": "out", "binding": 0, "access": "read_write", "type": "i32", "output": true}],
+      "body": [)" + loop + R"(]})";
+  };
+  const std::string down = R"({"loop": "k", "from": {"i32": 9}, "to": {"i32": -3}, "step": {"i32": -2},
+      "body": [{"store": "out", "index": {"u32": 0}, "value": {"var": "k"}}]})";
+  const CheckedProgram p = program_from_json(doc(4, down));
+  ASSERT_EQ(p.program().body[0].exprs.size(), 3u);
+  EXPECT_EQ(format_version(p.program()), 4u);
+  const std::string text = program_to_json(p.program());
+  EXPECT_NE(text.find("\"step\": {\"i32\": -2}"), std::string::npos) << text;
+  EXPECT_EQ(program_from_json(text).program(), p.program());
+  auto ds = problems(doc(3, down));
+  EXPECT_TRUE(has(ds, "body[0].step", "a loop step needs format version 4")) << dump(ds);
+
+  // A step of 1 is the loop without one: the same program, bytes and digest as version 1's.
+  const auto loop = [&](const std::string& from, const std::string& to, const std::string& step) {
+    return doc(4, R"({"loop": "k", "from": )" + from + R"(, "to": )" + to + R"(, "step": )" + step + R"(, "body": []})");
+  };
+  const CheckedProgram one = program_from_json(loop(R"({"i32": 0})", R"({"i32": 4})", R"({"i32": 1})"));
+  EXPECT_EQ(one.program().body[0].exprs.size(), 2u);
+  EXPECT_EQ(format_version(one.program()), 1u);
+  EXPECT_EQ(digest(one.program()),
+            digest(program_from_json(doc(1, R"({"loop": "k", "from": {"i32": 0}, "to": {"i32": 4}, "body": []})")).program()));
+
+  ds = problems(loop(R"({"i32": 0})", R"({"i32": 4})", R"({"i32": 0})"));
+  EXPECT_TRUE(has(ds, "body[0].step", "a loop step of 0 would never end the loop")) << dump(ds);
+  ds = problems(loop(R"({"u32": 0})", R"({"u32": 4})", R"({"i32": -1})"));
+  EXPECT_TRUE(has(ds, "body[0].step", "the step is i32 but the loop counts in u32")) << dump(ds);
+  ds = problems(loop(R"({"i32": 0})", R"({"i32": 4})", R"({"add": [{"i32": 1}, {"i32": 1}]})"));
+  EXPECT_TRUE(has(ds, "body[0].step", "a loop step is a u32 or i32 literal")) << dump(ds);
+  ds = problems(loop(R"({"f32": 0})", R"({"f32": 4})", R"({"f32": 0.5})"));
+  EXPECT_TRUE(has(ds, "body[0].step", "a loop step is a u32 or i32 literal")) << dump(ds);
+}
+
 TEST(Json, Version2DeclaresALaunchDomainAndVersion1CannotSayIt) {
   const std::string body =
       R"("workgroup_size": [64, 1, 1], "buffers": [{"name": "out", "binding": 0, "access": "read_write",

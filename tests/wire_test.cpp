@@ -299,6 +299,29 @@ TEST(Wire, NarrowOrBoolBuffersAreVersion4AndLeaveOlderBytesAlone) {
   }
 }
 
+TEST(Wire, ASteppedLoopIsVersion4AndLoopsWithoutOneKeepTheirBytes) {
+  const auto program = [](std::optional<int32_t> step) {
+    std::vector<Stmt> body{store("out", u32(0), cast(ScalarType::U32, var("k")))};
+    return ProgramBuilder("stepped")
+        .output("out", 0, ScalarType::U32, 1)
+        .body({step ? loop("k", i32(9), i32(-3), i32(*step), body) : loop("k", i32(9), i32(-3), body)})
+        .build();
+  };
+  const auto v1 = to_wire(program(std::nullopt));
+  EXPECT_EQ(v1[4], 1);
+  EXPECT_EQ(to_wire(program(1)), v1);  // the builder writes a step of 1 as no step
+  const Program p = program(-2);
+  const auto v4 = to_wire(p);
+  EXPECT_EQ(v4[4], 4);
+  EXPECT_EQ(from_wire(v4), canonical(p));
+  EXPECT_NE(digest(p), digest(program(std::nullopt)));
+  for (size_t n = 0; n < v4.size(); ++n)
+    EXPECT_THROW(from_wire(std::vector<uint8_t>(v4.begin(), v4.begin() + static_cast<std::ptrdiff_t>(n))), Error);
+  auto bad = v4;
+  bad[4] = 1;  // a version-1 reader has no stepped loop
+  expect_rejected(bad, "");
+}
+
 TEST(Wire, ADeclaredDomainIsVersion2AndLeavesVersion1BytesAlone) {
   Program p = vyre::test::xor_program();
   const auto v1 = to_wire(p);

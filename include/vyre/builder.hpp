@@ -106,6 +106,10 @@ VYRE_API Stmt assign(std::string name, Expr value);
 VYRE_API Stmt store(std::string buffer, Expr index, Expr value);
 VYRE_API Stmt if_(Expr cond, std::vector<Stmt> then_body, std::vector<Stmt> else_body = {});
 VYRE_API Stmt loop(std::string var, Expr from, Expr to, std::vector<Stmt> body);
+// A loop counting by `step`, a literal of the bounds' type (format version 4):
+// up while var < to for a positive step, down while var > to for a negative
+// i32 one. A step of 1 gives the loop above.
+VYRE_API Stmt loop(std::string var, Expr from, Expr to, Expr step, std::vector<Stmt> body);
 VYRE_API Stmt while_(Expr cond, std::vector<Stmt> body);
 VYRE_API Stmt break_();
 VYRE_API Stmt continue_();

@@ -122,7 +122,9 @@ struct VYRE_API Stmt {
   // Let/Assign: the local; Store: the buffer; Loop: the loop variable
   std::string name;
   // Let/Assign: [value]; Store: [index, value]; If/While: [cond];
-  // Loop: [from, to]; Eval: [expr]; otherwise empty
+  // Loop: [from, to] or [from, to, step]; Eval: [expr]; otherwise empty.
+  // A step (format version 4) is a literal of the loop's type other than
+  // 0 and 1: a loop counting up by one has no step, so it has one encoding.
   std::vector<Expr> exprs;
   std::vector<Stmt> body;       // If: then; Loop/While: body
   std::vector<Stmt> else_body;  // If only
@@ -152,7 +154,7 @@ struct VYRE_API Program {
 };
 
 // The oldest format version that holds `program`: 4 when it uses a version-4
-// feature (a narrow or bool buffer), 3 when it declares a domain in a shape,
+// feature (a narrow or bool buffer, a loop with a step), 3 when it declares a domain in a shape,
 // 2 when it declares a flat domain, else 1.
 VYRE_API uint32_t format_version(const Program& program);
 

@@ -105,6 +105,68 @@ def test_unsigned_arithmetic_bitwise_and_control_flow_match_numpy():
     np.testing.assert_array_equal(got, ((r + total + 5) & 0xFFFFFFFF).astype(np.uint32))
 
 
+
+def test_range_with_a_step_counts_as_python_does_and_never_wraps():
+    # Each loop's trips written as Python counts them, near the ends of u32 and i32 too.
+    @vyre.kernel(workgroup=8)
+    def steps(start: vyre.In[i32], out: vyre.Out[u32]):
+        i = vyre.gid.x
+        if i >= len(start):
+            return
+        s = start[i]
+        down = u32(0)
+        for k in range(s, i32(-7), -3):        # i32 down: the format's step
+            down = down * 7 + u32(k + 7)
+        up = u32(0)
+        for k in range(u32(4294967290) + i % 4, u32(4294967295), 3):  # u32 up, next step past the end
+            up += 1
+        ud = u32(0)
+        for k in range(u32(4294967295) - i, u32(2), -2147483647):     # u32 down: the trip form
+            ud = ud * 10 + 1
+        lo = u32(0)
+        for k in range(i32(-2147483647) - 1 + vyre.i32(i % 5), i32(-2147483648) + 1, 2):
+            lo += 1
+        out[i * 4] = down
+        out[i * 4 + 1] = up
+        out[i * 4 + 2] = ud
+        out[i * 4 + 3] = lo
+
+    start = np.arange(-12, 20, dtype=np.int32)
+    got = run_both(steps, start=start, sizes={"out": 4 * len(start)}, dim=len(start))["out"].reshape(-1, 4)
+    assert json.loads(steps.program.to_json())["vyre"] == 4
+    for i, s in enumerate(start.tolist()):
+        down = 0
+        for k in range(s, -7, -3):
+            down = (down * 7 + k + 7) & 0xFFFFFFFF
+        ud = 0
+        for _ in range(4294967295 - i, 2, -2147483647):
+            ud = ud * 10 + 1
+        want = [down, len(range(4294967290 + i % 4, 4294967295, 3)), ud,
+                len(range(-2147483648 + i % 5, -2147483647, 2))]
+        assert got[i].tolist() == want, i
+
+
+def test_a_range_reads_its_bound_once_as_python_does():
+    # The body changes what the bound reads; Python evaluated range's arguments before the first trip.
+    @vyre.kernel(workgroup=1)
+    def shrinking(out: vyre.Out[u32, 3]):
+        n = u32(5)
+        trips = u32(0)
+        for k in range(n):
+            n -= 1
+            trips += 1
+        out[0] = trips
+        m = i32(9)
+        down = u32(0)
+        for k in range(i32(0), m, 2):
+            m = i32(0)
+            down += 1
+        out[1] = down
+        out[2] = n
+
+    got = run_both(shrinking, grid=(1, 1, 1))["out"]
+    assert got.tolist() == [5, 5, 0]
+
 def test_signed_float_casts_and_truncating_division():
     @vyre.kernel(workgroup=64)
     def mixed(a: vyre.In[i32], f: vyre.In[f32], q: vyre.Out[i32], g: vyre.Out[f32]):

@@ -35,6 +35,30 @@ KINDS = {("read", False): "In", ("read_write", True): "Out", ("read_write", Fals
          ("uniform", False): "Uniform"}
 
 
+def _walk(node: Any):
+    """Every dict of a program's JSON below ``node``, ``node`` included."""
+    if isinstance(node, dict):
+        yield node
+        for v in node.values():
+            yield from _walk(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _walk(v)
+
+
+def bound_may_change(bound: Any, body: Any) -> bool:
+    """Whether a loop's body assigns a local its bound reads, or writes a buffer whose elements the
+    bound reads: the rule by which a kernel keeps a range's bound before the loop (_translate.py)."""
+    locals_read = {d["var"] for d in _walk(bound) if "var" in d}
+    buffers_read = {d["load"] for d in _walk(bound) if "load" in d}
+    for d in _walk(body):
+        if d.get("assign") in locals_read or d.get("store") in buffers_read:
+            return True
+        if buffers_read and "atomic" in d and d["atomic"] != "load":
+            return True
+    return False
+
+
 class UnprintableProgram(ValueError):
     """The program has no Python spelling; the message says which part and why."""
 
@@ -191,7 +215,12 @@ class _Printer:
             self.check_name(name, "loop variable")
             if name in self.types:
                 raise UnprintableProgram(f"loop variable {name!r} is named like a buffer")
-            self.emit(depth, f"for {name} in {self.python('range')}({self.expr(s['from'])}, {self.expr(s['to'])}):")
+            if bound_may_change(s["to"], s["body"]):
+                raise UnprintableProgram(f"loop {name!r} reads a bound its body changes, and Python's range "
+                                         "reads its bound once")
+            # A step is a literal of the loop's type, which range takes as a plain int.
+            step = f", {next(iter(s['step'].values()))}" if "step" in s else ""
+            self.emit(depth, f"for {name} in {self.python('range')}({self.expr(s['from'])}, {self.expr(s['to'])}{step}):")
             self.block(s["body"], depth + 1, names={name: self.type_of(s["from"])})
         elif "while" in s:
             self.emit(depth, f"while {self.expr(s['while'])}:")

@@ -188,6 +188,7 @@ class _Translator:
         self.frames: List[Frame] = []
         self.block: List[Dict[str, Any]] = []
         self.statements_allowed = True
+        self.stepped_loop = False  # a range with a step other than 1 makes a version-4 program
         self.inlining: List[Any] = []
 
     # ---- helpers ----
@@ -223,7 +224,7 @@ class _Translator:
         self.frames.append(Frame(self.source, helper=False))
         self.parameters(tree)
         body = self.statements(tree.body, new_scope=False)
-        version = 4 if any(b["type"] in VERSION_4_TYPES for b in self.buffers) else 1
+        version = 4 if self.stepped_loop or any(b["type"] in VERSION_4_TYPES for b in self.buffers) else 1
         program = {"vyre": version, "name": self.source.name, "workgroup_size": list(self.workgroup),
                    "buffers": self.buffers, "body": body}
         translation = Translation(program, self.captures, self.origins, self.position(tree))
@@ -614,22 +615,74 @@ class _Translator:
         ir_name = self.fresh(f"{self.frame.source.name}_{name}") if self.frame.helper else name
         self.used_names.add(ir_name)
         var = Local(ir_name, t, readonly=True, what="loop variable")
+        # Python evaluates range's arguments once; a program's loop reads its
+        # bound before every trip. A bound the body can change is kept first.
+        stop_json = stop.json
+        if self.body_changes(s.body, it.args[1] if len(it.args) > 1 else it.args[0]):
+            kept = self.fresh(f"{ir_name}_stop")
+            self.emit(it, {"let": kept, "value": stop_json})
+            stop_json = self.mark(it, {"var": kept})
         if step == 1:
             body = self.loop_body(s.body, [], {name: var})
-            self.emit(s, {"loop": ir_name, "from": start.json, "to": stop.json, "body": body})
+            self.emit(s, {"loop": ir_name, "from": start.json, "to": stop_json, "body": body})
             return
-        # range(a, b, step): count the trips (no wrap past b), and derive the variable from the trip.
+        if step > 0 or t == "i32":
+            # The format's own step (version 4): up while k < b, down while k > b, never wrapping.
+            self.stepped_loop = True
+            body = self.loop_body(s.body, [], {name: var})
+            self.emit(s, {"loop": ir_name, "from": start.json, "to": stop_json,
+                          "step": self.literal(t, step, it.args[2]), "body": body})
+            return
+        # A u32 loop counting down: the trips ceil((a - b) / -step) when a > b,
+        # computed as (a - b - 1) / -step + 1 so that nothing wraps, and k = a - trip * -step.
         trip = self.fresh(f"{ir_name}_trip")
-        magnitude = self.literal(t, abs(step), it.args[2])
-        lo, hi = (start, stop) if step > 0 else (stop, start)
-        span = {"sub": [hi.json, lo.json]}
-        rounded = {"add": [span, self.literal(t, abs(step) - 1, it.args[2])]}
-        count = self.mark(it, {"select": [{"gt": [hi.json, lo.json]}, {"div": [rounded, magnitude]}, {t: 0}]})
-        offset = {"mul": [{"var": trip}, magnitude]}
-        value = {"add" if step > 0 else "sub": [start.json, offset]}
+        magnitude = self.literal(t, -step, it.args[2])
+        one = {t: 1}
+        span = {"sub": [{"sub": [start.json, stop_json]}, one]}
+        count = self.mark(it, {"select": [{"gt": [start.json, stop_json]},
+                                          {"add": [{"div": [span, magnitude]}, one]}, {t: 0}]})
+        value = {"sub": [start.json, {"mul": [{"var": trip}, magnitude]}]}
         prefix = [self.mark(s.target, {"let": ir_name, "value": value})]
         body = self.loop_body(s.body, prefix, {name: var})
         self.emit(s, {"loop": trip, "from": {t: 0}, "to": count, "body": body})
+
+    def body_changes(self, body: List[ast.stmt], bound: ast.expr) -> bool:
+        """Whether a statement of ``body`` may change ``bound``: it assigns a local the bound reads, or
+        writes a buffer whose elements the bound reads (a buffer's length never changes)."""
+        locals_read: set = set()
+        buffers_read: set = set()
+
+        def visit(n: ast.AST) -> None:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len":
+                return
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                buffers_read.add(n.value.id)
+                visit(n.slice)
+                return
+            if isinstance(n, ast.Name):
+                locals_read.add(n.id)
+            for child in ast.iter_child_nodes(n):
+                visit(child)
+
+        visit(bound)
+        for stmt in body:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Call) and buffers_read:
+                    called = self.resolve(node.func)
+                    if isinstance(called, Func) or (isinstance(called, lang.Builtin) and called.form in ("atomic", "cas")):
+                        return True  # an atomic or a helper may write what the bound reads
+                targets: List[ast.expr] = []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name) and target.id in locals_read:
+                        return True
+                    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                            and target.value.id in buffers_read:
+                        return True
+        return False
 
     def stmt_Break(self, s: ast.Break) -> None:
         if self.frame.loop_depth == 0:

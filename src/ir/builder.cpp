@@ -114,6 +114,12 @@ Stmt loop(std::string var, Expr from, Expr to, std::vector<Stmt> body) {
   s.body = std::move(body);
   return s;
 }
+Stmt loop(std::string var, Expr from, Expr to, Expr step, std::vector<Stmt> body) {
+  Stmt s = loop(std::move(var), std::move(from), std::move(to), std::move(body));
+  const bool one = (step.op == Op::LitU32 || step.op == Op::LitI32) && step.imm == 1;
+  if (!one) s.exprs.push_back(std::move(step));
+  return s;
+}
 Stmt while_(Expr cond, std::vector<Stmt> body) {
   Stmt s = statement(StmtOp::While, {}, {std::move(cond)});
   s.body = std::move(body);

@@ -34,7 +34,8 @@ class JsonReader {
     Program p;
     if (!expect(doc, Kind::Object, "", "a program object")) return p;
     allow_keys(doc, "", {"vyre", "name", "workgroup_size", "domain", "buffers", "body"});
-    uint64_t version = 1;
+    uint64_t& version = version_;
+    version = 1;
     if (const Value* v = required(doc, "", "vyre", "the format version, 1 to " + std::to_string(kFormatVersion))) {
       auto given = integer(*v, "vyre", 0, UINT32_MAX);
       if (given && (*given < 1 || *given > kFormatVersion))
@@ -70,6 +71,8 @@ class JsonReader {
   }
 
  private:
+  uint64_t version_ = 1;  // the format version the document declares
+
   void error(std::string path, std::string message) { diagnostics.push_back({std::move(path), std::move(message)}); }
 
   static std::string join(const std::string& at, std::string_view key) {
@@ -254,10 +257,17 @@ class JsonReader {
       if (const Value* e = v.find("else")) s.else_body = block(*e, at + ".else");
     } else if (kind == "loop") {
       s.op = StmtOp::Loop;
-      allow_keys(v, at, {"loop", "from", "to", "body"});
+      allow_keys(v, at, {"loop", "from", "to", "step", "body"});
       s.name = name_field(v, at, "loop");
       s.exprs.push_back(expr_field(v, at, "from"));
       s.exprs.push_back(expr_field(v, at, "to"));
+      if (v.find("step")) {
+        if (version_ < 4) error(at + ".step", "a loop step needs format version 4 (\"vyre\": 4)");
+        Expr step = expr_field(v, at, "step");
+        // Counting up by one is the loop without a step: one program, one encoding.
+        const bool one = (step.op == Op::LitU32 || step.op == Op::LitI32) && step.imm == 1;
+        if (!one) s.exprs.push_back(std::move(step));
+      }
       if (const Value* b = required(v, at, "body", "an array of statements")) s.body = block(*b, at + ".body");
     } else if (kind == "while") {
       s.op = StmtOp::While;

@@ -108,7 +108,7 @@ class JsonWriter {
         return;
       case StmtOp::Loop:
         out_ += "{\"loop\": " + name + ", \"from\": " + expr(s.exprs.at(0)) + ", \"to\": " + expr(s.exprs.at(1)) +
-                ", \"body\": ";
+                (s.exprs.size() == 3 ? ", \"step\": " + expr(s.exprs[2]) : std::string()) + ", \"body\": ";
         block(s.body, level);
         out_ += "}";
         return;

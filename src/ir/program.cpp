@@ -7,9 +7,16 @@
 namespace vyre {
 
 namespace {
+bool has_stepped_loop(const std::vector<Stmt>& stmts) {
+  return std::any_of(stmts.begin(), stmts.end(), [](const Stmt& s) {
+    return (s.op == StmtOp::Loop && s.exprs.size() == 3) || has_stepped_loop(s.body) || has_stepped_loop(s.else_body);
+  });
+}
+
 bool uses_version_4(const Program& program) {
   return std::any_of(program.buffers.begin(), program.buffers.end(),
-                     [](const Buffer& b) { return is_narrow(b.type) || b.type == ScalarType::Bool; });
+                     [](const Buffer& b) { return is_narrow(b.type) || b.type == ScalarType::Bool; }) ||
+         has_stepped_loop(program.body);
 }
 }  // namespace
 

@@ -162,6 +162,22 @@ class Validator {
     }
   }
 
+  // A loop's step is a literal of the loop's type, so its sign, and with it
+  // the direction of the loop and the test that ends it, is known here.
+  void check_step(const Expr& step, Type loop_type, const std::string& at) {
+    const Type t = check_expr(step, at);
+    if (step.op != Op::LitU32 && step.op != Op::LitI32) {
+      error(at, "a loop step is a u32 or i32 literal, e.g. {\"i32\": -1}");
+      return;
+    }
+    if (loop_type && t && *loop_type != t)
+      error(at, "the step is " + std::string(to_string(*t)) + " but the loop counts in " + std::string(to_string(*loop_type)));
+    else if (step.imm == 0)
+      error(at, "a loop step of 0 would never end the loop");
+    else if (step.imm == 1)
+      error(at, "a step of 1 is written as no step (the loop without one counts up by 1)");
+  }
+
   uint32_t declare(const std::string& name, ScalarType type, bool loop_variable) {
     const uint32_t slot = next_slot_++;
     locals_[name] = Local{type, loop_variable, slot};
@@ -242,6 +258,8 @@ class Validator {
         if (from && to && is_integer(*from) && is_integer(*to) && *from != *to)
           error(at + ".to", "loop bounds must have one type: from is " + std::string(to_string(*from)) + ", to is " +
                                 std::string(to_string(*to)));
+        if (s.exprs.size() > 3) error(at + ".loop", "a loop holds from, to and an optional step, no more");
+        if (s.exprs.size() == 3) check_step(s.exprs[2], from && is_integer(*from) ? from : std::nullopt, at + ".step");
         const size_t scope_mark = scope_.size();
         if (!is_identifier(s.name)) {
           error(at + ".loop", "'" + s.name + "' is not an identifier");

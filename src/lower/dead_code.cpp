@@ -23,8 +23,15 @@ bool holds_atomic(const Stmt& s) {
 bool ends_block(StmtOp op) { return op == StmtOp::Return || op == StmtOp::Break || op == StmtOp::Continue; }
 
 // Whether a loop from `from` to `to` (literals of type `t`) runs no iteration.
-bool empty_range(ScalarType t, const Expr& from, const Expr& to) {
-  if (t == ScalarType::I32) return static_cast<int32_t>(from.imm) >= static_cast<int32_t>(to.imm);
+// A loop with literal bounds that runs no trip: counting up, from >= to;
+// counting down (a negative step), from <= to.
+bool empty_range(ScalarType t, const Stmt& loop) {
+  const Expr &from = loop.exprs[0], &to = loop.exprs[1];
+  if (t == ScalarType::I32) {
+    const bool down = loop.exprs.size() == 3 && static_cast<int32_t>(loop.exprs[2].imm) < 0;
+    const int32_t a = static_cast<int32_t>(from.imm), b = static_cast<int32_t>(to.imm);
+    return down ? a <= b : a >= b;
+  }
   return from.imm >= to.imm;
 }
 
@@ -97,7 +104,7 @@ class DeadCode {
         if (is_literal(s.exprs[0]) && s.exprs[0].imm == 0) return;
         break;
       case StmtOp::Loop:
-        if (is_literal(s.exprs[0]) && is_literal(s.exprs[1]) && empty_range(checked_.type(s.exprs[0]), s.exprs[0], s.exprs[1]))
+        if (is_literal(s.exprs[0]) && is_literal(s.exprs[1]) && empty_range(checked_.type(s.exprs[0]), s))
           return;
         break;
       default: break;

@@ -266,10 +266,10 @@ class WgslLowering {
       case StmtOp::Loop: {
         const ScalarType t = type_of(s.exprs[0]);
         const std::string v = local_name(s.name);
-        const std::string one = t == ScalarType::I32 ? "1i" : "1u";
         const std::string head = "for (var " + v + ": " + wgsl_type(t) + " = " + expr(s.exprs[0]) + "; ";
-        const std::string condition = v + " < " + expr(s.exprs[1]);
-        const std::string step = "; " + v + " = " + v + " + " + one + ") {";
+        const bool down = s.exprs.size() == 3 && t == ScalarType::I32 && static_cast<int32_t>(s.exprs[2].imm) < 0;
+        const std::string condition = v + (down ? " > " : " < ") + expr(s.exprs[1]);
+        const std::string step = "; " + v + " = " + loop_next(t, v, s.exprs.size() == 3 ? s.exprs[2].imm : 1u) + ") {";
         if (!iface_.loop_guard) {
           line(depth, head + condition + step);
           block(s.body, depth + 1);
@@ -307,6 +307,21 @@ class WgslLowering {
   // The condition moves into the body so that its one evaluation per
   // iteration both steers the loop and sets the flag.
   static std::string done_flag(int loop) { return "vyre_done_" + std::to_string(loop); }
+
+  // The loop variable after one step. Counting by one never passes the end of
+  // the type (the variable is below the bound); a longer step stops at the
+  // end, where the loop's test fails whatever the bound, instead of wrapping.
+  static std::string loop_next(ScalarType t, const std::string& v, uint32_t step) {
+    if (step == 1) return v + " + " + (t == ScalarType::I32 ? "1i" : "1u");
+    if (t == ScalarType::U32)
+      return "select(" + v + " + " + wgsl::u32_literal(step) + ", " + wgsl::u32_literal(UINT32_MAX) + ", " + v + " > " +
+             wgsl::u32_literal(UINT32_MAX - step) + ")";
+    const int32_t s = static_cast<int32_t>(step);
+    const std::string add = v + " + " + wgsl::i32_literal(s);
+    if (s > 0)
+      return "select(" + add + ", " + wgsl::i32_literal(INT32_MAX) + ", " + v + " > " + wgsl::i32_literal(INT32_MAX - s) + ")";
+    return "select(" + add + ", " + wgsl::i32_literal(INT32_MIN) + ", " + v + " < " + wgsl::i32_literal(INT32_MIN - s) + ")";
+  }
 
   void guarded_loop(int depth, const std::string& opening, const std::string& condition, const std::vector<Stmt>& body) {
     const int id = next_loop_++;

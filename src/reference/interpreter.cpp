@@ -44,6 +44,17 @@ struct RStmt {
   const Stmt* source = nullptr;
 };
 
+// The loop variable after one step. A step past the end of the type stops at
+// the end, where the loop's test fails whatever the bound: the loop runs the
+// trips of the mathematical sequence from, from+step, ... and never wraps.
+uint32_t loop_next(ScalarType t, uint32_t v, uint32_t step) {
+  if (t == ScalarType::I32) {
+    const int64_t next = int64_t{static_cast<int32_t>(v)} + static_cast<int32_t>(step);
+    return static_cast<uint32_t>(static_cast<int32_t>(std::clamp<int64_t>(next, INT32_MIN, INT32_MAX)));
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(uint64_t{v} + step, UINT32_MAX));
+}
+
 class Resolver {
  public:
   explicit Resolver(const CheckedProgram& c) : checked_(c) {}
@@ -182,8 +193,11 @@ class Machine {
       case StmtOp::If: return eval(s.exprs[0], inv) ? block(s.body, inv) : block(s.else_body, inv);
       case StmtOp::Loop: {
         const ScalarType t = s.type;
+        const uint32_t step = s.exprs.size() == 3 ? eval(s.exprs[2], inv) : 1u;
+        const Op test = t == ScalarType::I32 && static_cast<int32_t>(step) < 0 ? Op::Gt : Op::Lt;
         for (inv.locals[s.index] = eval(s.exprs[0], inv);
-             apply_binary(Op::Lt, t, inv.locals[s.index], eval(s.exprs[1], inv)); inv.locals[s.index] += 1) {
+             apply_binary(test, t, inv.locals[s.index], eval(s.exprs[1], inv));
+             inv.locals[s.index] = loop_next(t, inv.locals[s.index], step)) {
           const Flow f = block(s.body, inv);
           if (f == Flow::Break) break;
           if (f == Flow::Return) return f;

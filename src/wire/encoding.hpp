@@ -10,6 +10,11 @@ inline constexpr std::array<uint8_t, 4> kMagic{'V', 'Y', 'R', 'W'};
 // The one NaN the wire format holds: every f32 NaN literal is written as this.
 inline constexpr uint32_t kCanonicalNaN = 0x7fc00000u;
 
+// Statement tags are StmtOp's values, and one more: a loop with a step
+// (format version 4), so a loop without one keeps its version-1 bytes. Tag 11
+// is the next statement, a private array.
+inline constexpr uint8_t kSteppedLoopTag = 12;
+
 inline uint32_t canonical_f32_bits(uint32_t bits) {
   const bool nan = (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0;
   return nan ? kCanonicalNaN : bits;

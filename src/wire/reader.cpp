@@ -193,7 +193,9 @@ class Reader {
     Nest nest(*this);
     node();
     Stmt s;
-    s.op = tag("statement", StmtOp::Return);
+    const bool stepped = pos_ < in_.size() && in_[pos_] == wire::kSteppedLoopTag;
+    if (stepped) ++pos_;
+    s.op = stepped ? StmtOp::Loop : tag("statement", StmtOp::Return);
     switch (s.op) {
       case StmtOp::Let:
       case StmtOp::Assign:
@@ -214,6 +216,7 @@ class Reader {
         s.name = identifier("loop variable");
         s.exprs.push_back(expr());
         s.exprs.push_back(expr());
+        if (stepped) s.exprs.push_back(expr());
         s.body = block();
         break;
       case StmtOp::While:

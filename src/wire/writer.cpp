@@ -64,11 +64,12 @@ class Writer {
     if (!ok) throw Error(ErrorKind::invalid_program, std::string("cannot encode a malformed program: ") + what);
   }
 
-  static size_t stmt_exprs(StmtOp op) {
-    switch (op) {
-      case StmtOp::Let: case StmtOp::Assign: case StmtOp::If: case StmtOp::While: case StmtOp::Eval: return 1;
-      case StmtOp::Store: case StmtOp::Loop: return 2;
-      default: return 0;
+  static bool stmt_exprs_fit(const Stmt& s) {
+    switch (s.op) {
+      case StmtOp::Let: case StmtOp::Assign: case StmtOp::If: case StmtOp::While: case StmtOp::Eval: return s.exprs.size() == 1;
+      case StmtOp::Store: return s.exprs.size() == 2;
+      case StmtOp::Loop: return s.exprs.size() == 2 || s.exprs.size() == 3;
+      default: return s.exprs.empty();
     }
   }
 
@@ -91,8 +92,9 @@ class Writer {
 
   void stmt(const Stmt& s) {
     Nest nest(depth_);
-    need(s.exprs.size() == stmt_exprs(s.op), "a statement has the wrong number of expressions");
-    u8(static_cast<uint8_t>(s.op));
+    need(stmt_exprs_fit(s), "a statement has the wrong number of expressions");
+    const bool stepped = s.op == StmtOp::Loop && s.exprs.size() == 3;
+    u8(stepped ? wire::kSteppedLoopTag : static_cast<uint8_t>(s.op));
     switch (s.op) {
       case StmtOp::Let:
       case StmtOp::Assign:
@@ -113,6 +115,7 @@ class Writer {
         str(s.name);
         expr(s.exprs.at(0));
         expr(s.exprs.at(1));
+        if (stepped) expr(s.exprs[2]);
         block(s.body);
         break;
       case StmtOp::While:

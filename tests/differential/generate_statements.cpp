@@ -375,6 +375,7 @@ void ProgramGenerator::loop_statement(std::vector<Stmt>& out, const Flow& flow) 
   const std::string name = fresh_local_name();
   const bool signed_loop = choices_.coin(30);
   Expr from, to;
+  std::optional<Expr> step;
   int64_t first = 0, last = 0;
   if (!signed_loop) {
     int64_t from_hi = 0, to_hi = 0;
@@ -400,6 +401,16 @@ void ProgramGenerator::loop_statement(std::vector<Stmt>& out, const Flow& flow) 
     }
     (void)from_hi;
     last = std::max(first, to_hi - 1);
+  } else if (choices_.coin(12)) {
+    // Format version 4: down from a literal start by a negative step to a
+    // literal end; the variable stays within [end + 1, start].
+    const int32_t start = static_cast<int32_t>(choices_.below(8)) - 2;
+    const int32_t end = static_cast<int32_t>(choices_.below(6)) - 4;
+    from = i32(start);
+    to = i32(end);
+    step = i32(-1 - static_cast<int32_t>(choices_.below(3)));
+    first = std::min<int64_t>(end + 1, start);
+    last = start;
   } else {
     const int32_t f = static_cast<int32_t>(choices_.below(6)) - 3;
     from = i32(f);
@@ -417,11 +428,17 @@ void ProgramGenerator::loop_statement(std::vector<Stmt>& out, const Flow& flow) 
     }
     last = std::max(first, to_hi - 1);
   }
+  // Format version 4: now and then up by 2 or 3 (within the same range).
+  if (!step && choices_.coin(15)) {
+    const uint32_t s = 2 + choices_.below(2);
+    step = signed_loop ? i32(static_cast<int32_t>(s)) : u32(s);
+  }
   push_scope();
   declare({name, signed_loop ? ScalarType::I32 : ScalarType::U32, {}, false, std::pair<int64_t, int64_t>{first, last}});
   std::vector<Stmt> body = block(inner, options_.max_block_statements);
   pop_scope();
-  out.push_back(loop(name, std::move(from), std::move(to), std::move(body)));
+  out.push_back(step ? loop(name, std::move(from), std::move(to), std::move(*step), std::move(body))
+                     : loop(name, std::move(from), std::move(to), std::move(body)));
 }
 
 void ProgramGenerator::while_statement(std::vector<Stmt>& out, const Flow& flow) {

@@ -645,11 +645,60 @@ Scenario narrow_stores() {
   return {"narrow_stores", p, in, {}, Dim3{(n + 5) / 6, 1, 1}};
 }
 
+// Format version 4's loop steps: up by 3 with continue and break, down by
+// -2, a bound the body moves, and loops whose next step would pass the end
+// of u32 or i32 (they end there, never wrap). Six results per invocation.
+Scenario stepped_loops() {
+  const uint32_t n = 40;
+  auto at = [](uint32_t k) { return add(mul(var("i"), u32(6)), u32(k)); };
+  const Program p =
+      ProgramBuilder("stepped_loops")
+          .workgroup_size(8)
+          .output("out", 0, ScalarType::U32, 6 * n)
+          .body({let("i", gid()),
+                 if_(ge(var("i"), u32(n)), {return_()}),
+                 let("up", u32(0)),
+                 loop("j", var("i"), add(mul(var("i"), u32(3)), u32(10)), u32(3),
+                      {if_(eq(rem(var("j"), u32(4)), u32(1)), {continue_()}),
+                       if_(gt(var("j"), u32(50)), {break_()}),
+                       assign("up", add(var("up"), var("j")))}),
+                 store("out", at(0), var("up")),
+                 let("down", i32(0)),
+                 loop("m", cast(ScalarType::I32, var("i")), i32(-20), i32(-2),
+                      {assign("down", add(mul(var("down"), i32(3)), var("m")))}),
+                 store("out", at(1), bitcast(ScalarType::U32, var("down"))),
+                 let("lim", u32(30)),
+                 let("moved", u32(0)),
+                 loop("k", rem(var("i"), u32(5)), var("lim"), u32(2),
+                      {assign("lim", sub(var("lim"), u32(1))), assign("moved", add(var("moved"), u32(1)))}),
+                 store("out", at(2), var("moved")),
+                 let("t", u32(0)),
+                 loop("a", add(u32(0xfffffff0u), rem(var("i"), u32(8))), u32(0xffffffffu), u32(7),
+                      {assign("t", add(var("t"), u32(1)))}),
+                 loop("b", add(u32(1), rem(var("i"), u32(3))), u32(0xffffffffu), u32(0x80000000u),
+                      {assign("t", add(var("t"), u32(100)))}),
+                 store("out", at(3), var("t")),
+                 let("s", u32(0)),
+                 loop("c", add(i32(INT32_MIN), cast(ScalarType::I32, rem(var("i"), u32(8)))), i32(INT32_MIN), i32(-4),
+                      {assign("s", add(var("s"), u32(1)))}),
+                 loop("d", sub(i32(INT32_MAX), cast(ScalarType::I32, rem(var("i"), u32(12)))), i32(INT32_MAX), i32(5),
+                      {assign("s", add(var("s"), u32(100)))}),
+                 // Literal bounds counting down: the passes must not take it for an empty loop.
+                 loop("g", i32(6), i32(-1), i32(-2), {assign("s", add(var("s"), u32(10000)))}),
+                 store("out", at(4), var("s")),
+                 let("e", u32(0)),
+                 loop("f", i32(5), cast(ScalarType::I32, rem(var("i"), u32(9))), i32(-3),
+                      {assign("e", add(mul(var("e"), u32(10)), bitcast(ScalarType::U32, var("f"))))}),
+                 store("out", at(5), var("e"))})
+          .build();
+  return {"stepped_loops", p, Inputs{}, {}, Dim3{n / 8, 1, 1}};
+}
+
 }  // namespace
 
 std::vector<Scenario> construct_scenarios() {
   return {invocation_builtins(), workgroup_memory_zeroed(), atomics_of_every_kind(), control_flow_of_every_kind(),
-          narrow_loads(), narrow_stores()};
+          narrow_loads(), narrow_stores(), stepped_loops()};
 }
 
 }  // namespace vyre::test::conformance
