@@ -2,6 +2,7 @@
 
 #include <bit>
 
+#include "ir/loop_step.hpp"
 #include "vyre/checked.hpp"
 
 namespace vyre::build {
@@ -116,8 +117,7 @@ Stmt loop(std::string var, Expr from, Expr to, std::vector<Stmt> body) {
 }
 Stmt loop(std::string var, Expr from, Expr to, Expr step, std::vector<Stmt> body) {
   Stmt s = loop(std::move(var), std::move(from), std::move(to), std::move(body));
-  const bool one = (step.op == Op::LitU32 || step.op == Op::LitI32) && step.imm == 1;
-  if (!one) s.exprs.push_back(std::move(step));
+  if (!is_unit_step(step)) s.exprs.push_back(std::move(step));
   return s;
 }
 Stmt while_(Expr cond, std::vector<Stmt> body) {

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "ir/json_document.hpp"
+#include "ir/loop_step.hpp"
 #include "util/bounded_read.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
@@ -264,9 +265,7 @@ class JsonReader {
       if (v.find("step")) {
         if (version_ < 4) error(at + ".step", "a loop step needs format version 4 (\"vyre\": 4)");
         Expr step = expr_field(v, at, "step");
-        // Counting up by one is the loop without a step: one program, one encoding.
-        const bool one = (step.op == Op::LitU32 || step.op == Op::LitI32) && step.imm == 1;
-        if (!one) s.exprs.push_back(std::move(step));
+        if (!is_unit_step(step)) s.exprs.push_back(std::move(step));
       }
       if (const Value* b = required(v, at, "body", "an array of statements")) s.body = block(*b, at + ".body");
     } else if (kind == "while") {

@@ -12,6 +12,7 @@
 #include "ir/checked_facts.hpp"
 #include "ir/identifier.hpp"
 #include "ir/limits.hpp"
+#include "ir/loop_step.hpp"
 #include "ir/uniformity.hpp"
 
 namespace vyre {
@@ -174,7 +175,7 @@ class Validator {
       error(at, "the step is " + std::string(to_string(*t)) + " but the loop counts in " + std::string(to_string(*loop_type)));
     else if (step.imm == 0)
       error(at, "a loop step of 0 would never end the loop");
-    else if (step.imm == 1)
+    else if (is_unit_step(step))
       error(at, "a step of 1 is written as no step (the loop without one counts up by 1)");
   }
 
