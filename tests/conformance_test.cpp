@@ -8,6 +8,7 @@
 // faster form (the ULP budget's) runs a fourth time with it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -32,6 +33,20 @@ const ::testing::Environment* const kFailOnPassBugs =
     ::testing::AddGlobalTestEnvironment(new vyre::test::FailOnPassBugs);
 
 using namespace vyre::test::conformance;
+
+// The contents a scenario gives buffer `name`, as T.
+template <typename T>
+std::vector<T> input_values(const Inputs& inputs, const std::string& name) {
+  for (const auto& e : inputs.entries()) {
+    if (e.buffer != BufferRef(name)) continue;
+    const auto bytes = e.contents();
+    std::vector<T> out(bytes.size() / sizeof(T));
+    std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+    return out;
+  }
+  ADD_FAILURE() << "no input " << name;
+  return {};
+}
 
 gpu::Backend& backend() {
   static gpu::Backend b = [] {
@@ -257,6 +272,41 @@ TEST(ConformanceConstructs, SteppedLoopsCountEitherWayAndNeverWrap) {
     EXPECT_EQ(got[3], t) << i;
     EXPECT_EQ(got[4], sc) << i;
     EXPECT_EQ(got[5], e) << i;
+  }
+}
+
+// Against the same computations written here in C++ on plain arrays.
+TEST(ConformanceConstructs, PrivateArraysHoldTilesWindowsAndSortNetworks) {
+  const Scenario& s = scenario("private_arrays");
+  expect_gpu_equals_reference(s.program, s.inputs, s.options, s.grid);
+  const auto run = backend().compile(s.program, s.options).dispatch(s.inputs, s.grid);
+  const auto a = input_values<float>(s.inputs, "a");
+  const auto b = input_values<float>(s.inputs, "b");
+  const auto x = input_values<int32_t>(s.inputs, "x");
+  const auto tile = run.get<float>("tile");
+  const auto window = run.get<float>("window");
+  const auto sorted = run.get<int32_t>("sorted");
+  const auto misc = run.get<uint32_t>("misc");
+  const size_t n = window.size(), depth = 8;
+  ASSERT_EQ(n, 48u);
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t c = 0; c < 4; ++c) {
+      float acc = 0;  // small integers: every sum is exact, in any order
+      for (size_t k = 0; k < depth; ++k) acc += a[i * depth + k] * b[k * 4 + c];
+      EXPECT_EQ(tile[i * 4 + c], acc) << i << "," << c;
+    }
+    EXPECT_EQ(window[i], a[i] + 2 * a[i + 1] + 3 * a[i + 2]) << i;
+    std::vector<int32_t> v(x.begin() + static_cast<std::ptrdiff_t>(i * 4), x.begin() + static_cast<std::ptrdiff_t>(i * 4 + 4));
+    std::sort(v.begin(), v.end());
+    for (size_t k = 0; k < 4; ++k) EXPECT_EQ(sorted[i * 4 + k], v[k]) << i;
+    EXPECT_EQ(misc[i * 3], 6u) << i;
+    uint32_t c4[4] = {0, 0, 0, 0};
+    c4[std::min<size_t>(i % 7, 3)] = static_cast<uint32_t>(i + 10);
+    EXPECT_EQ(misc[i * 3 + 1], c4[3] * 1000 + c4[i % 4]) << i;
+    // A store at -1 or 0, then a load at 0, -1 or -2: index -k means the last element.
+    if (i % 2 == 0) c4[3] = 77; else c4[0] = 77;
+    const size_t read = i % 3 == 0 ? 0 : 3;
+    EXPECT_EQ(misc[i * 3 + 2], c4[read]) << i;
   }
 }
 

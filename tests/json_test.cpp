@@ -380,6 +380,34 @@ TEST(Json, Version4LoopsCountByALiteralStep) {
   EXPECT_TRUE(has(ds, "body[0].step", "a loop step is a u32 or i32 literal")) << dump(ds);
 }
 
+TEST(Json, Version4DeclaresPrivateArrays) {
+  const auto doc = [](int version, const std::string& array) {
+    return R"({"vyre": )" + std::to_string(version) + R"(, "workgroup_size": [1, 1, 1], "buffers": [
+      {"name": "out", "binding": 0, "access": "read_write", "type": "f32", "output": true}],
+      "body": [)" + array + R"(, {"store": "out", "index": {"u32": 0}, "value": {"load": "acc", "index": {"u32": 2}}}]})";
+  };
+  const std::string acc = R"({"array": "acc", "type": "f32", "count": 16})";
+  const CheckedProgram p = program_from_json(doc(4, acc));
+  const Stmt& s = p.program().body[0];
+  EXPECT_EQ(s.op, StmtOp::Array);
+  EXPECT_EQ(s.element_type, ScalarType::F32);
+  EXPECT_EQ(s.count, 16u);
+  EXPECT_EQ(format_version(p.program()), 4u);
+  const std::string text = program_to_json(p.program());
+  EXPECT_NE(text.find(acc), std::string::npos) << text;
+  EXPECT_EQ(program_from_json(text).program(), p.program());
+  auto ds = problems(doc(3, acc));
+  EXPECT_TRUE(has(ds, "body[0].array", "a private array needs format version 4")) << dump(ds);
+  ds = problems(doc(4, R"({"array": "acc", "type": "f64", "count": 16})"));
+  EXPECT_TRUE(has(ds, "body[0].type", "unknown type 'f64'")) << dump(ds);
+  ds = problems(doc(4, R"({"array": "acc", "type": "f32", "count": -1})"));
+  EXPECT_TRUE(has(ds, "body[0].count", "-1 is out of range")) << dump(ds);
+  ds = problems(doc(4, R"({"array": "acc", "type": "f32"})"));
+  EXPECT_TRUE(has(ds, "body[0]", "missing key 'count'")) << dump(ds);
+  ds = problems(doc(4, R"({"array": "acc", "type": "f32", "count": 4, "value": 1})"));
+  EXPECT_TRUE(has(ds, "body[0].value", "unknown key")) << dump(ds);
+}
+
 TEST(Json, Version2DeclaresALaunchDomainAndVersion1CannotSayIt) {
   const std::string body =
       R"("workgroup_size": [64, 1, 1], "buffers": [{"name": "out", "binding": 0, "access": "read_write",

@@ -265,3 +265,25 @@ TEST(Lower, LocalsNeverReassignedAreValues) {
   EXPECT_TRUE(contains(wgsl, "var l_t: u32 = 1u;")) << wgsl;
   EXPECT_TRUE(contains(wgsl, "let l_t: u32 = 7u;")) << wgsl;
 }
+
+TEST(Lower, PrivateArraysAreZeroedWhereDeclaredAndIndexedWithinThemselves) {
+  const CheckedProgram p = ProgramBuilder("arrays")
+                               .workgroup_size(1)
+                               .input("in", 0, ScalarType::I32)
+                               .output("out", 1, ScalarType::I32)
+                               .body({loop("r", u32(0), u32(3),
+                                           {array("acc", ScalarType::I32, 8),
+                                            store("acc", load("in", var("r")), i32(1)),
+                                            store("out", var("r"), add(load("acc", u32(7)), load("acc", i32(-1))))})})
+                               .build();
+  for (bool passes : {false, true}) {
+    ShaderOptions options;
+    options.passes = passes;
+    const std::string wgsl = lower_to_wgsl(p, options);
+    // An explicit zero: a declaration in a loop's body starts each trip from zeros.
+    EXPECT_TRUE(contains(wgsl, "var l_acc: array<i32, 8u> = array<i32, 8u>();")) << wgsl;
+    // A computed index is clamped to the last element in the shader, a literal one (here -1) here.
+    EXPECT_TRUE(contains(wgsl, "l_acc[min(u32(b_in[l_r]), 7u)] = 1i;")) << wgsl;
+    EXPECT_TRUE(contains(wgsl, "(l_acc[7u] + l_acc[7u])")) << wgsl;
+  }
+}

@@ -321,3 +321,36 @@ TEST(Validate, MoreWorkgroupBuffersThanTheLimitAreRefusedWithTheirCount) {
   EXPECT_TRUE(reports(diagnostics, "buffers",
                       "declares 1000 workgroup buffers; at most " + std::to_string(vyre::kMaxWorkgroupBuffers)));
 }
+
+TEST(Validate, PrivateArraysAreDeclaredLoadedAndStoredLikeTheirOwnKindOfLocal) {
+  EXPECT_TRUE(check(base({array("acc", ScalarType::F32, 4), store("acc", i32(1), f32(2)),
+                          store("fs", u32(0), load("acc", u32(1)))}))
+                  .empty());
+  EXPECT_TRUE(reports(check(base({array("acc", ScalarType::F32, 4), store("acc", u32(0), u32(1))})), "body[1].value",
+                      "array 'acc' holds f32 but the value is u32"));
+  EXPECT_TRUE(reports(check(base({array("acc", ScalarType::F32, 4), store("acc", f32(0), f32(1))})), "body[1].index",
+                      "an index is u32 or i32"));
+  EXPECT_TRUE(reports(check(base({array("out", ScalarType::U32, 4)})), "body[0].array", "a buffer's name"));
+  EXPECT_TRUE(reports(check(base({let("a", u32(0)), array("a", ScalarType::U32, 4)})), "body[1].array", "no shadowing"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::Bool, 4)})), "body[0].type", "u32, i32 or f32, not bool"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U8, 4)})), "body[0].type", "u32, i32 or f32, not u8"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U32, 0)})), "body[0].count", "at least one element"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U32, 2), assign("a", u32(1))})), "body[1].assign",
+                      "store to one of its elements"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U32, 2), store("out", u32(0), var("a"))})), "body[1].value.var",
+                      "load one of its elements"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U32, 2), store("out", u32(0), len("a"))})), "body[1].value.len",
+                      "len is a buffer's length"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U32, 2), eval(atomic(AtomicOp::Add, "a", u32(0), u32(1)))})),
+                      "body[1].eval.buffer", "no buffer"));
+  // In scope like a local: not after its block.
+  EXPECT_TRUE(reports(check(base({if_(boolean(true), {array("a", ScalarType::U32, 2)}), store("a", u32(0), u32(1))})),
+                      "body[1].store", "no buffer"));
+  // The budget counts every declaration once, wherever it is.
+  const uint32_t half = static_cast<uint32_t>(kMaxPrivateElements / 2);
+  EXPECT_TRUE(check(base({array("a", ScalarType::U32, half), if_(boolean(true), {array("b", ScalarType::U32, half)})})).empty());
+  const auto over = check(base({array("a", ScalarType::U32, half), array("b", ScalarType::U32, half + 1),
+                                array("c", ScalarType::U32, 1)}));
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_TRUE(reports(over, "body[1].count", "more than " + std::to_string(kMaxPrivateElements) + " elements in all"));
+}

@@ -322,6 +322,28 @@ TEST(Wire, ASteppedLoopIsVersion4AndLoopsWithoutOneKeepTheirBytes) {
   expect_rejected(bad, "");
 }
 
+TEST(Wire, APrivateArrayIsVersion4AtStatementTag11) {
+  const auto program = [](ScalarType type, uint32_t count) {
+    return ProgramBuilder("arrays")
+        .output("out", 0, ScalarType::U32, 1)
+        .body({array("acc", type, count), store("acc", u32(0), cast(type, u32(5))),
+               store("out", u32(0), cast(ScalarType::U32, load("acc", u32(0))))})
+        .build();
+  };
+  const Program p = program(ScalarType::I32, 300);
+  const auto v4 = to_wire(p);
+  EXPECT_EQ(v4[4], 4);
+  EXPECT_EQ(from_wire(v4), canonical(p));
+  // Type and count are part of the identity.
+  EXPECT_NE(digest(p), digest(program(ScalarType::U32, 300)));
+  EXPECT_NE(digest(p), digest(program(ScalarType::I32, 301)));
+  for (size_t n = 0; n < v4.size(); ++n)
+    EXPECT_THROW(from_wire(std::vector<uint8_t>(v4.begin(), v4.begin() + static_cast<std::ptrdiff_t>(n))), Error);
+  auto bad = v4;
+  bad[4] = 1;  // a version-1 reader has no private array
+  expect_rejected(bad, "");
+}
+
 TEST(Wire, ADeclaredDomainIsVersion2AndLeavesVersion1BytesAlone) {
   Program p = vyre::test::xor_program();
   const auto v1 = to_wire(p);

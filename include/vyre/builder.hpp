@@ -111,6 +111,9 @@ VYRE_API Stmt loop(std::string var, Expr from, Expr to, std::vector<Stmt> body);
 // i32 one. A step of 1 gives the loop above.
 VYRE_API Stmt loop(std::string var, Expr from, Expr to, Expr step, std::vector<Stmt> body);
 VYRE_API Stmt while_(Expr cond, std::vector<Stmt> body);
+// A private array of `count` zeroed elements (format version 4); load and
+// store name it as they name a buffer.
+VYRE_API Stmt array(std::string name, ScalarType element_type, uint32_t count);
 VYRE_API Stmt break_();
 VYRE_API Stmt continue_();
 VYRE_API Stmt barrier(BarrierKind kind = BarrierKind::Workgroup);

@@ -48,6 +48,12 @@ class VYRE_API CheckedProgram {
   // atomic) or a store names.
   uint32_t buffer_index(const Expr& e) const;
   uint32_t buffer_index(const Stmt& store) const;
+  // For a load or store of a private array's element (format version 4):
+  // the array's slot, which is its declaration's; nullopt for a buffer's.
+  std::optional<uint32_t> array_slot(const Expr& load) const;
+  std::optional<uint32_t> array_slot(const Stmt& store) const;
+  // The array statement that declares the array of `slot`.
+  const Stmt& array_declaration(uint32_t slot) const;
 
   // Buffers in canonical order (bound buffers by binding, then workgroup
   // buffers by name), and the bound ones alone: the binding interface.

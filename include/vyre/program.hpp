@@ -113,13 +113,17 @@ struct VYRE_API Expr {
   friend bool operator==(const Expr&, const Expr&) = default;
 };
 
-enum class StmtOp : uint8_t { Let, Assign, Store, If, Loop, While, Break, Continue, Barrier, Eval, Return };
+// Array (format version 4) declares a private array: `count` elements of
+// `element_type`, zeroed, owned by the invocation, in scope like a local.
+// Its elements are read by load and written by store, as a buffer's are.
+enum class StmtOp : uint8_t { Let, Assign, Store, If, Loop, While, Break, Continue, Barrier, Eval, Return, Array };
 
 enum class BarrierKind : uint8_t { Workgroup, Storage };
 
 struct VYRE_API Stmt {
   StmtOp op = StmtOp::Return;
-  // Let/Assign: the local; Store: the buffer; Loop: the loop variable
+  // Let/Assign: the local; Store: the buffer or private array; Loop: the
+  // loop variable; Array: the array
   std::string name;
   // Let/Assign: [value]; Store: [index, value]; If/While: [cond];
   // Loop: [from, to] or [from, to, step]; Eval: [expr]; otherwise empty.
@@ -129,6 +133,8 @@ struct VYRE_API Stmt {
   std::vector<Stmt> body;       // If: then; Loop/While: body
   std::vector<Stmt> else_body;  // If only
   BarrierKind barrier = BarrierKind::Workgroup;
+  ScalarType element_type = ScalarType::U32;  // Array only
+  uint32_t count = 0;                         // Array only
 
   friend bool operator==(const Stmt&, const Stmt&) = default;
 };
@@ -154,7 +160,7 @@ struct VYRE_API Program {
 };
 
 // The oldest format version that holds `program`: 4 when it uses a version-4
-// feature (a narrow or bool buffer, a loop with a step), 3 when it declares a domain in a shape,
+// feature (a narrow or bool buffer, a loop with a step, a private array), 3 when it declares a domain in a shape,
 // 2 when it declares a flat domain, else 1.
 VYRE_API uint32_t format_version(const Program& program);
 

@@ -33,7 +33,7 @@ num_workgroups = InvocationId("num_workgroups", "nwg", ("x", "y", "z"))
 class Builtin:
     """A function of the kernel language. ``form``: how its call is written in the format
     (``unary``, ``binary``, ``ternary``, ``atomic``, ``cas``, ``atomic_load``, ``barrier``,
-    ``shared``, ``bitcast``); ``op``: the format's operator name."""
+    ``shared``, ``array``, ``bitcast``); ``op``: the format's operator name."""
 
     def __init__(self, name: str, form: str, op: str) -> None:
         self.name = name
@@ -75,6 +75,7 @@ _define("atomic_load", "atomic_load", "load")
 _define("barrier", "barrier", "workgroup")
 _define("storage_barrier", "barrier", "storage")
 _define("shared", "shared")
+_define("array", "array")
 _define("bitcast", "bitcast")
 
 globals().update(BUILTINS)

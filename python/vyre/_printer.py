@@ -59,6 +59,13 @@ def bound_may_change(bound: Any, body: Any) -> bool:
     return False
 
 
+class PrivateArray:
+    """A private array in a printer's scope: its element type."""
+
+    def __init__(self, type_: str) -> None:
+        self.type = type_
+
+
 class UnprintableProgram(ValueError):
     """The program has no Python spelling; the message says which part and why."""
 
@@ -82,13 +89,12 @@ def operator_of(e: Dict[str, Any]) -> str:
 
 
 def names_declared(body: List[Dict[str, Any]]) -> set:
-    """Every local and loop variable the statements declare, at any depth."""
+    """Every local, loop variable and private array the statements declare, at any depth."""
     names = set()
     for s in body:
-        if "let" in s:
-            names.add(s["let"])
-        if "loop" in s:
-            names.add(s["loop"])
+        for kind in ("let", "loop", "array"):
+            if kind in s:
+                names.add(s[kind])
         for block in ("then", "else", "body"):
             names |= names_declared(s.get(block) or [])
     return names
@@ -185,6 +191,15 @@ class _Printer:
         if new_scope:
             self.scopes.pop()
 
+    def private_array(self, name: str) -> "PrivateArray | None":
+        """The private array `name` names here, if it names one (a private array never takes a
+        buffer's name: validation refuses it)."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                found = scope[name]
+                return found if isinstance(found, PrivateArray) else None
+        return None
+
     def local_type(self, name: str) -> str:
         for scope in reversed(self.scopes):
             if name in scope:
@@ -242,6 +257,11 @@ class _Printer:
                 self.emit(depth, f"_ = {text}")
         elif "return" in s:
             self.emit(depth, "return")
+        elif "array" in s:
+            name = s["array"]
+            self.check_name(name, "private array")
+            self.scopes[-1][name] = PrivateArray(s["type"])
+            self.emit(depth, f"{name} = {self.vyre}.array({self.vyre}.{s['type']}, {s['count']})")
         else:
             raise UnprintableProgram(f"unknown statement {sorted(s)}")
 
@@ -262,7 +282,8 @@ class _Printer:
         if key == "var":
             return self.local_type(e["var"])
         if key == "load":
-            return value_type(self.types[e["load"]])
+            array = self.private_array(e["load"])
+            return array.type if array else value_type(self.types[e["load"]])
         if key == "atomic":
             return self.types[e["buffer"]]
         if key in ("len", "gid", "lid", "wid", "nwg"):

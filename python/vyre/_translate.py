@@ -189,6 +189,7 @@ class _Translator:
         self.block: List[Dict[str, Any]] = []
         self.statements_allowed = True
         self.stepped_loop = False  # a range with a step other than 1 makes a version-4 program
+        self.private_array = False  # so does a vyre.array
         self.inlining: List[Any] = []
 
     # ---- helpers ----
@@ -224,7 +225,7 @@ class _Translator:
         self.frames.append(Frame(self.source, helper=False))
         self.parameters(tree)
         body = self.statements(tree.body, new_scope=False)
-        version = 4 if self.stepped_loop or any(b["type"] in VERSION_4_TYPES for b in self.buffers) else 1
+        version = 4 if self.stepped_loop or self.private_array or any(b["type"] in VERSION_4_TYPES for b in self.buffers) else 1
         program = {"vyre": version, "name": self.source.name, "workgroup_size": list(self.workgroup),
                    "buffers": self.buffers, "body": body}
         translation = Translation(program, self.captures, self.origins, self.position(tree))
@@ -458,6 +459,9 @@ class _Translator:
             if isinstance(fn, lang.Builtin) and fn.form == "shared":
                 self.declare_shared(target, s.value)
                 return
+            if isinstance(fn, lang.Builtin) and fn.form == "array":
+                self.declare_array(s, target, s.value)
+                return
         self.assign(s, target, s.value, None)
 
     def stmt_AnnAssign(self, s: ast.AnnAssign) -> None:
@@ -548,6 +552,25 @@ class _Translator:
         self.used_names.add(name)
         self.buffers.append(self.mark(call, {"name": name, "access": "workgroup", "type": t.name, "count": count}))
         self.frame.scopes[-1][name] = Buffer(name, BufferSpec("workgroup", t.name, count), "vyre.shared")
+
+    def declare_array(self, s: ast.stmt, target: ast.Name, call: ast.Call) -> None:
+        """acc = vyre.array(vyre.f32, 16): the invocation's own zeroed array, in scope like a local
+        (declared in a loop's body, it is a new zeroed array each trip, as in Python)."""
+        self.check_call(call, 2)
+        t, count = (self.static_value(a) for a in call.args)
+        if not isinstance(t, ScalarType) or t.name not in ("f32", "u32", "i32"):
+            raise self.fail(call.args[0], "vyre.array(T, N): T is vyre.f32, vyre.u32 or vyre.i32", KernelTypeError)
+        if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
+            raise self.fail(call.args[1], "vyre.array(T, N): N is a positive int", KernelTypeError)
+        name = target.id
+        if self.frame.find(name) is not None:
+            raise self.fail(target, f"{name} is already declared: a private array takes a new name", KernelTypeError)
+        ir_name = self.fresh(f"{self.frame.source.name}_{name}") if self.frame.helper or name in self.used_names \
+            else name
+        self.used_names.add(ir_name)
+        self.private_array = True
+        self.frame.scopes[-1][name] = Buffer(ir_name, BufferSpec("private", t.name, count), "vyre.array")
+        self.emit(s, {"array": ir_name, "type": t.name, "count": count})
 
     def condition(self, node: ast.AST, what: str) -> Value:
         return self.coerce(self.expr(node), "bool", what)
@@ -788,7 +811,7 @@ class _Translator:
             index = self.shaped_index(node.slice, shape)
         else:
             index = self.index(node.slice)
-        if store and not (binding.spec.writable or binding.spec.access == "workgroup"):
+        if store and not (binding.spec.writable or binding.spec.access in ("workgroup", "private")):
             raise self.fail(node, f"{binding.name} is {binding.python_spelling}, which a kernel only reads: store into "
                                   "a vyre.Out or vyre.InOut buffer", KernelTypeError)
         return binding, index
@@ -992,6 +1015,8 @@ class _Translator:
             binding = self.frame.find(arg.id) if isinstance(arg, ast.Name) else None
             if not isinstance(binding, Buffer):
                 raise self.fail(arg, "len() takes a buffer", KernelTypeError)
+            if binding.spec.access == "private":  # its count, known here
+                return Value(self.literal("u32", binding.spec.count, node), "u32", node, binding.spec.count)
             return Value(self.mark(node, {"len": binding.name}), "u32", node)
         if python in ("abs", "min", "max"):
             return self.builtin(node, lang.BUILTINS[python], python)
@@ -1087,6 +1112,8 @@ class _Translator:
                          effect=test.effect or a.effect or b.effect)
         if form == "barrier":
             raise self.fail(node, f"{name}() is a statement, not a value")
+        if form == "array":
+            raise self.fail(node, f"{name}(...) declares a private array: acc = vyre.array(vyre.f32, 16)")
         raise self.fail(node, f"{name}(...) declares workgroup memory: tile = vyre.shared(vyre.f32, 256)")
 
     # ---- @vyre.func ----

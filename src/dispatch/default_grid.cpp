@@ -18,7 +18,7 @@ class StoreScan {
     const size_t outer = checks_.size();
     for (const Stmt& s : stmts) {
       for (const Expr& e : s.exprs) expr(e);
-      if (s.op == StmtOp::Store) store(s);
+      if (s.op == StmtOp::Store && !c_.array_slot(s)) store(s);  // a private array's store is the invocation's own
       if (const auto b = return_past_end(s)) {  // the rest of this block runs only for i < len(B)
         checks_.push_back(*b);
         continue;

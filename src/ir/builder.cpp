@@ -120,6 +120,12 @@ Stmt loop(std::string var, Expr from, Expr to, Expr step, std::vector<Stmt> body
   if (!is_unit_step(step)) s.exprs.push_back(std::move(step));
   return s;
 }
+Stmt array(std::string name, ScalarType element_type, uint32_t count) {
+  Stmt s = statement(StmtOp::Array, std::move(name), {});
+  s.element_type = element_type;
+  s.count = count;
+  return s;
+}
 Stmt while_(Expr cond, std::vector<Stmt> body) {
   Stmt s = statement(StmtOp::While, {}, {std::move(cond)});
   s.body = std::move(body);

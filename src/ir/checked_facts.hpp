@@ -18,6 +18,10 @@ struct CheckedFacts {
   std::unordered_map<const Expr*, ScalarType> types;
   std::unordered_map<const void*, uint32_t> slots;    // Var exprs; Let, Assign, Loop stmts
   std::unordered_map<const void*, uint32_t> buffers;  // Load, Len, Atomic exprs; Store stmts
+  // Load exprs and Store stmts of a private array's elements: the array's
+  // slot; and each array's declaration by slot.
+  std::unordered_map<const void*, uint32_t> arrays;
+  std::unordered_map<uint32_t, const Stmt*> array_declarations;
   uint32_t local_count = 0;
   std::vector<bool> reassigned;  // by slot: an assign statement writes the local
   std::vector<bool> atomic;  // indexed like Program::buffers

@@ -73,6 +73,17 @@ bool CheckedProgram::reassigned(const Stmt& declaration) const {
 uint32_t CheckedProgram::local_count() const { return impl_->facts.local_count; }
 uint32_t CheckedProgram::buffer_index(const Expr& e) const { return fact(impl_->facts.buffers, &e, "buffer"); }
 uint32_t CheckedProgram::buffer_index(const Stmt& s) const { return fact(impl_->facts.buffers, &s, "buffer"); }
+namespace {
+std::optional<uint32_t> array_of(const std::unordered_map<const void*, uint32_t>& arrays, const void* node) {
+  const auto it = arrays.find(node);
+  return it == arrays.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+}
+}  // namespace
+std::optional<uint32_t> CheckedProgram::array_slot(const Expr& e) const { return array_of(impl_->facts.arrays, &e); }
+std::optional<uint32_t> CheckedProgram::array_slot(const Stmt& s) const { return array_of(impl_->facts.arrays, &s); }
+const Stmt& CheckedProgram::array_declaration(uint32_t slot) const {
+  return *impl_->facts.array_declarations.at(slot);
+}
 
 const std::vector<const Buffer*>& CheckedProgram::canonical_buffers() const { return impl_->canonical; }
 const std::vector<const Buffer*>& CheckedProgram::bound_buffers() const { return impl_->bound; }

@@ -19,7 +19,7 @@ using json_detail::Value;
 using Kind = Value::Kind;
 
 constexpr std::string_view kStatementKeys[] = {"let",   "assign",   "store",   "if",   "loop",  "while",
-                                               "break", "continue", "barrier", "eval", "return"};
+                                               "break", "continue", "barrier", "eval", "return", "array"};
 
 std::string join_keys(std::initializer_list<std::string_view> keys) {
   std::string out;
@@ -233,7 +233,7 @@ class JsonReader {
     if (found.size() != 1) {
       if (found.empty())
         error(at, "not a statement: expected one of let, assign, store, if, loop, while, break, continue, barrier, "
-                  "eval, return");
+                  "eval, return, array");
       else
         error(at, "a statement has one kind; found '" + std::string(found[0]) + "' and '" + std::string(found[1]) + "'");
       return s;
@@ -277,6 +277,21 @@ class JsonReader {
       s.op = kind == "break" ? StmtOp::Break : kind == "continue" ? StmtOp::Continue : StmtOp::Return;
       allow_keys(v, at, {kind});
       true_flag(v, at, kind);
+    } else if (kind == "array") {
+      // {"array": "acc", "type": "f32", "count": 16}: a private array (version 4).
+      s.op = StmtOp::Array;
+      allow_keys(v, at, {"array", "type", "count"});
+      s.name = name_field(v, at, "array");
+      if (version_ < 4) error(at + ".array", "a private array needs format version 4 (\"vyre\": 4)");
+      if (const Value* t = required(v, at, "type", "u32, i32 or f32")) {
+        if (auto name = string(*t, at + ".type")) {
+          auto type = scalar_type_from_string(*name);
+          if (type) s.element_type = *type;  // validation says which types an array may hold
+          else error(at + ".type", "unknown type '" + *name + "' (u32, i32 or f32)");
+        }
+      }
+      if (const Value* n = required(v, at, "count", "a positive integer"))
+        if (auto d = integer(*n, at + ".count", 0, UINT32_MAX)) s.count = static_cast<uint32_t>(*d);
     } else if (kind == "barrier") {
       s.op = StmtOp::Barrier;
       allow_keys(v, at, {"barrier"});

@@ -117,6 +117,10 @@ class JsonWriter {
         block(s.body, level);
         out_ += "}";
         return;
+      case StmtOp::Array:
+        out_ += "{\"array\": " + name + ", \"type\": \"" + std::string(to_string(s.element_type)) +
+                "\", \"count\": " + std::to_string(s.count) + "}";
+        return;
       case StmtOp::Barrier:
         out_ += std::string("{\"barrier\": \"") + (s.barrier == BarrierKind::Workgroup ? "workgroup" : "storage") + "\"}";
         return;

@@ -25,5 +25,8 @@ inline constexpr size_t kMaxProgramNodes = 100'000;
 // their size is left to the device's workgroup storage limit: 4-byte
 // buffers alone would allow 4,096 in the 16 KiB every device has.
 inline constexpr size_t kMaxWorkgroupBuffers = 64;
+// Elements of all the private arrays of one program together
+// (docs/program-format.md, "Limits", has the measurements).
+inline constexpr uint64_t kMaxPrivateElements = 4096;
 
 }  // namespace vyre

@@ -7,16 +7,17 @@
 namespace vyre {
 
 namespace {
-bool has_stepped_loop(const std::vector<Stmt>& stmts) {
+bool has_version_4_statement(const std::vector<Stmt>& stmts) {
   return std::any_of(stmts.begin(), stmts.end(), [](const Stmt& s) {
-    return (s.op == StmtOp::Loop && s.exprs.size() == 3) || has_stepped_loop(s.body) || has_stepped_loop(s.else_body);
+    return (s.op == StmtOp::Loop && s.exprs.size() == 3) || s.op == StmtOp::Array ||
+           has_version_4_statement(s.body) || has_version_4_statement(s.else_body);
   });
 }
 
 bool uses_version_4(const Program& program) {
   return std::any_of(program.buffers.begin(), program.buffers.end(),
                      [](const Buffer& b) { return is_narrow(b.type) || b.type == ScalarType::Bool; }) ||
-         has_stepped_loop(program.body);
+         has_version_4_statement(program.body);
 }
 }  // namespace
 
@@ -228,6 +229,7 @@ std::string_view to_string(StmtOp op) {
     case StmtOp::Barrier: return "barrier";
     case StmtOp::Eval: return "eval";
     case StmtOp::Return: return "return";
+    case StmtOp::Array: return "array";
   }
   return "?";
 }

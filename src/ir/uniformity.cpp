@@ -70,6 +70,10 @@ class Analysis {
         return Cause{"'" + e.name + "' may differ between invocations (" + it->second + ")", it->second};
       }
       case Op::Load: {
+        // A private array's elements are not followed one by one: any may differ.
+        if (const Stmt* d = declaration(e.name); d && d->op == StmtOp::Array)
+          return leaf("the load at " + at + " reads private array '" + e.name + "', whose elements may differ "
+                      "between invocations");
         const Buffer* b = program_.find_buffer(e.name);
         const bool read_only = b && (b->access == Access::Read || b->access == Access::Uniform);
         if (!read_only || atomic_buffers_.count(e.name))
@@ -144,6 +148,9 @@ class Analysis {
       }
       case StmtOp::Store:
       case StmtOp::Eval:
+        return cf;
+      case StmtOp::Array:
+        scopes_.back()[s.name] = &s;
         return cf;
       case StmtOp::Barrier:
         if (cf)

@@ -27,6 +27,7 @@ struct Local {
   ScalarType type;
   bool loop_variable;
   uint32_t slot;
+  const Stmt* array = nullptr;  // a private array's declaration
 };
 
 class Validator {
@@ -179,9 +180,9 @@ class Validator {
       error(at, "a step of 1 is written as no step (the loop without one counts up by 1)");
   }
 
-  uint32_t declare(const std::string& name, ScalarType type, bool loop_variable) {
+  uint32_t declare(const std::string& name, ScalarType type, bool loop_variable, const Stmt* array = nullptr) {
     const uint32_t slot = next_slot_++;
-    locals_[name] = Local{type, loop_variable, slot};
+    locals_[name] = Local{type, loop_variable, slot, array};
     scope_.push_back(name);
     if (facts_) facts_->local_count = next_slot_;
     return slot;
@@ -221,6 +222,8 @@ class Validator {
           error(at + ".assign", "no local named '" + s.name + "' in scope");
         } else if (it->second.loop_variable) {
           error(at + ".assign", "'" + s.name + "' is a loop variable, which is read-only");
+        } else if (it->second.array) {
+          error(at + ".assign", "'" + s.name + "' is a private array: store to one of its elements");
         } else if (t && *t != it->second.type) {
           error(at + ".value", "'" + s.name + "' is " + std::string(to_string(it->second.type)) + " but the value is " +
                                    std::string(to_string(*t)));
@@ -230,6 +233,12 @@ class Validator {
       case StmtOp::Store: {
         check_index(s.exprs.at(0), at + ".index");
         Type t = check_expr(s.exprs.at(1), at + ".value");
+        if (const Stmt* a = array_in_scope(&s, s.name)) {
+          if (t && *t != a->element_type)
+            error(at + ".value", "array '" + s.name + "' holds " + std::string(to_string(a->element_type)) +
+                                     " but the value is " + std::string(to_string(*t)));
+          break;
+        }
         const Buffer* b = program_.find_buffer(s.name);
         note_buffer(&s, b);
         if (!b) {
@@ -276,6 +285,7 @@ class Validator {
         }
         break;
       }
+      case StmtOp::Array: check_array(s, at); break;
       case StmtOp::While:
         if (facts_) facts_->has_loop = true;
         expect(check_expr(s.exprs.at(0), at + ".while"), ScalarType::Bool, at + ".while", "the condition");
@@ -302,6 +312,43 @@ class Validator {
   void expect(Type got, ScalarType want, const std::string& at, const std::string& what) {
     if (got && *got != want)
       error(at, what + " must be " + std::string(to_string(want)) + ", not " + std::string(to_string(*got)));
+  }
+
+  // The declaration of the private array `name` when one is in scope, noted
+  // as what the load or store `node` reads or writes.
+  const Stmt* array_in_scope(const void* node, const std::string& name) {
+    const auto it = locals_.find(name);
+    if (it == locals_.end() || !it->second.array) return nullptr;
+    if (facts_) facts_->arrays[node] = it->second.slot;
+    return it->second.array;
+  }
+
+  // {"array": "acc", "type": "f32", "count": 16}: a name of its own (no
+  // buffer's, so load and store mean one thing), a value type, a count
+  // within the program's budget of private elements.
+  void check_array(const Stmt& s, const std::string& at) {
+    ++nodes_;
+    if (!is_identifier(s.name)) {
+      error(at + ".array", "'" + s.name + "' is not an identifier");
+    } else if (locals_.count(s.name)) {
+      error(at + ".array", "'" + s.name + "' is already declared in this scope (no shadowing)");
+    } else if (program_.find_buffer(s.name)) {
+      error(at + ".array", "'" + s.name + "' is a buffer's name; a private array needs a name of its own");
+    } else {
+      const uint32_t slot = declare(s.name, s.element_type, false, &s);
+      note_slot(&s, slot);
+      if (facts_) facts_->array_declarations[slot] = &s;
+    }
+    if (s.element_type != ScalarType::U32 && s.element_type != ScalarType::I32 && s.element_type != ScalarType::F32)
+      error(at + ".type", "a private array holds u32, i32 or f32, not " + std::string(to_string(s.element_type)));
+    if (s.count == 0) error(at + ".count", "a private array has at least one element");
+    private_elements_ += s.count;
+    if (private_elements_ > kMaxPrivateElements && !private_limit_reported_) {
+      private_limit_reported_ = true;
+      error(at + ".count", "the program's private arrays hold more than " + std::to_string(kMaxPrivateElements) +
+                               " elements in all (they live in each invocation's registers or local memory): "
+                               "use a workgroup or storage buffer");
+    }
   }
 
   void check_index(const Expr& e, const std::string& at) {
@@ -361,6 +408,10 @@ class Validator {
           error(key, "no local named '" + e.name + "' in scope");
           return std::nullopt;
         }
+        if (it->second.array) {
+          error(key, "'" + e.name + "' is a private array: load one of its elements");
+          return std::nullopt;
+        }
         note_slot(&e, it->second.slot);
         return it->second.type;
       }
@@ -370,11 +421,17 @@ class Validator {
           return std::nullopt;
         }
         check_index(e.args[0], at + ".index");
+        if (const Stmt* a = array_in_scope(&e, e.name)) return a->element_type;
         const Buffer* b = lookup_buffer(e.name, key);
         note_buffer(&e, b);
         return b ? Type(value_type(b->type)) : std::nullopt;
       }
       case OpClass::Len: {
+        if (auto it = locals_.find(e.name); it != locals_.end() && it->second.array) {
+          error(key, "'" + e.name + "' is a private array of " + std::to_string(it->second.array->count) +
+                         " elements; len is a buffer's length");
+          return std::nullopt;
+        }
         const Buffer* b = lookup_buffer(e.name, key);
         if (!b) return std::nullopt;
         note_buffer(&e, b);
@@ -581,6 +638,8 @@ class Validator {
   bool depth_reported_ = false;
   uint32_t next_slot_ = 0;
   size_t nodes_ = 0;  // statements and expressions checked
+  uint64_t private_elements_ = 0;  // of every array statement, counted once each
+  bool private_limit_reported_ = false;
 };
 
 }  // namespace

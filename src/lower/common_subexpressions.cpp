@@ -58,6 +58,7 @@ class Sharing {
         names_.insert(s.name);
         position_[checked_.slot(s)] = next_position_++;
       }
+      if (s.op == StmtOp::Array) names_.insert(s.name);  // no new local may take it
       if (s.op == StmtOp::Assign) assigned_.insert(checked_.slot(s));
       scan(s.body);
       scan(s.else_body);
@@ -227,10 +228,7 @@ class Sharing {
         out.push_back(std::move(let));
       }
       const Stmt& s = stmts[i];
-      Stmt copy;
-      copy.op = s.op;
-      copy.name = s.name;
-      copy.barrier = s.barrier;
+      Stmt copy = without_children(s);
       for (const Expr& e : s.exprs) copy.exprs.push_back(rebuild(e, named));
       copy.body = block(s.body, named);
       copy.else_body = block(s.else_body, named);

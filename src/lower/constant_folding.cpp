@@ -83,10 +83,7 @@ class Folder {
   }
 
   Stmt stmt(const Stmt& s) {
-    Stmt out;
-    out.op = s.op;
-    out.name = s.name;
-    out.barrier = s.barrier;
+    Stmt out = without_children(s);
     for (const Expr& e : s.exprs) out.exprs.push_back(fold(e));
     // A local never reassigned that holds a literal is that literal.
     if (s.op == StmtOp::Let && is_literal(out.exprs[0]) && !assigned_.count(checked_.slot(s)))

@@ -60,7 +60,7 @@ class DeadCode {
 
   static bool declares_locals(const std::vector<Stmt>& stmts) {
     for (const Stmt& s : stmts)
-      if (s.op == StmtOp::Let) return true;
+      if (s.op == StmtOp::Let || s.op == StmtOp::Array) return true;
     return false;
   }
 

@@ -16,6 +16,18 @@
 
 namespace vyre::passes {
 
+// `s` without its expressions and bodies, which a pass rebuilds: every other
+// field (a name, a barrier's kind, an array's type and count) carries over.
+inline Stmt without_children(const Stmt& s) {
+  Stmt out;
+  out.op = s.op;
+  out.name = s.name;
+  out.barrier = s.barrier;
+  out.element_type = s.element_type;
+  out.count = s.count;
+  return out;
+}
+
 // Folds operators whose operands are literals into literals (computed with
 // the format's operators, ir/scalar_ops.hpp), where WGSL's own evaluation
 // could not give another result; replaces `len` of fixed-size buffers and of

@@ -8,6 +8,7 @@
 // Names: buffers become b_<name>, locals l_<name>, and everything the
 // lowering adds is vyre_*; user names can therefore never clash with WGSL
 // keywords or with each other.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -241,7 +242,21 @@ class WgslLowering {
       case StmtOp::Assign:
         line(depth, local_name(s.name) + " = " + expr(s.exprs[0]) + ";");
         return;
+      case StmtOp::Array:
+      {
+        // Zeroed by an explicit initializer: WGSL zeroes a var without one each time its
+        // declaration runs, but naga hoists such a declaration out of a loop and zeroes it once
+        // (the array kept its last trip's values on lavapipe).
+        const std::string type = "array<" + wgsl_type(s.element_type) + ", " + wgsl::u32_literal(s.count) + ">";
+        line(depth, "var " + local_name(s.name) + ": " + type + " = " + type + "();");
+      }
+        return;
       case StmtOp::Store: {
+        if (auto a = checked_.array_slot(s)) {
+          // The invocation's own memory: no domain guard, nothing to race with.
+          line(depth, array_element(*a, s.exprs[0]) + " = " + expr(s.exprs[1]) + ";");
+          return;
+        }
         const Buffer& b = program_.buffers[checked_.buffer_index(s)];
         if (auto lane = lane_element(b)) {
           line(depth, *lane + " = " + expr(s.exprs[1]) + ";");
@@ -477,7 +492,21 @@ class WgslLowering {
     return type_of(idx) == ScalarType::U32 ? expr(idx) : "u32(" + expr(idx) + ")";
   }
 
+  // An element of a private array. An index out of range goes to the last
+  // element, as robust access may for a buffer (docs/format-v4.md): never
+  // to memory outside the array, which WGSL leaves undefined for arrays in
+  // function memory. A literal index is clamped here (a u32 reading of a
+  // negative i32 is past the end).
+  std::string array_element(uint32_t slot, const Expr& idx) {
+    const Stmt& a = checked_.array_declaration(slot);
+    const std::string name = local_name(a.name);
+    if (idx.op == Op::LitU32 || idx.op == Op::LitI32)
+      return name + "[" + wgsl::u32_literal(std::min(idx.imm, a.count - 1)) + "]";
+    return name + "[min(" + as_u32(idx) + ", " + wgsl::u32_literal(a.count - 1) + ")]";
+  }
+
   std::string load(const Expr& e) {
+    if (auto a = checked_.array_slot(e)) return array_element(*a, e.args[0]);
     const Buffer& b = buffer_of(e);
     if (b.access == Access::Uniform)
       return helpers_.use_uniform_loader(buffer_name(b.name), b.type) + "(" + as_u32(e.args[0]) + ")";

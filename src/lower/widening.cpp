@@ -34,6 +34,7 @@ class Scan {
     for (const Expr& e : s.exprs) expr(e);
     switch (s.op) {
       case StmtOp::Store: {
+        if (checked_.array_slot(s)) return;  // the program's array statement is refused below
         const uint32_t b = checked_.buffer_index(s);
         if (wide(b, s.exprs[0])) {
           Widening::Access& a = access(b);
@@ -53,6 +54,7 @@ class Scan {
       case StmtOp::While: block(s.body, false); return;
       case StmtOp::Barrier: refuse("a barrier"); return;
       case StmtOp::Return: refuse("a return inside the bounds check"); return;
+      case StmtOp::Array: refuse("a private array"); return;
       default: return;
     }
   }
@@ -63,6 +65,7 @@ class Scan {
       case OpClass::Builtin: refuse("a built-in other than the index (" + std::string(op_info(e.op).json) + ")"); return;
       case OpClass::Atomic: refuse("an atomic"); return;
       case OpClass::Load: {
+        if (checked_.array_slot(e)) break;  // a private array's element: its statement is refused
         const uint32_t b = checked_.buffer_index(e);
         const Buffer& buffer = program_.buffers[b];
         if (wide(b, e.args[0]))

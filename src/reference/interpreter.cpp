@@ -30,15 +30,17 @@ struct RExpr {
   ScalarType type = ScalarType::U32;     // result type
   ScalarType operand = ScalarType::U32;  // type of args[0] (operators, conversions)
   uint32_t imm = 0;
-  size_t index = 0;  // local slot (Var) or buffer index (Load, Len, Atomic)
+  size_t index = 0;  // local slot (Var; Load of an array) or buffer index (Load, Len, Atomic)
+  bool array = false;  // Load: of a private array's element
   std::vector<RExpr> args;
   const Expr* source = nullptr;  // for the checks' reports (source_path)
 };
 
 struct RStmt {
   StmtOp op = StmtOp::Return;
-  size_t index = 0;  // local slot (Let, Assign, Loop) or buffer index (Store)
+  size_t index = 0;  // local slot (Let, Assign, Loop, Array; Store to an array) or buffer index (Store)
   ScalarType type = ScalarType::U32;  // loop variable type
+  bool array = false;  // Store: to a private array's element
   std::vector<RExpr> exprs;
   std::vector<RStmt> body, else_body;
   const Stmt* source = nullptr;
@@ -79,7 +81,11 @@ class Resolver {
         r.index = checked_.slot(s);
         r.type = r.exprs[0].type;
         break;
-      case StmtOp::Store: r.index = checked_.buffer_index(s); break;
+      case StmtOp::Store:
+        r.array = checked_.array_slot(s).has_value();
+        r.index = r.array ? *checked_.array_slot(s) : checked_.buffer_index(s);
+        break;
+      case StmtOp::Array: r.index = checked_.slot(s); break;
       default: break;
     }
     r.body = block(s.body);
@@ -98,6 +104,13 @@ class Resolver {
     switch (op_info(e.op).cls) {
       case OpClass::Var: r.index = checked_.slot(e); break;
       case OpClass::Load:
+        if (auto a = checked_.array_slot(e)) {
+          r.array = true;
+          r.index = *a;
+          break;
+        }
+        r.index = checked_.buffer_index(e);
+        break;
       case OpClass::Atomic:
       case OpClass::Len: r.index = checked_.buffer_index(e); break;
       default: break;
@@ -127,6 +140,7 @@ struct Invocation {
   uint64_t flat = 0, group = 0;
   uint32_t workgroup_barriers = 0, storage_barriers = 0;
   std::vector<uint32_t> locals;
+  std::map<size_t, std::vector<uint32_t>> arrays;  // private arrays by slot, as declared
 };
 
 class Machine {
@@ -162,6 +176,25 @@ class Machine {
     return nullptr;
   }
 
+  // An element of a private array. Out of range, the last one, as the
+  // lowering clamps (arrays have no robust access of their own), so both
+  // agree; with RunChecks::bounds, a ProgramError at the access's path.
+  uint32_t& array_element(size_t slot, const RExpr& index_expr, uint32_t index_bits, Invocation& inv,
+                          const char* access, const void* source, const std::string& name) {
+    std::vector<uint32_t>& a = inv.arrays.at(slot);
+    const int64_t i = index_value(index_expr, index_bits);
+    if (i >= 0 && i < static_cast<int64_t>(a.size())) return a[static_cast<size_t>(i)];
+    if (checks_.bounds && inv.in_domain) {
+      throw ProgramError({{source_path(program_, source),
+                           std::string(access) + " private array '" + name + "' at index " +
+                               std::to_string(i) + ", out of its " + std::to_string(a.size()) +
+                               " elements, by the invocation with gid (" + std::to_string(inv.gid[0]) + ", " +
+                               std::to_string(inv.gid[1]) + ", " + std::to_string(inv.gid[2]) +
+                               ") (the GPU would have used its last element)"}});
+    }
+    return a.back();
+  }
+
   [[noreturn]] void out_of_range(size_t buffer, int64_t i, const Invocation& inv, const char* access,
                                  const void* source) const {
     const Memory& m = memory_[buffer];
@@ -181,9 +214,14 @@ class Machine {
     switch (s.op) {
       case StmtOp::Let:
       case StmtOp::Assign: inv.locals[s.index] = eval(s.exprs[0], inv); return Flow::Next;
+      case StmtOp::Array: inv.arrays[s.index].assign(s.source->count, 0u); return Flow::Next;
       case StmtOp::Store: {
         const uint32_t i = eval(s.exprs[0], inv);
         const uint32_t v = eval(s.exprs[1], inv);
+        if (s.array) {
+          array_element(s.index, s.exprs[0], i, inv, "a store to", s.source, s.source->name) = v;
+          return Flow::Next;
+        }
         if (uint32_t* slot = element(s.index, s.exprs[0], i, inv, "a store to", s.source); slot && inv.in_domain) {
           if (races_) races_->store(s.index, static_cast<size_t>(slot - memory_[s.index].data.data()), who(s.index, inv, s.source));
           *slot = stored_bits(program_.buffers[s.index].type, v);
@@ -243,6 +281,7 @@ class Machine {
       case OpClass::Builtin: return builtin(e, inv);
       case OpClass::Load: {
         const uint32_t i = eval(e.args[0], inv);
+        if (e.array) return array_element(e.index, e.args[0], i, inv, "a load of", e.source, e.source->name);
         const uint32_t* slot = element(e.index, e.args[0], i, inv, "a load of", e.source);
         if (races_ && slot && inv.in_domain)
           races_->load(e.index, static_cast<size_t>(slot - memory_[e.index].data.data()), who(e.index, inv, e.source));

@@ -195,7 +195,7 @@ class Reader {
     Stmt s;
     const bool stepped = pos_ < in_.size() && in_[pos_] == wire::kSteppedLoopTag;
     if (stepped) ++pos_;
-    s.op = stepped ? StmtOp::Loop : tag("statement", StmtOp::Return);
+    s.op = stepped ? StmtOp::Loop : tag("statement", StmtOp::Array);
     switch (s.op) {
       case StmtOp::Let:
       case StmtOp::Assign:
@@ -225,6 +225,11 @@ class Reader {
         break;
       case StmtOp::Barrier:
         s.barrier = tag("barrier kind", BarrierKind::Storage);
+        break;
+      case StmtOp::Array:
+        s.name = identifier("array name");
+        s.element_type = tag("array element type", ScalarType::I16);
+        s.count = u32("array count");
         break;
       case StmtOp::Eval:
         s.exprs.push_back(expr());

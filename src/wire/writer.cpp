@@ -125,6 +125,11 @@ class Writer {
       case StmtOp::Barrier:
         u8(static_cast<uint8_t>(s.barrier));
         break;
+      case StmtOp::Array:
+        str(s.name);
+        u8(static_cast<uint8_t>(s.element_type));
+        varint(s.count);
+        break;
       case StmtOp::Eval:
         expr(s.exprs.at(0));
         break;

@@ -39,6 +39,22 @@ std::vector<BufferInfo*> ProgramGenerator::buffers_where(const std::function<boo
   return out;
 }
 
+const PrivateArray* ProgramGenerator::pick_array(const std::function<bool(const PrivateArray&)>& pred) {
+  std::vector<const PrivateArray*> found;
+  for (const auto& scope : arrays_)
+    for (const auto& a : scope)
+      if (pred(a)) found.push_back(&a);
+  return pick(found);
+}
+
+Expr ProgramGenerator::array_index(const PrivateArray& a, int depth) {
+  switch (choices_.weighted({4, 3, 1})) {
+    case 0: return rem(int_expr(ScalarType::U32, depth - 1), u32(a.count));
+    case 1: return choices_.coin(50) ? u32(choices_.below(a.count)) : i32(static_cast<int32_t>(choices_.below(a.count)));
+    default: return int_expr(choices_.coin(50) ? ScalarType::U32 : ScalarType::I32, depth - 1);
+  }
+}
+
 std::vector<const Local*> ProgramGenerator::locals_where(const std::function<bool(const Local&)>& pred) const {
   std::vector<const Local*> out;
   for (const auto& scope : scopes_)
@@ -130,7 +146,7 @@ Expr ProgramGenerator::any_index(const BufferInfo& b, int depth) {
 // ---- integers -----------------------------------------------------------------
 
 Expr ProgramGenerator::int_leaf(ScalarType t, int depth) {
-  switch (choices_.weighted({4, 4, 2, 1, 4, 1})) {
+  switch (choices_.weighted({4, 4, 2, 1, 4, 1, 2})) {
     case 1: {
       if (auto* l = pick(locals_where([&](const Local& l) { return l.type == t; }))) return var(l->name);
       break;
@@ -158,6 +174,12 @@ Expr ProgramGenerator::int_leaf(ScalarType t, int depth) {
       break;
     }
     case 5: return owned_atomic(t, depth);
+    case 6:
+      if (const PrivateArray* a = pick_array([&](const PrivateArray& a) { return a.type == t; })) {
+        const PrivateArray copy = *a;
+        return load(copy.name, array_index(copy, depth));
+      }
+      break;
     default: break;
   }
   return integer_literal(t, pick_integer_bits(choices_, t));

@@ -42,7 +42,7 @@ Expr ProgramGenerator::f32_literal_exact(float v) { return f32(v); }
 // ---- the exact domain ---------------------------------------------------------------
 
 F32Value ProgramGenerator::exact_leaf(int depth) {
-  switch (choices_.weighted({4, 3, 4, 2, 1, 1})) {
+  switch (choices_.weighted({4, 3, 4, 2, 1, 1, 2})) {
     case 1: {
       auto candidates = locals_where([](const Local& l) {
         return l.type == ScalarType::F32 && l.f32.kind == F32Class::Kind::exact;
@@ -78,6 +78,12 @@ F32Value ProgramGenerator::exact_leaf(int depth) {
                 integer_range(static_cast<double>(l->small->first), static_cast<double>(l->small->second))};
       break;
     }
+    case 6:
+      if (const PrivateArray* a = pick_array([](const PrivateArray& a) { return a.type == ScalarType::F32; })) {
+        const PrivateArray copy = *a;
+        return {load(copy.name, array_index(copy, depth)), copy.range};
+      }
+      break;
     default: break;
   }
   const float v = kExactLiterals[choices_.below(std::size(kExactLiterals))];

@@ -10,6 +10,7 @@
 // follows has no return (but an `if` on a uniform condition), and its loops
 // are wrapped in an `if`, after which the flow is uniform again.
 #include <algorithm>
+#include <array>
 
 #include "differential/program_generator.hpp"
 
@@ -187,7 +188,7 @@ void ProgramGenerator::statement(std::vector<Stmt>& out, const Flow& flow) {
   const size_t kind = choices_.weighted({5, 4, 3, nest ? 3u : 0u, nest ? 2u : 0u, nest ? 1u : 0u, 2,
                                          flow.loops > 0 ? 1u : 0u, flow.final_phase ? 1u : 0u,
                                          !flow.final_phase && flow.top ? 1u : 0u,
-                                         !flow.final_phase && flow.top ? 1u : 0u});
+                                         !flow.final_phase && flow.top ? 1u : 0u, 1, 2});
   Flow inner = flow;
   inner.top = false;
   inner.depth = flow.depth + 1;
@@ -235,6 +236,10 @@ void ProgramGenerator::statement(std::vector<Stmt>& out, const Flow& flow) {
       out.push_back(if_(uniform_bool(), {return_()}));
       return;
     case 10: uniform_local_statement(out); return;
+    case 11: array_statement(out, depth); return;
+    case 12:
+      if (array_store_statement(out, depth)) return;
+      break;
     default: break;
   }
   let_statement(out, depth);
@@ -308,6 +313,32 @@ void ProgramGenerator::let_statement(std::vector<Stmt>& out, int depth) {
   }
   out.push_back(let(l.name, std::move(value)));
   declare(std::move(l));
+}
+
+void ProgramGenerator::array_statement(std::vector<Stmt>& out, int depth) {
+  PrivateArray a;
+  do a.name = "p" + std::to_string(array_counter_++);
+  while (!used_local_names_.insert(a.name).second);
+  a.type = std::array{ScalarType::U32, ScalarType::I32, ScalarType::F32}[choices_.below(3)];
+  a.count = choices_.coin(20) ? 1 : choices_.range(2, 40);
+  if (a.type == ScalarType::F32) {
+    a.range = pick_exact_range();
+    if (a.range.lo > 0 || a.range.hi < 0) a.range = integer_range(-256, 256);
+  }
+  out.push_back(array(a.name, a.type, a.count));
+  arrays_.back().push_back(a);
+  const uint32_t stores = choices_.count(3);
+  for (uint32_t i = 0; i < stores; ++i) array_store_statement(out, depth);
+}
+
+bool ProgramGenerator::array_store_statement(std::vector<Stmt>& out, int depth) {
+  const PrivateArray* found = pick_array([](const PrivateArray&) { return true; });
+  if (!found) return false;
+  const PrivateArray a = *found;  // the value may declare nothing, but keep a copy anyway
+  Expr index = array_index(a, depth);
+  Expr value = a.type == ScalarType::F32 ? fit(exact_expr(depth), a.range).expr : int_expr(a.type, depth);
+  out.push_back(store(a.name, std::move(index), std::move(value)));
+  return true;
 }
 
 bool ProgramGenerator::assign_statement(std::vector<Stmt>& out, int depth) {

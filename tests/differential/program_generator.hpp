@@ -82,6 +82,15 @@ struct Local {
   bool uniform = false;  // holds the same value in every invocation of a workgroup
 };
 
+// A private array in scope: integers hold any value of their type, f32
+// values of the array's exact range (which holds 0, the elements' start).
+struct PrivateArray {
+  std::string name;
+  ScalarType type = ScalarType::U32;
+  uint32_t count = 1;
+  ExactRange range;  // f32 only
+};
+
 // Where a statement is generated.
 struct Flow {
   bool final_phase = true;  // no barrier follows: returns are allowed
@@ -172,14 +181,25 @@ class ProgramGenerator {
   void final_stores(std::vector<Stmt>& out);
   Expr value_for_buffer(BufferInfo& b, int depth);
   Expr value_for_local(const Local& l, int depth);
+  // Private arrays: a declaration with a few stores, a store, a load.
+  void array_statement(std::vector<Stmt>& out, int depth);
+  bool array_store_statement(std::vector<Stmt>& out, int depth);
+  const PrivateArray* pick_array(const std::function<bool(const PrivateArray&)>& pred);
+  // Mostly in range; sometimes any u32 or i32, which is the last element on
+  // both sides (docs/format-v4.md).
+  Expr array_index(const PrivateArray& a, int depth);
 
   // ---- scopes ----
-  void push_scope() { scopes_.emplace_back(); }
+  void push_scope() {
+    scopes_.emplace_back();
+    arrays_.emplace_back();
+  }
   // A name whose scope ended may be declared again (in a sibling block).
   void pop_scope() {
     for (const auto& l : scopes_.back())
       if (l.name.rfind("s_", 0) != 0) used_local_names_.erase(l.name);
     scopes_.pop_back();
+    arrays_.pop_back();
   }
   void declare(Local l) { scopes_.back().push_back(std::move(l)); }
   std::vector<const Local*> locals_where(const std::function<bool(const Local&)>& pred) const;
@@ -202,6 +222,8 @@ class ProgramGenerator {
   bool default_grid_ = false;
   std::vector<BufferInfo> buffers_;
   std::vector<std::vector<Local>> scopes_;
+  std::vector<std::vector<PrivateArray>> arrays_;  // by scope, as scopes_
+  int array_counter_ = 0;  // names p0, p1, ...: never a buffer's
   std::set<std::string> used_local_names_;
   int local_counter_ = 0;
   // Buffer indexes inside buffer indexes (see any_index).

@@ -694,11 +694,77 @@ Scenario stepped_loops() {
   return {"stepped_loops", p, Inputs{}, {}, Dim3{n / 8, 1, 1}};
 }
 
+// Format version 4's private arrays, as kernels use them: a register tile
+// (four dot products kept in an f32 array), a sliding window, a sort
+// network on an i32 array, an array declared in a loop's body (zeroed each
+// trip), and indices out of range, u32 and negative i32 (the last element).
+Scenario private_arrays() {
+  const uint32_t n = 48, depth = 8;
+  auto row = [] { return mul(var("i"), u32(4)); };  // the invocation's four elements of tile and sorted
+  std::vector<Stmt> body{
+      let("i", gid()),
+      if_(ge(var("i"), u32(n)), {return_()}),
+      // out_tile[i*4 + c] = sum_k a[i*depth + k] * b[k*4 + c]
+      array("acc", ScalarType::F32, 4),
+      loop("k", u32(0), u32(depth),
+           {let("ak", load("a", add(mul(var("i"), u32(depth)), var("k")))),
+            loop("c", u32(0), u32(4),
+                 {store("acc", var("c"),
+                        fma(var("ak"), load("b", add(mul(var("k"), u32(4)), var("c"))), load("acc", var("c"))))})}),
+      loop("c", u32(0), u32(4), {store("tile", add(row(), var("c")), load("acc", var("c")))}),
+      // out_window[i] = a[i] + 2 a[i+1] + 3 a[i+2] (a window of three kept in an array)
+      array("w", ScalarType::F32, 3),
+      loop("k", u32(0), u32(3), {store("w", var("k"), load("a", add(var("i"), var("k"))))}),
+      store("window", var("i"),
+            add(add(load("w", u32(0)), mul(f32(2), load("w", u32(1)))), mul(f32(3), load("w", u32(2))))),
+      // sorted[i*4 ..] = x[i*4 ..] ascending (a compare-exchange network on a private array)
+      array("v", ScalarType::I32, 4),
+      loop("k", u32(0), u32(4), {store("v", var("k"), load("x", add(row(), var("k"))))}),
+      loop("pass", u32(0), u32(3),
+           {loop("k", u32(0), u32(3),
+                 {let("lo", load("v", var("k"))), let("hi", load("v", add(var("k"), u32(1)))),
+                  if_(gt(var("lo"), var("hi")),
+                      {store("v", var("k"), var("hi")), store("v", add(var("k"), u32(1)), var("lo"))})})}),
+      loop("k", u32(0), u32(4), {store("sorted", add(row(), var("k")), load("v", var("k")))}),
+      // A declaration in a loop's body is a new zeroed array each trip: 1 + 2 + 3 = 6 (10 if kept).
+      let("trips", u32(0)),
+      loop("r", u32(0), u32(3),
+           {array("z", ScalarType::U32, 3), store("z", var("r"), add(load("z", var("r")), add(var("r"), u32(1)))),
+            assign("trips", add(var("trips"), add(add(load("z", u32(0)), load("z", u32(1))), load("z", u32(2)))))}),
+      store("misc", mul(var("i"), u32(3)), var("trips")),
+      // Out of range: the last element, for a u32 index past the end and a negative i32 one.
+      array("c4", ScalarType::U32, 4),
+      store("c4", rem(var("i"), u32(7)), add(var("i"), u32(10))),
+      store("misc", add(mul(var("i"), u32(3)), u32(1)),
+            add(mul(load("c4", u32(3)), u32(1000)), load("c4", rem(var("i"), u32(4))))),
+      store("c4", sub(cast(ScalarType::I32, rem(var("i"), u32(2))), i32(1)), u32(77)),
+      store("misc", add(mul(var("i"), u32(3)), u32(2)), load("c4", sub(i32(0), cast(ScalarType::I32, rem(var("i"), u32(3))))))};
+  const Program p = ProgramBuilder("private_arrays")
+                        .workgroup_size(16)
+                        .input("a", 0, ScalarType::F32)
+                        .input("b", 1, ScalarType::F32)
+                        .input("x", 2, ScalarType::I32)
+                        .output("tile", 3, ScalarType::F32, 4 * n)
+                        .output("window", 4, ScalarType::F32, n)
+                        .output("sorted", 5, ScalarType::I32, 4 * n)
+                        .output("misc", 6, ScalarType::U32, 3 * n)
+                        .body(std::move(body))
+                        .build();
+  std::vector<float> a(n * depth + 2), b(depth * 4);
+  for (size_t k = 0; k < a.size(); ++k) a[k] = static_cast<float>(static_cast<int>(k * 7 % 11) - 5);
+  for (size_t k = 0; k < b.size(); ++k) b[k] = static_cast<float>(static_cast<int>(k * 5 % 9) - 4);
+  std::vector<int32_t> x(4 * n);
+  for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<int32_t>((k * 2654435761u) % 2001) - 1000;
+  Inputs in;
+  in.set<float>("a", a).set<float>("b", b).set<int32_t>("x", x);
+  return {"private_arrays", p, in, {}, Dim3{n / 16, 1, 1}};
+}
+
 }  // namespace
 
 std::vector<Scenario> construct_scenarios() {
   return {invocation_builtins(), workgroup_memory_zeroed(), atomics_of_every_kind(), control_flow_of_every_kind(),
-          narrow_loads(), narrow_stores(), stepped_loops()};
+          narrow_loads(), narrow_stores(), stepped_loops(), private_arrays()};
 }
 
 }  // namespace vyre::test::conformance
