@@ -139,3 +139,42 @@ def test_a_checker_finding_about_the_program_points_at_the_def():
         out[0] = 1
 
     expect(too_wide, vyre.KernelError, "wide", "def", "workgroup")
+
+
+def test_private_array_mistakes_are_refused_at_their_line():
+    @vyre.kernel
+    def k(out: vyre.Out[u32]):
+        acc = vyre.array(vyre.bool_, 4)  # booltype
+        out[0] = 1
+
+    expect(k, vyre.KernelTypeError, "booltype", "vyre.bool_", "T is vyre.f32, vyre.u32 or vyre.i32")
+
+    @vyre.kernel
+    def n(out: vyre.Out[u32]):
+        acc = vyre.array(u32, 0)  # zero
+        out[0] = 1
+
+    expect(n, vyre.KernelTypeError, "zero", "0", "N is a positive int")
+
+    @vyre.kernel
+    def again(out: vyre.Out[u32]):
+        acc = vyre.array(u32, 2)
+        acc = vyre.array(u32, 2)  # again
+        out[0] = 1
+
+    expect(again, vyre.KernelTypeError, "again", "acc", "already declared")
+
+    @vyre.kernel
+    def value(out: vyre.Out[u32]):
+        out[0] = vyre.array(u32, 2)  # value
+
+    expect(value, vyre.KernelError, "value", "vyre.array(u32, 2)", "declares a private array")
+
+    @vyre.kernel
+    def typed(out: vyre.Out[u32]):
+        acc = vyre.array(f32, 2)
+        acc[0] = u32(1)  # typed
+        out[0] = 1
+
+    e = expect(typed, vyre.KernelTypeError, "typed", "u32(1)", "f32")
+    assert "u32" in e.reason

@@ -403,3 +403,68 @@ def test_a_parameter_default_other_than_its_binding_is_refused():
 
     with pytest.raises(vyre.KernelTypeError, match="a binding number"):
         vyre.kernel(negative).program
+
+
+def test_private_arrays_hold_a_register_tile_and_a_sort_network():
+    # acc = vyre.array(T, N): the invocation's own zeroed array, indexed as a buffer is; len() is N.
+    @vyre.kernel(workgroup=16)
+    def rows(a: vyre.In[f32], b: vyre.In[f32], x: vyre.In[i32], tile: vyre.Out[f32], srt: vyre.Out[i32]):
+        i = vyre.gid.x
+        if i * 4 >= len(x):
+            return
+        acc = vyre.array(f32, 4)
+        for k in range(8):
+            ak = a[i * 8 + k]
+            for c in range(len(acc)):
+                acc[c] += ak * b[k * 4 + c]
+        for c in range(4):
+            tile[i * 4 + c] = acc[c]
+        v = vyre.array(i32, 4)
+        for k in range(4):
+            v[k] = x[i * 4 + k]
+        for _ in range(3):
+            for k in range(3):
+                if v[k] > v[k + 1]:
+                    t = v[k]
+                    v[k] = v[k + 1]
+                    v[k + 1] = t
+        for k in range(4):
+            srt[i * 4 + k] = v[k]
+
+    n = 32
+    rng = np.random.default_rng(7)
+    a = rng.integers(-5, 6, n * 8).astype(np.float32)
+    b = rng.integers(-4, 5, 8 * 4).astype(np.float32)
+    x = rng.integers(-1000, 1000, n * 4).astype(np.int32)
+    got = run_both(rows, a=a, b=b, x=x, sizes={"tile": n * 4, "srt": n * 4}, dim=n)
+    assert json.loads(rows.program.to_json())["vyre"] == 4
+    np.testing.assert_array_equal(got["tile"].reshape(n, 4), a.reshape(n, 8) @ b.reshape(8, 4))
+    np.testing.assert_array_equal(got["srt"].reshape(n, 4), np.sort(x.reshape(n, 4), axis=1))
+
+
+def test_a_private_array_declared_in_a_loop_is_new_and_zeroed_each_trip():
+    @vyre.kernel
+    def trips(out: vyre.Out[u32]):
+        total = u32(0)
+        for r in range(3):
+            z = vyre.array(u32, 3)
+            z[r] += r + 1
+            total += z[0] + z[1] + z[2]
+        out[0] = total
+
+    assert run_both(trips, sizes={"out": 1}, dim=1)["out"][0] == 1 + 2 + 3
+
+
+def test_a_private_array_index_out_of_range_is_the_last_element_or_an_error_at_its_line_checked():
+    @vyre.kernel
+    def past(k: vyre.In[u32], out: vyre.Out[u32]):
+        w = vyre.array(u32, 4)
+        w[k[0]] = 9
+        out[0] = w[3]
+
+    got = run_both(past, k=np.array([6], np.uint32), sizes={"out": 1}, dim=1)
+    assert got["out"][0] == 9
+    with pytest.raises(vyre.KernelError) as e:
+        past.reference(k=np.array([6], np.uint32), sizes={"out": 1}, dim=1, check_bounds=True)
+    assert "private array 'w' at index 6, out of its 4 elements" in e.value.reason
+    assert e.value.line == past.fn.__code__.co_firstlineno + 3

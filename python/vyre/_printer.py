@@ -230,6 +230,9 @@ class _Printer:
             self.check_name(name, "loop variable")
             if name in self.types:
                 raise UnprintableProgram(f"loop variable {name!r} is named like a buffer")
+            if self.has_atomic(s["from"]) or self.has_atomic(s["to"]):
+                raise UnprintableProgram(f"loop {name!r} has an atomic in its bounds, which a kernel's range "
+                                         "refuses (the program reads its bound before every trip)")
             if bound_may_change(s["to"], s["body"]):
                 raise UnprintableProgram(f"loop {name!r} reads a bound its body changes, and Python's range "
                                          "reads its bound once")

@@ -793,12 +793,12 @@ class _Translator:
     def subscript(self, node: ast.Subscript, store: bool) -> Tuple[Buffer, Value]:
         base = node.value
         if not isinstance(base, ast.Name):
-            raise self.fail(base, f"{ast.unparse(base)} is not a buffer: only buffers are indexed", KernelTypeError)
+            raise self.fail(base, f"{ast.unparse(base)} is not a buffer: only buffers and private arrays are indexed", KernelTypeError)
         binding = self.frame.find(base.id)
         if binding is None and self.resolve(base) is MISSING:
             raise self.fail(base, f"unknown name {base.id!r}", KernelNameError)
         if not isinstance(binding, Buffer):
-            raise self.fail(base, f"{base.id} is not a buffer: only buffers are indexed", KernelTypeError)
+            raise self.fail(base, f"{base.id} is not a buffer: only buffers and private arrays are indexed", KernelTypeError)
         shape = binding.spec.shape
         given = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
         if isinstance(node.slice, ast.Slice) or given != max(1, len(shape)):

@@ -720,7 +720,7 @@ Scenario private_arrays() {
       // sorted[i*4 ..] = x[i*4 ..] ascending (a compare-exchange network on a private array)
       array("v", ScalarType::I32, 4),
       loop("k", u32(0), u32(4), {store("v", var("k"), load("x", add(row(), var("k"))))}),
-      loop("pass", u32(0), u32(3),
+      loop("sweep", u32(0), u32(3),
            {loop("k", u32(0), u32(3),
                  {let("lo", load("v", var("k"))), let("hi", load("v", add(var("k"), u32(1)))),
                   if_(gt(var("lo"), var("hi")),
