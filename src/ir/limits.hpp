@@ -27,6 +27,6 @@ inline constexpr size_t kMaxProgramNodes = 100'000;
 inline constexpr size_t kMaxWorkgroupBuffers = 64;
 // Elements of all the private arrays of one program together
 // (docs/program-format.md, "Limits", has the measurements).
-inline constexpr uint64_t kMaxPrivateElements = 4096;
+inline constexpr uint64_t kMaxPrivateElements = 1024;
 
 }  // namespace vyre

@@ -316,6 +316,10 @@ void ProgramGenerator::let_statement(std::vector<Stmt>& out, int depth) {
 }
 
 void ProgramGenerator::array_statement(std::vector<Stmt>& out, int depth) {
+  if (private_elements_ + 40 > kMaxGeneratedPrivateElements) {
+    let_statement(out, depth);
+    return;
+  }
   PrivateArray a;
   do a.name = "p" + std::to_string(array_counter_++);
   while (!used_local_names_.insert(a.name).second);
@@ -325,6 +329,7 @@ void ProgramGenerator::array_statement(std::vector<Stmt>& out, int depth) {
     a.range = pick_exact_range();
     if (a.range.lo > 0 || a.range.hi < 0) a.range = integer_range(-256, 256);
   }
+  private_elements_ += a.count;
   out.push_back(array(a.name, a.type, a.count));
   arrays_.back().push_back(a);
   const uint32_t stores = choices_.count(3);

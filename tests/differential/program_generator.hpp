@@ -224,6 +224,10 @@ class ProgramGenerator {
   std::vector<std::vector<Local>> scopes_;
   std::vector<std::vector<PrivateArray>> arrays_;  // by scope, as scopes_
   int array_counter_ = 0;  // names p0, p1, ...: never a buffer's
+  // Elements of the arrays declared so far: kept far below the format's
+  // limit, since a driver's compile time grows fast with them.
+  uint32_t private_elements_ = 0;
+  static constexpr uint32_t kMaxGeneratedPrivateElements = 192;
   std::set<std::string> used_local_names_;
   int local_counter_ = 0;
   // Buffer indexes inside buffer indexes (see any_index).
