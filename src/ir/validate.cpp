@@ -24,9 +24,9 @@ bool is_numeric(ScalarType t) { return t != ScalarType::Bool; }
 bool is_integer(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32; }
 
 struct Local {
-  ScalarType type;
-  bool loop_variable;
-  uint32_t slot;
+  ScalarType type = ScalarType::U32;
+  bool loop_variable = false;
+  uint32_t slot = 0;
   const Stmt* array = nullptr;  // a private array's declaration
 };
 
