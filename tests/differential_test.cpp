@@ -319,7 +319,12 @@ TEST(Differential, GeneratedProgramsAreValidAndReachEveryConstruct) {
     for_each_statement(StmtOp::Array, c.program.body,
                        [&](const Stmt& s) { shapes.insert("private " + std::string(to_string(s.element_type)) + " array"); });
   }
-  for (Op op : all_ops()) EXPECT_TRUE(ops.count(op)) << "never generated: " << op_info(op).json;
+  // f16 needs the device feature shader-f16, which Dawn's SwiftShader, one of
+  // the tester's devices, lacks: f16 is tested in tests/f16_test.cpp instead.
+  for (Op op : all_ops())
+    if (op != Op::LitF16) {
+      EXPECT_TRUE(ops.count(op)) << "never generated: " << op_info(op).json;
+    }
   for (int a = 0; a <= static_cast<int>(AtomicOp::Load); ++a)
     EXPECT_TRUE(atomics.count(static_cast<AtomicOp>(a))) << "never generated: atomic " << to_string(static_cast<AtomicOp>(a));
   for (int s = 0; s <= static_cast<int>(StmtOp::Array); ++s)

@@ -340,7 +340,7 @@ TEST(Json, Version4HoldsNarrowAndBoolBuffers) {
   EXPECT_EQ(format_version(program_from_json(doc(4, "u32")).program()), 1u);
   EXPECT_EQ(digest(program_from_json(doc(4, "u32")).program()), digest(program_from_json(doc(1, "u32")).program()));
   auto ds = problems(doc(4, "u64"));
-  EXPECT_TRUE(has(ds, "buffers[0].type", "u32, i32, f32, u8, i8, u16, i16 or bool")) << dump(ds);
+  EXPECT_TRUE(has(ds, "buffers[0].type", "u32, i32, f32, f16, u8, i8, u16, i16 or bool")) << dump(ds);
 }
 
 TEST(Json, Version4LoopsCountByALiteralStep) {

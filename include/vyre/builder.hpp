@@ -39,6 +39,9 @@ VYRE_API Expr i32(int32_t value);
 VYRE_API Expr f32(float value);
 VYRE_API Expr f32_bits(uint32_t bits);
 VYRE_API Expr boolean(bool value);
+// f16 (format version 4): the binary16 nearest to `value`, or these bits.
+VYRE_API Expr f16(double value);
+VYRE_API Expr f16_bits(uint16_t bits);
 
 // names
 VYRE_API Expr var(std::string name);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "vyre/export.hpp"
+#include "vyre/half.hpp"
 #include "vyre/program.hpp"
 #include "vyre/shader_options.hpp"
 
@@ -50,12 +51,13 @@ template <class T>
 constexpr ScalarType scalar_type_of() {
   static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float> ||
                     std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint16_t> ||
-                    std::is_same_v<T, int16_t> || std::is_same_v<T, bool>,
-                "vyre buffers hold uint32_t, int32_t, float, uint8_t, int8_t, uint16_t, int16_t or bool elements; "
-                "use bytes() for raw data");
+                    std::is_same_v<T, int16_t> || std::is_same_v<T, bool> || std::is_same_v<T, half>,
+                "vyre buffers hold uint32_t, int32_t, float, vyre::half, uint8_t, int8_t, uint16_t, int16_t or bool "
+                "elements; use bytes() for raw data");
   if constexpr (std::is_same_v<T, uint32_t>) return ScalarType::U32;
   else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::I32;
   else if constexpr (std::is_same_v<T, float>) return ScalarType::F32;
+  else if constexpr (std::is_same_v<T, half>) return ScalarType::F16;
   else if constexpr (std::is_same_v<T, uint8_t>) return ScalarType::U8;
   else if constexpr (std::is_same_v<T, int8_t>) return ScalarType::I8;
   else if constexpr (std::is_same_v<T, uint16_t>) return ScalarType::U16;

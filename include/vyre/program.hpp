@@ -28,9 +28,14 @@ inline constexpr uint32_t kFormatVersion = 4;
 // storage types: a buffer of U8, I8, U16 or I16 holds 1- or 2-byte elements
 // that load as u32 or i32 (zero- or sign-extended) and store from them
 // (keeping the low bits); a Bool buffer holds one byte per element (0 or 1).
-// Expressions never have a narrow type. New types go at the end: the enum's
-// values are the wire's type tags.
-enum class ScalarType : uint8_t { U32, I32, F32, Bool, U8, I8, U16, I16 };
+// Expressions never have a narrow type. F16 (version 4) is IEEE binary16, a
+// value type with arithmetic of its own, on devices with WebGPU's
+// `shader-f16`. New types go at the end: the enum's values are the wire's
+// type tags.
+enum class ScalarType : uint8_t { U32, I32, F32, Bool, U8, I8, U16, I16, F16 };
+
+// True for f32 and f16.
+VYRE_API bool is_float(ScalarType t);
 
 // True for the storage-only types, which no expression has.
 VYRE_API bool is_narrow(ScalarType t);
@@ -78,6 +83,8 @@ enum class Op : uint8_t {
   // atomics: Expr::imm is an AtomicOp, Expr::name the buffer,
   // args = [index, value] | [index, expected, value] (compare_exchange) | [index] (load)
   Atomic,
+  // an f16 literal (version 4): Expr::imm holds its 16 bits
+  LitF16,
 };
 
 enum class Axis : uint8_t { X, Y, Z, Flat };  // Flat only for Lid
@@ -163,6 +170,10 @@ struct VYRE_API Program {
 // feature (a narrow or bool buffer, a loop with a step, a private array), 3 when it declares a domain in a shape,
 // 2 when it declares a flat domain, else 1.
 VYRE_API uint32_t format_version(const Program& program);
+
+// Whether `program` has an f16 value anywhere (a buffer, a literal, a
+// conversion to f16): it needs a device with WebGPU's `shader-f16`.
+VYRE_API bool uses_f16(const Program& program);
 
 // Buffers in canonical order: bound buffers by binding, then workgroup
 // buffers by name. Identity, lowering and binding layout all use this order,

@@ -103,6 +103,29 @@ int32_t narrow_argument(nb::handle value, std::string_view argument, ScalarType 
   return static_cast<int32_t>(int_in(value, argument, lo, hi, what));
 }
 
+half f16_argument(nb::handle value, std::string_view argument) {
+  if (const std::optional<double> given = as_float(value)) {
+    const half h = to_half(*given);  // from the double, as NumPy's float16(x): one rounding
+    if (std::isfinite(*given) && std::isinf(to_double(h)))
+      throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the f16 range, 65504");
+    return h;
+  }
+  const nb::object number = as_int(value);
+  if (!number.is_valid())
+    throw nb::type_error((std::string(argument) + " must be a float or an int, not " + describe_type(value)).c_str());
+  const double v = PyLong_AsDouble(number.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the f16 range, 65504");
+  }
+  const half h = to_half(v);
+  // An int names an exact value: one float16 cannot hold is refused, not rounded.
+  if (to_double(h) != v)
+    throw RangeError(std::string(argument) + " = " + repr_of(value) +
+                     " has no exact float16 (integers up to 2048 have one): pass a float to round it");
+  return h;
+}
+
 float f32_argument(nb::handle value, std::string_view argument) {
   if (const std::optional<double> given = as_float(value)) {
     const double v = *given;
@@ -161,6 +184,7 @@ const char* numpy_name(ScalarType t) {
     case ScalarType::I8: return "int8";
     case ScalarType::U16: return "uint16";
     case ScalarType::I16: return "int16";
+    case ScalarType::F16: return "float16";
   }
   return "?";
 }
@@ -181,6 +205,7 @@ std::optional<ScalarType> type_of_format(const char* format, Py_ssize_t itemsize
       switch (format[0]) {
         case 'H': return ScalarType::U16;
         case 'h': return ScalarType::I16;
+        case 'e': return ScalarType::F16;
         default: return std::nullopt;
       }
     case 4:

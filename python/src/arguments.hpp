@@ -18,6 +18,8 @@
 #include <string>
 #include <string_view>
 
+#include "vyre/half.hpp"
+
 #include "vyre/program.hpp"
 #include "vyre/shader_options.hpp"
 
@@ -32,6 +34,8 @@ int32_t i32_argument(nb::handle value, std::string_view argument);
 int32_t narrow_argument(nb::handle value, std::string_view argument, ScalarType type);
 // A float as it is; an int only when float32 holds it exactly.
 float f32_argument(nb::handle value, std::string_view argument);
+// A Python float or int as the f16 an f16 buffer holds.
+half f16_argument(nb::handle value, std::string_view argument);
 // An int (x, with y and z 1) or a sequence of 1 to 3 ints.
 // A Python int or float, or a NumPy scalar of an integer or floating type
 // (np.int64(8), np.float32(2)): what a scalar input or a size may be. Never

@@ -4,6 +4,11 @@ bits; the narrow types are storage types only, refused as values at the kernel's
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -137,3 +142,57 @@ def test_a_kernel_of_narrow_buffers_is_format_version_4_and_translates_back():
     assert program["vyre"] == 4
     assert [b["type"] for b in program["buffers"]] == ["u8", "u8"]
     assert "vyre.In[vyre.u8]" in vyre.to_python(affine_u8.program)
+
+
+# ---- f16 (format version 4, where the device has shader-f16) ----
+
+@vyre.kernel
+def half_axpy(a: vyre.In[vyre.f16], x: vyre.In[vyre.f16], y: vyre.In[vyre.f16], out: vyre.Out[vyre.f16]):
+    i = vyre.gid.x
+    if i < len(out):
+        out[i] = a[0] * x[i] + y[i] * 0.5   # 0.5 beside an f16 is an f16 literal
+
+
+def test_float16_arrays_go_in_and_out_and_the_arithmetic_is_float16():
+    x = np.linspace(-4, 4, 33, dtype=np.float16)
+    y = np.arange(33, dtype=np.float16)
+    a = np.array([1.5], np.float16)
+    got = half_axpy(a=a, x=x, y=y, sizes={"out": 33}, dim=33)["out"]
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, half_axpy.reference(a=a, x=x, y=y, sizes={"out": 33}, dim=33)["out"])
+    # Each step rounded to float16, as NumPy's float16 arithmetic rounds it.
+    np.testing.assert_array_equal(got, a[0] * x + y * np.float16(0.5))
+    assert json.loads(half_axpy.program.to_json())["vyre"] == 4
+
+
+def test_an_f16_program_is_refused_with_the_reason_where_the_feature_is_masked(tmp_path):
+    script = tmp_path / "masked.py"
+    script.write_text(
+        "import numpy as np, vyre\n"
+        "@vyre.kernel\n"
+        "def k(x: vyre.In[vyre.f16], out: vyre.Out[vyre.f16]):\n"
+        "    out[vyre.gid.x] = x[vyre.gid.x] * 2\n"
+        "try:\n"
+        "    k(x=np.ones(4, np.float16), sizes={'out': 4}, dim=4)\n"
+        "except vyre.LimitError as e:\n"
+        "    print('refused:', e)\n")
+    env = dict(os.environ, VYRE_MASK_FEATURES="shader-f16")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert "refused:" in out.stdout and "shader-f16" in out.stdout and "VYRE_MASK_FEATURES" in out.stdout, \
+        out.stdout + out.stderr
+
+
+def test_f16_mistakes_are_refused_at_their_line():
+    @vyre.kernel
+    def mixed(x: vyre.In[vyre.f16], y: vyre.In[vyre.f32], out: vyre.Out[vyre.f16]):
+        out[0] = x[0] + y[0]
+
+    with pytest.raises(vyre.KernelTypeError, match="operands of \\+ are f16 and f32"):
+        mixed.program
+
+    @vyre.kernel
+    def too_big(out: vyre.Out[vyre.f16]):
+        out[0] = vyre.f16(70000.0)
+
+    with pytest.raises(vyre.KernelTypeError, match="beyond f16's range"):
+        too_big.program

@@ -421,6 +421,12 @@ Pipeline Backend::compile_for(const CheckedProgram& program, const Inputs& first
 Pipeline compile_exact(const std::shared_ptr<BackendState>& state, const CheckedProgram& program,
                        const ShaderOptions& asked) {
   BackendState& impl = checked(state);
+  if (uses_f16(program.program()) && !impl.live().device->shader_f16())
+    throw Error(ErrorKind::limit_exceeded,
+                "program '" + program.name() + "' computes in f16, which needs the device feature shader-f16; adapter '" +
+                    impl.adapter.name + "' " +
+                    (feature_masked("shader-f16") ? "was opened without it, since VYRE_MASK_FEATURES names it"
+                                                  : "does not offer it: convert the f16 data to f32 and compute in f32"));
   const ShaderOptions options = with_driver_workarounds(asked, impl.adapter);
   CompileReport report;
   auto compiled = impl.compiled(aot::key_parts(program, impl.shaping_fingerprint, options), program, options, report);

@@ -9,6 +9,7 @@
 
 #include "gpu/kept_forever.hpp"
 #include "sys/deadline.hpp"
+#include "sys/environment.hpp"
 #include "util/log.hpp"
 #include "vyre/error.hpp"
 
@@ -63,6 +64,25 @@ bool says_device_lost(std::string_view message) { return message.find("device is
 
 }  // namespace
 
+// VYRE_MASK_FEATURES: comma-separated device features vyre does not ask
+// for even where the adapter has them, so that the path without one runs on
+// a device that has it (tests, and users who want to see that path).
+bool feature_masked(std::string_view feature) {
+  const auto mask = sys::environment_value("VYRE_MASK_FEATURES");
+  if (!mask) return false;
+  std::string_view rest = *mask;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item == feature) return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shared_ptr<DeviceCounters> counters) {
   std::shared_ptr<DeviceContext> ctx(new DeviceContext());
   ctx->callbacks_ = std::make_unique<CallbackState>();
@@ -78,6 +98,12 @@ std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shar
   WGPUDeviceDescriptor descriptor{};
   descriptor.label = to_view("vyre");
   descriptor.requiredLimits = &adapter_limits;
+  const WGPUFeatureName f16 = WGPUFeatureName_ShaderF16;
+  ctx->shader_f16_ = wgpuAdapterHasFeature(ctx->adapter_.get(), f16) && !feature_masked("shader-f16");
+  if (ctx->shader_f16_) {
+    descriptor.requiredFeatureCount = 1;
+    descriptor.requiredFeatures = &f16;
+  }
   descriptor.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
   descriptor.deviceLostCallbackInfo.callback = on_device_lost;
   descriptor.deviceLostCallbackInfo.userdata1 = ctx->callbacks_.get();

@@ -28,6 +28,9 @@ struct DeviceCounters {
   std::atomic<uint64_t> next_buffer_id{1};
 };
 
+// Whether VYRE_MASK_FEATURES names `feature` (e.g. "shader-f16").
+bool feature_masked(std::string_view feature);
+
 class DeviceContext {
  public:
   // Opens a device with the adapter's own limits (not WebGPU's defaults), so
@@ -45,6 +48,9 @@ class DeviceContext {
   WGPUQueue queue() const { return queue_.get(); }
   const WGPULimits& limits() const { return limits_; }
   const AdapterInfo& adapter() const { return adapter_info_; }
+  // Whether the device was opened with WebGPU's shader-f16: the adapter has
+  // it and VYRE_MASK_FEATURES does not name it (docs/configuration.md).
+  bool shader_f16() const { return shader_f16_; }
 
   // Error scopes are one stack per device, so every section that pushes and
   // pops them holds this lock.
@@ -103,6 +109,7 @@ class DeviceContext {
   wgpu::Device device_;
   wgpu::Queue queue_;
   WGPULimits limits_{};
+  bool shader_f16_ = false;
   AdapterInfo adapter_info_;
   std::mutex scope_mutex_;
   std::mutex throttle_mutex_;

@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "ir/loop_step.hpp"
+#include "vyre/half.hpp"
 #include "vyre/checked.hpp"
 
 namespace vyre::build {
@@ -37,6 +38,8 @@ Expr i32(int32_t value) { return leaf(Op::LitI32, static_cast<uint32_t>(value));
 Expr f32(float value) { return leaf(Op::LitF32, std::bit_cast<uint32_t>(value)); }
 Expr f32_bits(uint32_t bits) { return leaf(Op::LitF32, bits); }
 Expr boolean(bool value) { return leaf(Op::LitBool, value ? 1u : 0u); }
+Expr f16(double value) { return leaf(Op::LitF16, to_half(value).bits); }
+Expr f16_bits(uint16_t bits) { return leaf(Op::LitF16, bits); }
 
 Expr var(std::string name) { return leaf(Op::Var, 0, std::move(name)); }
 Expr load(std::string buffer, Expr index) { return node(Op::Load, {std::move(index)}, 0, std::move(buffer)); }

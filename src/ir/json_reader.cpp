@@ -7,6 +7,7 @@
 #include "ir/json_document.hpp"
 #include "ir/loop_step.hpp"
 #include "util/bounded_read.hpp"
+#include "util/f16_text.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
 #include "vyre/json.hpp"
@@ -160,7 +161,7 @@ class JsonReader {
     return v.text;
   }
 
-  static constexpr const char* kBufferTypes = "u32, i32, f32, u8, i8, u16, i16 or bool";
+  static constexpr const char* kBufferTypes = "u32, i32, f32, f16, u8, i8, u16, i16 or bool";
 
   Buffer buffer(const Value& v, const std::string& at, uint64_t version) {
     Buffer b;
@@ -182,7 +183,7 @@ class JsonReader {
         auto type = scalar_type_from_string(*s);
         if (!type)
           error(at + ".type", "unknown type '" + *s + "' (" + kBufferTypes + ")");
-        else if ((is_narrow(*type) || *type == ScalarType::Bool) && version < 4)
+        else if ((is_narrow(*type) || *type == ScalarType::Bool || *type == ScalarType::F16) && version < 4)
           error(at + ".type", std::string(to_string(*type)) + " buffers need format version 4 (\"vyre\": 4)");
         else
           b.type = *type;
@@ -409,6 +410,7 @@ class JsonReader {
       case Op::LitBool:
         if (expect(v, Kind::Bool, at, "true or false")) e.imm = v.boolean ? 1 : 0;
         return;
+      case Op::LitF16: f16_literal(e, v, at); return;
       default: break;
     }
     // f32: a number, or one of the strings "inf", "-inf", "nan".
@@ -429,6 +431,24 @@ class JsonReader {
         error(at, v.text + " is beyond the f32 range (write \"inf\" or \"-inf\" for infinities)");
         return;
       case F32ParseError::syntax: error(at, "cannot read " + v.text + " as an f32"); return;
+    }
+  }
+
+  // {"f16": 1.5} (version 4): a number, or "inf", "-inf", "nan".
+  void f16_literal(Expr& e, const Value& v, const std::string& at) {
+    if (version_ < 4) error(at, "f16 literals need format version 4 (\"vyre\": 4)");
+    const bool word = v.kind == Kind::String && (v.text == "inf" || v.text == "-inf" || v.text == "nan");
+    if (v.kind != Kind::Number && !word) {
+      error(at, "an f16 literal is a number or one of \"inf\", \"-inf\", \"nan\"");
+      return;
+    }
+    half h;
+    switch (parse_f16(v.text, h)) {
+      case F32ParseError::none: e.imm = h.bits; return;
+      case F32ParseError::overflow:
+        error(at, v.text + " is beyond the f16 range, 65504 (write \"inf\" or \"-inf\" for infinities)");
+        return;
+      case F32ParseError::syntax: error(at, "cannot read " + v.text + " as an f16"); return;
     }
   }
 

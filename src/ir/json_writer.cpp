@@ -2,8 +2,10 @@
 // expressions inline, nested blocks indented. f32 literals are written as
 // the shortest decimal that reads back to the same bits.
 #include <bit>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "util/f16_text.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/json.hpp"
 
@@ -150,6 +152,11 @@ class JsonWriter {
           case Op::LitU32: return key + std::to_string(e.imm) + "}";
           case Op::LitI32: return key + std::to_string(static_cast<int32_t>(e.imm)) + "}";
           case Op::LitBool: return key + (e.imm ? "true" : "false") + "}";
+          case Op::LitF16: {
+            const half h{static_cast<uint16_t>(e.imm)};
+            const std::string text = format_f16(h);
+            return key + (std::isfinite(to_double(h)) ? text : "\"" + text + "\"") + "}";
+          }
           default: {
             const float f = std::bit_cast<float>(e.imm);
             const std::string text = format_f32(f);

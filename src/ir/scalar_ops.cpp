@@ -6,6 +6,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "vyre/half.hpp"
+
 namespace vyre::scalar {
 namespace {
 
@@ -120,6 +122,30 @@ uint32_t unary_f32(Op op, float x) {
   throw std::logic_error("reference: bad f32 unary operator");
 }
 
+// f16: the operands widened to f32 exactly, the operation done there, the
+// result rounded once to binary16. For + - * / and sqrt that is the
+// correctly rounded f16 result (f32's 24 bits are at least 2 x 11 + 2, so
+// rounding twice cannot differ from rounding once); fma is done in double.
+float as_f16(uint32_t bits) { return static_cast<float>(to_double(half{static_cast<uint16_t>(bits)})); }
+uint32_t f16_bits_of(double v) { return to_half(v).bits; }
+uint32_t f16_from_f32_bits(uint32_t f32_bits) { return f16_bits_of(as_f32(f32_bits)); }
+
+uint32_t binary_f16(Op op, uint32_t ua, uint32_t ub) {
+  const uint32_t r = binary_f32(op, bits_of(as_f16(ua)), bits_of(as_f16(ub)));
+  switch (op) {
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return r;
+    default: return f16_from_f32_bits(r);
+  }
+}
+
+uint32_t unary_f16(Op op, uint32_t a) {
+  switch (op) {
+    case Op::Neg: return a ^ 0x8000u;
+    case Op::Abs: return a & 0x7fffu;
+    default: return f16_from_f32_bits(unary_f32(op, as_f16(a)));
+  }
+}
+
 }  // namespace
 
 uint32_t apply_binary(Op op, ScalarType type, uint32_t a, uint32_t b) {
@@ -132,6 +158,7 @@ uint32_t apply_binary(Op op, ScalarType type, uint32_t a, uint32_t b) {
     case ScalarType::U32: return binary_u32(op, a, b);
     case ScalarType::I32: return binary_i32(op, a, b);
     case ScalarType::F32: return binary_f32(op, a, b);
+    case ScalarType::F16: return binary_f16(op, a, b);
     case ScalarType::Bool:
       if (op == Op::Eq) return a == b;
       if (op == Op::Ne) return a != b;
@@ -156,6 +183,7 @@ uint32_t apply_unary(Op op, ScalarType type, uint32_t a) {
     default: break;
   }
   if (type == ScalarType::F32) return unary_f32(op, as_f32(a));
+  if (type == ScalarType::F16) return unary_f16(op, a);
   if (type == ScalarType::I32) {
     if (op == Op::Neg) return 0u - a;  // wraps: -MIN is MIN
     if (op == Op::Abs) return as_i32(a) < 0 ? 0u - a : a;
@@ -165,6 +193,8 @@ uint32_t apply_unary(Op op, ScalarType type, uint32_t a) {
 }
 
 uint32_t apply_ternary(Op op, ScalarType type, uint32_t a, uint32_t b, uint32_t c) {
+  if (op == Op::Fma && type == ScalarType::F16)
+    return f16_bits_of(std::fma(static_cast<double>(as_f16(a)), static_cast<double>(as_f16(b)), static_cast<double>(as_f16(c))));
   if (op == Op::Fma) return bits_of(std::fma(as_f32(a), as_f32(b), as_f32(c)));
   if (op == Op::Clamp) return apply_binary(Op::Min, type, apply_binary(Op::Max, type, a, b), c);
   throw std::logic_error("reference: bad ternary operator");
@@ -172,6 +202,16 @@ uint32_t apply_ternary(Op op, ScalarType type, uint32_t a, uint32_t b, uint32_t 
 
 uint32_t apply_cast(ScalarType from, ScalarType to, uint32_t a) {
   if (from == to) return a;
+  // f16 through f32, which holds every f16 exactly.
+  if (from == ScalarType::F16) return apply_cast(ScalarType::F32, to, bits_of(as_f16(a)));
+  if (to == ScalarType::F16) {
+    switch (from) {
+      case ScalarType::F32: return f16_from_f32_bits(a);
+      case ScalarType::U32: return f16_bits_of(static_cast<double>(a));
+      case ScalarType::I32: return f16_bits_of(static_cast<double>(as_i32(a)));
+      default: return f16_bits_of(a ? 1.0 : 0.0);  // bool
+    }
+  }
   if (to == ScalarType::Bool) return from == ScalarType::F32 ? (as_f32(a) != 0.0f ? 1 : 0) : (a != 0 ? 1 : 0);
   if (from == ScalarType::Bool) return to == ScalarType::F32 ? bits_of(a ? 1.0f : 0.0f) : (a ? 1u : 0u);
   if (from == ScalarType::F32) {

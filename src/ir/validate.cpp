@@ -143,7 +143,12 @@ class Validator {
       if ((is_narrow(b.type) || b.type == ScalarType::Bool) &&
           (b.access == Access::Uniform || b.access == Access::Workgroup))
         error(at + ".type", std::string(to_string(b.type)) + " elements are for read and read_write buffers; a " +
-                                std::string(to_string(b.access)) + " buffer holds u32, i32 or f32");
+                                std::string(to_string(b.access)) + " buffer holds u32, i32 or f32" +
+                                (b.access == Access::Workgroup ? " (or f16)" : ""));
+      // A uniform array's elements need a 16-byte stride, which the lowering
+      // packs for 4-byte elements only.
+      if (b.type == ScalarType::F16 && b.access == Access::Uniform)
+        error(at + ".type", "f16 elements are for read, read_write and workgroup buffers, not uniform ones");
       if ((b.access == Access::Uniform || b.access == Access::Workgroup) && b.count == 0)
         error(at + ".count", std::string(to_string(b.access)) + " buffers need a positive count");
       if (b.output && b.access != Access::ReadWrite)
@@ -395,6 +400,12 @@ class Validator {
           case Op::LitU32: return ScalarType::U32;
           case Op::LitI32: return ScalarType::I32;
           case Op::LitF32: return ScalarType::F32;
+          case Op::LitF16:
+            if (e.imm > 0xffffu) {
+              error(key, "an f16 literal holds 16 bits");
+              return std::nullopt;
+            }
+            return ScalarType::F16;
           default:
             if (e.imm > 1) {
               error(key, "a bool literal is 0 or 1");
@@ -475,8 +486,8 @@ class Validator {
     switch (e.op) {
       case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Min: case Op::Max:
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-        ok_a = require(a, 0, a && is_numeric(*a), "u32, i32 or f32");
-        ok_b = require(b, 1, b && is_numeric(*b), "u32, i32 or f32");
+        ok_a = require(a, 0, a && is_numeric(*a), "u32, i32, f32 or f16");
+        ok_b = require(b, 1, b && is_numeric(*b), "u32, i32, f32 or f16");
         break;
       case Op::And: case Op::Or: case Op::Xor:
         ok_a = require(a, 0, a && is_integer(*a), "u32 or i32");
@@ -487,8 +498,8 @@ class Validator {
         ok_b = require(b, 1, b && *b == ScalarType::Bool, "bool");
         break;
       case Op::Pow: case Op::Atan2:
-        ok_a = require(a, 0, a && *a == ScalarType::F32, "f32");
-        ok_b = require(b, 1, b && *b == ScalarType::F32, "f32");
+        ok_a = require(a, 0, a && is_float(*a), "f32 or f16");
+        ok_b = require(b, 1, b && is_float(*b), "f32 or f16");
         break;
       default: break;  // eq, ne: any type
     }
@@ -512,12 +523,12 @@ class Validator {
     bool ok = false;
     const char* want = "";
     switch (e.op) {
-      case Op::Neg: ok = *a == ScalarType::I32 || *a == ScalarType::F32; want = "i32 or f32"; break;
-      case Op::Abs: ok = is_numeric(*a); want = "u32, i32 or f32"; break;
+      case Op::Neg: ok = *a == ScalarType::I32 || is_float(*a); want = "i32, f32 or f16"; break;
+      case Op::Abs: ok = is_numeric(*a); want = "u32, i32, f32 or f16"; break;
       case Op::Not: ok = *a == ScalarType::Bool; want = "bool"; break;
       case Op::BitNot: case Op::Popcount: case Op::Clz: case Op::Ctz: case Op::ReverseBits:
         ok = is_integer(*a); want = "u32 or i32"; break;
-      default: ok = *a == ScalarType::F32; want = "f32"; break;
+      default: ok = is_float(*a); want = "f32 or f16"; break;
     }
     if (!ok) {
       error(key, name + " takes " + want + ", not " + std::string(to_string(*a)));
@@ -547,8 +558,9 @@ class Validator {
     const bool fma = e.op == Op::Fma;
     bool ok = true;
     for (size_t i = 0; i < 3; ++i) {
-      if (t[i] && (fma ? *t[i] != ScalarType::F32 : !is_numeric(*t[i]))) {
-        error(operand(i), name + " takes " + (fma ? "f32" : "u32, i32 or f32") + ", not " + std::string(to_string(*t[i])));
+      if (t[i] && (fma ? !is_float(*t[i]) : !is_numeric(*t[i]))) {
+        error(operand(i), name + " takes " + (fma ? "f32 or f16" : "u32, i32, f32 or f16") + ", not " +
+                              std::string(to_string(*t[i])));
         ok = false;
       }
     }
@@ -567,7 +579,7 @@ class Validator {
       return std::nullopt;
     }
     Type from = check_expr(e.args[0], at + ".value");
-    if (e.imm > static_cast<uint32_t>(ScalarType::Bool)) {
+    if (e.imm > static_cast<uint32_t>(ScalarType::Bool) && e.imm != static_cast<uint32_t>(ScalarType::F16)) {
       const auto narrow = static_cast<ScalarType>(e.imm);
       error(key, e.imm <= static_cast<uint32_t>(ScalarType::I16)
                      ? std::string(to_string(narrow)) + " is a storage type, not a value type: convert to " +
@@ -578,6 +590,10 @@ class Validator {
     }
     const auto to = static_cast<ScalarType>(e.imm);
     if (e.op == Op::Bitcast) {
+      if (to == ScalarType::F16 || (from && *from == ScalarType::F16)) {
+        error(key, "bitcast converts between the 32-bit types u32, i32 and f32; an f16 has 16 bits");
+        return std::nullopt;
+      }
       if (to == ScalarType::Bool) {
         error(key, "bitcast converts between u32, i32 and f32, not to bool");
         return std::nullopt;

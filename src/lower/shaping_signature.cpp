@@ -17,6 +17,9 @@ std::string shaping_signature(const CheckedProgram& program, const ShaderOptions
   // leaves the key as without a budget.
   if (const std::string forms = lowering::chosen_forms_text(program, options); !forms.empty())
     add("approximate=" + forms);
+  // The device feature an f16 program needs (format version 4); every other
+  // program's signature, and key, is as before.
+  if (uses_f16(program.program())) add("shader-f16");
   if (options.loop_guard && program.has_loop()) add("loop_guard");
   if (options.domain_guard) add("domain_guard");
   if (options.vector_width != 1) {

@@ -18,13 +18,17 @@ constexpr std::array kFixedHelpers{
     FixedHelper{"vyre_opaque_i32", "fn vyre_opaque_i32(x: i32) -> i32 { return x; }\n"},
     FixedHelper{"vyre_opaque_f32", "fn vyre_opaque_f32(x: f32) -> f32 { return x; }\n"},
     FixedHelper{"vyre_opaque_bool", "fn vyre_opaque_bool(x: bool) -> bool { return x; }\n"},
+    FixedHelper{"vyre_opaque_f16", "fn vyre_opaque_f16(x: f16) -> f16 { return x; }\n"},
     FixedHelper{"vyre_f32_bits", "fn vyre_f32_bits(bits: u32) -> f32 { return bitcast<f32>(bits); }\n"},
+    // WGSL bitcasts 32 bits: the low half of the word is the f16.
+    FixedHelper{"vyre_f16_bits", "fn vyre_f16_bits(bits: u32) -> f16 { return bitcast<vec2<f16>>(bits).x; }\n"},
     // Arguments are evaluated left to right: condition, true value, false value.
     FixedHelper{"vyre_select_u32", "fn vyre_select_u32(c: bool, t: u32, f: u32) -> u32 { return select(f, t, c); }\n"},
     FixedHelper{"vyre_select_i32", "fn vyre_select_i32(c: bool, t: i32, f: i32) -> i32 { return select(f, t, c); }\n"},
     FixedHelper{"vyre_select_f32", "fn vyre_select_f32(c: bool, t: f32, f: f32) -> f32 { return select(f, t, c); }\n"},
     FixedHelper{"vyre_select_bool",
                 "fn vyre_select_bool(c: bool, t: bool, f: bool) -> bool { return select(f, t, c); }\n"},
+    FixedHelper{"vyre_select_f16", "fn vyre_select_f16(c: bool, t: f16, f: f16) -> f16 { return select(f, t, c); }\n"},
     FixedHelper{"vyre_div_u32",
                 "fn vyre_div_u32(a: u32, b: u32) -> u32 {\n"
                 "  if (b == 0u) { return a; }\n"
@@ -79,6 +83,7 @@ std::string wgsl_type(ScalarType t) {
     case ScalarType::I32: return "i32";
     case ScalarType::F32: return "f32";
     case ScalarType::Bool: return "bool";
+    case ScalarType::F16: return "f16";
     // Storage types live in words (packed_elements.hpp); no value has one.
     case ScalarType::U8: case ScalarType::I8: case ScalarType::U16: case ScalarType::I16: break;
   }

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "util/f16_text.hpp"
+
 namespace vyre::wgsl {
 
 std::string u32_literal(uint32_t v) { return std::to_string(v) + "u"; }
@@ -39,6 +41,21 @@ std::string f32_literal(uint32_t bits, HelperSet& helpers) {
   }
   text += "f";
   return std::signbit(f) ? "(-" + text + ")" : text;
+}
+
+std::string f16_literal(uint32_t bits, HelperSet& helpers) {
+  const half h{static_cast<uint16_t>(bits)};
+  const double v = to_double(h);
+  // Normal values and +0 as decimals (any decimal nearest to the value
+  // names it); the rest, whose spelling a front end may not keep, by bits.
+  const bool normal = std::isnormal(v) || (v == 0.0 && !std::signbit(v));
+  if (!normal) {
+    char hex[16];
+    (void)std::snprintf(hex, sizeof hex, "0x%04xu", bits);
+    return helpers.use("vyre_f16_bits") + "(" + hex + ")";
+  }
+  const std::string text = format_f16(half{static_cast<uint16_t>(bits & 0x7fffu)}) + "h";
+  return std::signbit(v) ? "(-" + text + ")" : text;
 }
 
 }  // namespace vyre::wgsl

@@ -15,5 +15,8 @@ std::string i32_literal(int32_t v);
 // call); other values are a decimal when it reads back exactly even through
 // a double, else a hexadecimal float.
 std::string f32_literal(uint32_t bits, HelperSet& helpers);
+// An f16 literal from its 16 bits (in the low half of `bits`): `1.5h`, or a
+// call of vyre_f16_bits for zeros of sign -, subnormals, infinities and NaN.
+std::string f16_literal(uint32_t bits, HelperSet& helpers);
 
 }  // namespace vyre::wgsl

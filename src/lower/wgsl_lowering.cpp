@@ -54,6 +54,9 @@ class WgslLowering {
     else
       block(program_.body, 1);
     std::string out;
+    // WebGPU's shader-f16: the device must have it (the backend refuses the
+    // program otherwise, gpu.md); programs without f16 never name it.
+    if (uses_f16(original_.program())) out += "enable f16;\n\n";
     out += declarations();
     out += helpers_.definitions();
     if (!out.empty()) out += "\n";
@@ -165,7 +168,10 @@ class WgslLowering {
       any = true;
       builtins_.insert("vyre_lidx");
       const std::string n = buffer_name(b->name);
-      const std::string zero = b->type == ScalarType::F32 ? "0.0f" : b->type == ScalarType::I32 ? "0i" : "0u";
+      const std::string zero = b->type == ScalarType::F32   ? "0.0f"
+                               : b->type == ScalarType::F16 ? "0.0h"
+                               : b->type == ScalarType::I32 ? "0i"
+                                                            : "0u";
       const std::string element = n + "[vyre_i]";
       line(1, "for (var vyre_i: u32 = vyre_lidx; vyre_i < " + std::to_string(b->count) + "u; vyre_i = vyre_i + " +
                   std::to_string(invocations) + "u) {");
@@ -394,7 +400,7 @@ class WgslLowering {
         return true;
       case OpClass::Conversion: {
         const auto to = static_cast<ScalarType>(e.imm);
-        const bool via_helper = e.op == Op::Cast && type_of(e.args[0]) == ScalarType::F32 &&
+        const bool via_helper = e.op == Op::Cast && is_float(type_of(e.args[0])) &&
                                 (to == ScalarType::U32 || to == ScalarType::I32);
         return !via_helper && is_const(e.args[0]);
       }
@@ -409,6 +415,10 @@ class WgslLowering {
       case Op::LitU32: text = wgsl::u32_literal(e.imm); break;
       case Op::LitI32: text = wgsl::i32_literal(static_cast<int32_t>(e.imm)); break;
       case Op::LitBool: text = e.imm ? "true" : "false"; break;
+      case Op::LitF16:
+        text = wgsl::f16_literal(e.imm, helpers_);
+        if (text.rfind("vyre_f16_bits", 0) == 0) return text;  // already a runtime call
+        break;
       default:
         text = wgsl::f32_literal(e.imm, helpers_);
         if (text.rfind("vyre_f32_bits", 0) == 0) return text;  // already a runtime call
@@ -543,10 +553,10 @@ class WgslLowering {
       case Op::Sub: return infix("-");
       case Op::Mul: return infix("*");
       case Op::Div:
-        if (t == ScalarType::F32) return infix("/");
+        if (is_float(t)) return infix("/");
         return helpers_.use(t == ScalarType::U32 ? "vyre_div_u32" : "vyre_div_i32") + "(" + a + ", " + b + ")";
       case Op::Rem:
-        if (t == ScalarType::F32) return infix("%");
+        if (is_float(t)) return infix("%");
         return helpers_.use(t == ScalarType::U32 ? "vyre_rem_u32" : "vyre_rem_i32") + "(" + a + ", " + b + ")";
       case Op::Min: return "min(" + a + ", " + b + ")";
       case Op::Max: return "max(" + a + ", " + b + ")";
@@ -564,14 +574,14 @@ class WgslLowering {
       case Op::Ge: return infix(">=");
       case Op::LAnd: return infix("&&");
       case Op::LOr: return infix("||");
-      case Op::Pow: return approximate_or(op, "pow") + "(" + a + ", " + b + ")";
+      case Op::Pow: return approximate_or(op, t, "pow") + "(" + a + ", " + b + ")";
       case Op::Atan2: return "atan2(" + a + ", " + b + ")";
       default: break;
     }
     throw Error(ErrorKind::lowering, "internal: not a binary operator");
   }
 
-  std::string unary(Op op, ScalarType, const std::string& a) {
+  std::string unary(Op op, ScalarType t, const std::string& a) {
     static const std::map<Op, const char*> kCalls = {
         {Op::Abs, "abs"},          {Op::Popcount, "countOneBits"}, {Op::Clz, "countLeadingZeros"},
         {Op::Ctz, "countTrailingZeros"}, {Op::ReverseBits, "reverseBits"}, {Op::Sqrt, "sqrt"},
@@ -586,12 +596,13 @@ class WgslLowering {
       case Op::BitNot: return "(~" + a + ")";
       default: break;
     }
-    return approximate_or(op, kCalls.at(op)) + "(" + a + ")";
+    return approximate_or(op, t, kCalls.at(op)) + "(" + a + ")";
   }
 
-  // The function computing `op`: its faster form where the ULP budget
-  // allows one (approximate_forms.hpp), else the builtin.
-  std::string approximate_or(Op op, const char* builtin) {
+  // The function computing `op` on type `t`: its faster form where the ULP
+  // budget allows one (approximate_forms.hpp: f32 forms), else the builtin.
+  std::string approximate_or(Op op, ScalarType t, const char* builtin) {
+    if (t != ScalarType::F32) return builtin;
     const lowering::ApproximateForm* form = lowering::chosen_form(op, options_);
     if (!form) return builtin;
     helpers_.define(std::string(form->helper), std::string(form->definition));
@@ -603,8 +614,10 @@ class WgslLowering {
     const ScalarType from = type_of(e.args[0]);
     if (to == from) return a;
     if (e.op == Op::Bitcast) return "bitcast<" + wgsl_type(to) + ">(" + a + ")";
-    if (from == ScalarType::F32 && to == ScalarType::U32) return helpers_.use("vyre_f32_to_u32") + "(" + a + ")";
-    if (from == ScalarType::F32 && to == ScalarType::I32) return helpers_.use("vyre_f32_to_i32") + "(" + a + ")";
+    // f16 goes through f32, which holds every f16 exactly.
+    const std::string f = from == ScalarType::F16 ? "f32(" + a + ")" : a;
+    if (is_float(from) && to == ScalarType::U32) return helpers_.use("vyre_f32_to_u32") + "(" + f + ")";
+    if (is_float(from) && to == ScalarType::I32) return helpers_.use("vyre_f32_to_i32") + "(" + f + ")";
     return wgsl_type(to) + "(" + a + ")";
   }
 

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "run_file/values_json.hpp"
+#include "util/f16_text.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
 
@@ -63,6 +64,14 @@ uint32_t parse_one(ScalarType type, std::string_view s, const std::string& what)
     } catch (const Error&) {
       if (hex) throw bad("is not " + described + " bits (0x hex)");
       throw bad("is not " + std::string(value_type(type) == ScalarType::I32 ? "an " : "a ") + described);
+    }
+  }
+  if (type == ScalarType::F16) {
+    half h;
+    switch (parse_f16(s, h)) {
+      case F32ParseError::none: return h.bits;
+      case F32ParseError::overflow: throw bad("is beyond the f16 range, 65504");
+      case F32ParseError::syntax: throw bad("is not an f16 (a decimal, nan, inf or -inf)");
     }
   }
   if (type == ScalarType::F32) {
@@ -138,6 +147,11 @@ std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
         out += f32_needs_word(f) ? "\"" + format_f32(f) + "\"" : format_f32(f);
         break;
       }
+      case ScalarType::F16: {
+        const half h{static_cast<uint16_t>(v)};
+        out += std::isfinite(to_double(h)) ? format_f16(h) : "\"" + format_f16(h) + "\"";
+        break;
+      }
       default: out += std::to_string(v); break;
     }
   }
@@ -150,8 +164,9 @@ std::optional<size_t> first_difference(ScalarType type, const std::vector<uint8_
   for (size_t i = 0; i < n; ++i) {
     const uint32_t x = read_element(type, a, i), y = read_element(type, b, i);
     if (x == y) continue;
-    if (type != ScalarType::F32) return i;
-    const double fx = std::bit_cast<float>(x), fy = std::bit_cast<float>(y);
+    if (!is_float(type)) return i;
+    const double fx = type == ScalarType::F16 ? to_double(half{static_cast<uint16_t>(x)}) : std::bit_cast<float>(x);
+    const double fy = type == ScalarType::F16 ? to_double(half{static_cast<uint16_t>(y)}) : std::bit_cast<float>(y);
     if (std::isnan(fx) && std::isnan(fy)) continue;
     if (!(std::fabs(fx - fy) <= abs + rel * std::fabs(fy))) return i;
   }

@@ -20,4 +20,11 @@ inline uint32_t canonical_f32_bits(uint32_t bits) {
   return nan ? kCanonicalNaN : bits;
 }
 
+// An f16 literal's 16 bits, every NaN as the one quiet NaN 0x7e00.
+inline constexpr uint32_t kCanonicalF16NaN = 0x7e00u;
+inline uint32_t canonical_f16_bits(uint32_t bits) {
+  const bool nan = (bits & 0x7c00u) == 0x7c00u && (bits & 0x03ffu) != 0;
+  return nan ? kCanonicalF16NaN : bits;
+}
+
 }  // namespace vyre::wire

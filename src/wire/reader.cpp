@@ -161,7 +161,7 @@ class Reader {
     Buffer b;
     b.name = identifier("buffer name");
     b.access = tag("access", Access::Workgroup);
-    b.type = tag("type", ScalarType::I16);
+    b.type = tag("type", ScalarType::F16);
     if (b.access != Access::Workgroup) b.binding = u32("binding");
     b.count = u32("count");
     b.output = flag("output flag");
@@ -228,7 +228,7 @@ class Reader {
         break;
       case StmtOp::Array:
         s.name = identifier("array name");
-        s.element_type = tag("array element type", ScalarType::I16);
+        s.element_type = tag("array element type", ScalarType::F16);
         s.count = u32("array count");
         break;
       case StmtOp::Eval:
@@ -246,7 +246,7 @@ class Reader {
     Nest nest(*this);
     node();
     Expr e;
-    e.op = tag("operator", Op::Atomic);
+    e.op = tag("operator", Op::LitF16);
     const OpInfo& info = op_info(e.op);
     switch (info.cls) {
       case OpClass::Literal:
@@ -256,6 +256,8 @@ class Reader {
           const size_t start = pos_;
           e.imm = fixed32("literal");
           if (e.op == Op::LitF32 && wire::canonical_f32_bits(e.imm) != e.imm) fail_at(start, "non-canonical NaN");
+          if (e.op == Op::LitF16 && (e.imm > 0xffffu || wire::canonical_f16_bits(e.imm) != e.imm))
+            fail_at(start, "an f16 literal is 16 bits, NaN canonical");
         }
         break;
       case OpClass::Var:
@@ -269,10 +271,14 @@ class Reader {
       case OpClass::Builtin:
         e.imm = static_cast<uint32_t>(tag("axis", Axis::Flat));
         break;
-      case OpClass::Conversion:
-        e.imm = static_cast<uint32_t>(tag("type", ScalarType::Bool));
+      case OpClass::Conversion: {
+        const size_t start = pos_;
+        const ScalarType to = tag("type", ScalarType::F16);
+        if (is_narrow(to)) fail_at(start, "a conversion to the storage type " + std::string(to_string(to)));
+        e.imm = static_cast<uint32_t>(to);
         e.args.push_back(expr());
         break;
+      }
       case OpClass::Atomic: {
         const auto op = tag("atomic operation", AtomicOp::Load);
         e.imm = static_cast<uint32_t>(op);

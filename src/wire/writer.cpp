@@ -149,7 +149,9 @@ class Writer {
         if (e.op == Op::LitBool)
           u8(e.imm ? 1 : 0);
         else
-          fixed32(e.op == Op::LitF32 ? wire::canonical_f32_bits(e.imm) : e.imm);
+          fixed32(e.op == Op::LitF32   ? wire::canonical_f32_bits(e.imm)
+                  : e.op == Op::LitF16 ? wire::canonical_f16_bits(e.imm)
+                                       : e.imm);
         return;
       case OpClass::Var:
       case OpClass::Len:
