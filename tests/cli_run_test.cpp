@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.hpp"
@@ -392,4 +393,37 @@ TEST(CliRun, CheckBoundsNamesTheFirstOutOfRangeAccessOnTheReference) {
   const auto on_gpu = with({"--check-bounds"});
   EXPECT_EQ(on_gpu.exit_code, 3) << on_gpu.err;
   EXPECT_NE(on_gpu.err.find("--backend reference"), std::string::npos) << on_gpu.err;
+}
+
+// f16 values as decimals in and out (the nearest f16 in, the shortest
+// decimal that reads back to it out), and the refusal where the device is
+// opened without shader-f16.
+TEST(CliRun, F16ValuesReadAndPrintAsDecimalsAndAMaskedDeviceRefusesTheProgram) {
+  TempDir dir;
+  const auto program = dir.path() / "halves.json";
+  write_file(program, R"({"vyre": 4, "name": "halves", "workgroup_size": [64, 1, 1],
+    "buffers": [{"name": "x", "binding": 0, "access": "read", "type": "f16"},
+                {"name": "out", "binding": 1, "access": "read_write", "type": "f16", "output": true}],
+    "body": [{"let": "i", "value": {"gid": "x"}},
+             {"if": {"lt": [{"var": "i"}, {"len": "out"}]}, "then": [
+               {"store": "out", "index": {"var": "i"}, "value": {"mul": [{"load": "x", "index": {"var": "i"}}, {"f16": 0.1}]}}]}]})");
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir.path() / "cache").string()}};
+  const std::vector<std::string> args{"run", program.string(), "--input", "x=1,3,65504,inf,nan,-0.5", "--size", "out=6"};
+  const std::string expected = R"({"out": [0.1, 0.2998, 6548.0, "inf", "nan", -0.05]})";
+  for (const char* backend : {"gpu", "reference"}) {
+    auto with_backend = args;
+    with_backend.insert(with_backend.end(), {"--backend", backend});
+    const auto r = run_vyre(with_backend, env);
+    EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.err;
+    EXPECT_EQ(r.out, expected + "\n") << backend;
+  }
+  auto masked_env = env;
+  masked_env["VYRE_MASK_FEATURES"] = "shader-f16";
+  const auto masked = run_vyre(args, masked_env);
+  EXPECT_NE(masked.exit_code, 0);
+  EXPECT_NE(masked.err.find("needs the device feature shader-f16"), std::string::npos) << masked.err;
+  EXPECT_EQ(masked.out, "");
+  const auto wide = run_vyre({"run", program.string(), "--input", "x=70000", "--size", "out=1"}, env);
+  EXPECT_NE(wide.exit_code, 0);
+  EXPECT_NE(wide.err.find("beyond the f16 range"), std::string::npos) << wide.err;
 }

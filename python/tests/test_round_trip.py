@@ -157,3 +157,19 @@ def test_stepped_loops_print_as_range_with_a_step_and_come_back(tmp_path):
     moved = program({"var": "n"}, [{"assign": "n", "value": {"add": [{"var": "n"}, {"i32": 1}]}}])
     with pytest.raises(vyre.UnprintableProgram, match="reads its bound once"):
         vyre.to_python(moved)
+
+
+def test_f16_programs_print_and_come_back(tmp_path):
+    p = vyre.Program.from_dict({
+        "vyre": 4, "workgroup_size": [64, 1, 1],
+        "buffers": [{"name": "x", "binding": 0, "access": "read", "type": "f16"},
+                    {"name": "out", "binding": 1, "access": "read_write", "type": "f16", "output": True},
+                    {"name": "n", "binding": 2, "access": "read_write", "type": "u32", "output": True}],
+        "body": [{"let": "i", "value": {"gid": "x"}},
+                 {"store": "out", "index": {"var": "i"},
+                  "value": {"div": [{"add": [{"load": "x", "index": {"var": "i"}}, {"f16": 0.1}]}, {"f16": "inf"}]}},
+                 {"store": "n", "index": {"var": "i"},
+                  "value": {"cast": "u32", "value": {"cast": "f16", "value": {"f32": 2.5}}}}]})
+    source = vyre.to_python(p)
+    assert "vyre.In[vyre.f16]" in source and "vyre.f16(0.0999755859375)" in source and "vyre.f16(math.inf)" in source, source
+    assert kernel_of(source, tmp_path, "halves").program.digest == p.digest

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cctype>
 #include <cstdlib>
+#include <limits>
 
 namespace vyre {
 
@@ -13,7 +14,7 @@ std::string format_f16(half value) {
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char text[32];
   for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, v);
+    (void)std::snprintf(text, sizeof text, "%.*g", digits, v);  // 17 digits and an exponent fit
     if (to_half(std::strtod(text, nullptr)) == value) break;
   }
   std::string out = text;
@@ -23,9 +24,10 @@ std::string format_f16(half value) {
 }
 
 F32ParseError parse_f16(std::string_view text, half& out) {
-  if (text == "nan") return out = to_half(NAN), F32ParseError::none;
-  if (text == "inf") return out = to_half(INFINITY), F32ParseError::none;
-  if (text == "-inf") return out = to_half(-INFINITY), F32ParseError::none;
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  if (text == "nan") return out = to_half(std::numeric_limits<double>::quiet_NaN()), F32ParseError::none;
+  if (text == "inf") return out = to_half(kInfinity), F32ParseError::none;
+  if (text == "-inf") return out = to_half(-kInfinity), F32ParseError::none;
   const std::string s(text);
   if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.'))
     return F32ParseError::syntax;

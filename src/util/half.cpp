@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <limits>
 
 namespace vyre {
 
@@ -41,7 +42,8 @@ double to_double(half h) {
   const int exponent = (h.bits >> kMantissaBits) & 0x1f;
   const int mantissa = h.bits & 0x3ff;
   double magnitude = 0;
-  if (exponent == 0x1f) magnitude = mantissa ? std::nan("") : INFINITY;
+  if (exponent == 0x1f)
+    magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
   else if (exponent == 0) magnitude = std::ldexp(mantissa, -24);
   else magnitude = std::ldexp(mantissa + 1024, exponent - 25);
   return negative ? -magnitude : magnitude;
