@@ -18,6 +18,7 @@
 
 #include "lower/approximate_forms.hpp"
 #include "samples/approximate_forms.hpp"
+#include "support/lowering_backend.hpp"
 #include "support/fail_on_pass_bugs.hpp"
 #include "support/conformance_cases.hpp"
 #include "vyre/builder.hpp"
@@ -48,14 +49,7 @@ std::vector<T> input_values(const Inputs& inputs, const std::string& name) {
   return {};
 }
 
-gpu::Backend& backend() {
-  static gpu::Backend b = [] {
-    gpu::BackendOptions options;
-    options.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});  // lower every time: test the lowering
-    return gpu::Backend(options);
-  }();
-  return b;
-}
+gpu::Backend& backend() { return vyre::test::lowering_backend(); }
 
 class Conformance : public ::testing::TestWithParam<size_t> {};
 

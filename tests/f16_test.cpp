@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "ir/scalar_ops.hpp"
+#include "support/lowering_backend.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -171,14 +172,7 @@ TEST(F16Reference, ArithmeticRoundsOnceToBinary16) {
 
 namespace {
 
-gpu::Backend& backend() {
-  static gpu::Backend b = [] {
-    gpu::BackendOptions options;
-    options.cache = std::make_shared<aot::Cache>(aot::CacheOptions{});  // lower every time: test the lowering
-    return gpu::Backend(options);
-  }();
-  return b;
-}
+gpu::Backend& backend() { return vyre::test::lowering_backend(); }
 
 bool device_has_f16() {
   try {

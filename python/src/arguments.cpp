@@ -103,6 +103,30 @@ int32_t narrow_argument(nb::handle value, std::string_view argument, ScalarType 
   return static_cast<int32_t>(int_in(value, argument, lo, hi, what));
 }
 
+namespace {
+
+// A Python int given for a float element (`type`: "f32" or "f16"), as the
+// double nearest to it; `exact` says whether the element type holds that
+// double. An int names an exact value: one the type cannot hold is refused,
+// never rounded (a float is rounded, as NumPy rounds it).
+double float_element_int(nb::handle value, std::string_view argument, const char* type, bool (*exact)(double)) {
+  const nb::object number = as_int(value);
+  if (!number.is_valid())
+    throw nb::type_error((std::string(argument) + " must be a float or an int, not " + describe_type(value)).c_str());
+  const double v = PyLong_AsDouble(number.ptr());
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the " + type + " range");
+  }
+  nb::object back = nb::steal(PyLong_FromDouble(v));
+  if (!exact(v) || !back.is_valid() || !back.equal(number))
+    input_error(std::string(argument) + ": the int " + repr_of(value) + " has no exact " +
+                (std::string(type) == "f16" ? "float16" : "float32") + " value");
+  return v;
+}
+
+}  // namespace
+
 half f16_argument(nb::handle value, std::string_view argument) {
   if (const std::optional<double> given = as_float(value)) {
     const half h = to_half(*given);  // from the double, as NumPy's float16(x): one rounding
@@ -110,20 +134,7 @@ half f16_argument(nb::handle value, std::string_view argument) {
       throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the f16 range, 65504");
     return h;
   }
-  const nb::object number = as_int(value);
-  if (!number.is_valid())
-    throw nb::type_error((std::string(argument) + " must be a float or an int, not " + describe_type(value)).c_str());
-  const double v = PyLong_AsDouble(number.ptr());
-  if (v == -1.0 && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the f16 range, 65504");
-  }
-  const half h = to_half(v);
-  // An int names an exact value: one float16 cannot hold is refused, not rounded.
-  if (to_double(h) != v)
-    throw RangeError(std::string(argument) + " = " + repr_of(value) +
-                     " has no exact float16 (integers up to 2048 have one): pass a float to round it");
-  return h;
+  return to_half(float_element_int(value, argument, "f16", [](double v) { return to_double(to_half(v)) == v; }));
 }
 
 float f32_argument(nb::handle value, std::string_view argument) {
@@ -137,19 +148,9 @@ float f32_argument(nb::handle value, std::string_view argument) {
                        " is beyond the f32 range (float('inf') is taken as infinity)");
     return f;
   }
-  const nb::object number = as_int(value);
-  if (!number.is_valid())
-    throw nb::type_error((std::string(argument) + " must be a float or an int, not " + describe_type(value)).c_str());
-  const double v = PyLong_AsDouble(number.ptr());
-  if (v == -1.0 && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw RangeError(std::string(argument) + " = " + repr_of(value) + " is beyond the f32 range");
-  }
-  // An int names an exact value: one float32 cannot hold is refused, not rounded.
-  nb::object back = nb::steal(PyLong_FromDouble(v));
-  if (static_cast<double>(static_cast<float>(v)) != v || !back.is_valid() || !back.equal(number))
-    input_error(std::string(argument) + ": the int " + repr_of(value) + " has no exact float32 value");
-  return static_cast<float>(v);
+  return static_cast<float>(float_element_int(value, argument, "f32", [](double v) {
+    return static_cast<double>(static_cast<float>(v)) == v;
+  }));
 }
 
 Dim3 dim3_argument(nb::handle value, std::string_view argument, std::string_view role) {
