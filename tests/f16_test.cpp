@@ -90,6 +90,16 @@ TEST(F16Format, JsonHoldsF16BuffersLiteralsAndConversionsFromVersion4) {
   EXPECT_EQ(program_from_json(text).program(), p.program());
   EXPECT_EQ(program_from_json(doc(4, R"({"f16": "-inf"})")).program().body[0].exprs[1].imm, 0xfc00u);
   EXPECT_THROW(program_from_json(doc(3, R"({"f16": 1})")), Error);
+  // A conversion to f16 in an older document is refused too: the program would be version 4.
+  const std::string older = R"({"vyre": 1, "workgroup_size": [1, 1, 1], "buffers": [
+      {"name": "out", "binding": 0, "access": "read_write", "type": "f32", "output": true}],
+      "body": [{"store": "out", "index": {"u32": 0}, "value": {"cast": "f32", "value": {"cast": "f16", "value": {"f32": 1}}}}]})";
+  try {
+    program_from_json(older);
+    ADD_FAILURE() << "a version-1 document converted to f16";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("f16 needs format version 4"), std::string::npos) << e.what();
+  }
   try {
     program_from_json(doc(4, R"({"f16": 70000})"));
     ADD_FAILURE() << "an f16 beyond 65504 was read";

@@ -386,7 +386,10 @@ class JsonReader {
         if (auto t = string(operand, key, "a type name")) {
           auto type = scalar_type_from_string(*t);
           if (!type || (e.op == Op::Bitcast && *type == ScalarType::Bool))
-            error(key, "unknown target type '" + *t + "' (" + (e.op == Op::Bitcast ? "u32, i32 or f32)" : "u32, i32, f32 or bool)"));
+            error(key, "unknown target type '" + *t + "' (" +
+                           (e.op == Op::Bitcast ? "u32, i32 or f32)" : "u32, i32, f32, f16 or bool)"));
+          else if (*type == ScalarType::F16 && version_ < 4)
+            error(key, "f16 needs format version 4 (\"vyre\": 4)");
           else
             e.imm = static_cast<uint32_t>(*type);
         }
