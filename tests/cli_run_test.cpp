@@ -395,6 +395,32 @@ TEST(CliRun, CheckBoundsNamesTheFirstOutOfRangeAccessOnTheReference) {
   EXPECT_NE(on_gpu.err.find("--backend reference"), std::string::npos) << on_gpu.err;
 }
 
+namespace {
+
+// `args` print `expected` (and a newline) on the GPU and on the reference.
+void expect_on_both_backends(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                             const std::string& expected) {
+  for (const char* backend : {"gpu", "reference"}) {
+    auto with_backend = args;
+    with_backend.insert(with_backend.end(), {"--backend", backend});
+    const auto r = run_vyre(with_backend, env);
+    EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.err;
+    EXPECT_EQ(r.out, expected + "\n") << backend;
+  }
+}
+
+// `args` fail, printing nothing, on a device opened with `feature` masked.
+void expect_refused_where_masked(const std::vector<std::string>& args, std::map<std::string, std::string> env,
+                                 const std::string& feature) {
+  env["VYRE_MASK_FEATURES"] = feature;
+  const auto masked = run_vyre(args, env);
+  EXPECT_NE(masked.exit_code, 0);
+  EXPECT_NE(masked.err.find("needs the device feature " + feature), std::string::npos) << masked.err;
+  EXPECT_EQ(masked.out, "");
+}
+
+}  // namespace
+
 // f16 values as decimals in and out (the nearest f16 in, the shortest
 // decimal that reads back to it out), and the refusal where the device is
 // opened without shader-f16.
@@ -410,20 +436,31 @@ TEST(CliRun, F16ValuesReadAndPrintAsDecimalsAndAMaskedDeviceRefusesTheProgram) {
   const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir.path() / "cache").string()}};
   const std::vector<std::string> args{"run", program.string(), "--input", "x=1,3,65504,inf,nan,-0.5", "--size", "out=6"};
   const std::string expected = R"({"out": [0.1, 0.2998, 6548.0, "inf", "nan", -0.05]})";
-  for (const char* backend : {"gpu", "reference"}) {
-    auto with_backend = args;
-    with_backend.insert(with_backend.end(), {"--backend", backend});
-    const auto r = run_vyre(with_backend, env);
-    EXPECT_EQ(r.exit_code, 0) << backend << ": " << r.err;
-    EXPECT_EQ(r.out, expected + "\n") << backend;
-  }
-  auto masked_env = env;
-  masked_env["VYRE_MASK_FEATURES"] = "shader-f16";
-  const auto masked = run_vyre(args, masked_env);
-  EXPECT_NE(masked.exit_code, 0);
-  EXPECT_NE(masked.err.find("needs the device feature shader-f16"), std::string::npos) << masked.err;
-  EXPECT_EQ(masked.out, "");
+  expect_on_both_backends(args, env, expected);
+  expect_refused_where_masked(args, env, "shader-f16");
   const auto wide = run_vyre({"run", program.string(), "--input", "x=70000", "--size", "out=1"}, env);
   EXPECT_NE(wide.exit_code, 0);
   EXPECT_NE(wide.err.find("beyond the f16 range"), std::string::npos) << wide.err;
+}
+
+// f64 values in and out at full precision: the shortest decimal that reads
+// back to the double, and the refusal where the device lacks shader-f64.
+TEST(CliRun, F64ValuesKeepEveryBitAndAMaskedDeviceRefusesTheProgram) {
+  TempDir dir;
+  const auto program = dir.path() / "doubles.json";
+  write_file(program, R"({"vyre": 4, "name": "doubles", "workgroup_size": [64, 1, 1],
+    "buffers": [{"name": "x", "binding": 0, "access": "read", "type": "f64"},
+                {"name": "out", "binding": 1, "access": "read_write", "type": "f64", "output": true}],
+    "body": [{"let": "i", "value": {"gid": "x"}},
+             {"if": {"lt": [{"var": "i"}, {"len": "out"}]}, "then": [
+               {"store": "out", "index": {"var": "i"}, "value": {"add": [{"load": "x", "index": {"var": "i"}}, {"f64": 0.1}]}}]}]})");
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir.path() / "cache").string()}};
+  const std::vector<std::string> args{"run", program.string(), "--input", "x=0.2,16777216,1e300,-inf,nan,5e-324",
+                                      "--size", "out=6"};
+  const std::string expected = R"({"out": [0.30000000000000004, 16777216.1, 1e+300, "-inf", "nan", 0.1]})";
+  expect_on_both_backends(args, env, expected);
+  expect_refused_where_masked(args, env, "shader-f64");
+  const auto wide = run_vyre({"run", program.string(), "--input", "x=1e400", "--size", "out=1"}, env);
+  EXPECT_NE(wide.exit_code, 0);
+  EXPECT_NE(wide.err.find("beyond the f64 range"), std::string::npos) << wide.err;
 }

@@ -204,9 +204,10 @@ const std::vector<double> kEdges = {0.0, -0.0, 0x1p-24, 0x1p-14, 1.0, -2.5, 0.1,
                                     INFINITY, -INFINITY, NAN};
 
 // Every operator on every pair of edge values, on the GPU and in the
-// reference: + - * / min and the f32 round trip exactly (a subnormal may be
-// flushed to zero, as the format allows for f32); sqrt exp log within 4 ULPs
-// and sin tanh within 2^-7 (WGSL's f16 bounds are absolute for them), where
+// reference: + - * min and the f32 round trip exactly (a subnormal may be
+// flushed to zero, as the format allows for f32); / within WGSL's 2.5 ULP
+// where WGSL bounds it; sqrt exp log within 4 ULPs and sin tanh within 2^-7
+// (WGSL's f16 bounds are absolute for them; sin's holds on [-pi, pi]), where
 // the reference is finite and normal.
 TEST(F16Gpu, EveryOperatorOnEdgeValuesAgreesWithTheReference) {
   if (!device_has_f16()) GTEST_SKIP() << "the device has no shader-f16 (the refusal is tested below)";
@@ -250,6 +251,16 @@ TEST(F16Gpu, EveryOperatorOnEdgeValuesAgreesWithTheReference) {
   for (size_t k = 0; k < g.size(); ++k) {
     const uint16_t x = a[k / kExact].bits, y = b[k / kExact].bits, gg = g[k].bits, rr = r[k].bits;
     if (gg == rr || (is_nan(gg) && is_nan(rr))) continue;
+    if (k % kExact == 3) {
+      // Division is held to WGSL's f16 bound, 2.5 ULP for |y| in [2^-14, 2^14] and nothing outside
+      // (NVIDIA's is not correctly rounded, and takes a subnormal divisor as 0: seen on the H200);
+      // the reference's is correctly rounded, so the two are within 3.
+      const double yv = std::fabs(to_double(half{y})), rv = to_double(half{rr});
+      if (yv < 0x1p-14 || yv > 0x1p14 || !std::isfinite(rv) || is_subnormal(rr) || is_subnormal(x)) continue;
+      EXPECT_LE(std::llabs(ordered(gg) - ordered(rr)), 3)
+          << "div on 0x" << std::hex << x << ", 0x" << y << ": reference 0x" << rr << ", GPU 0x" << gg;
+      continue;
+    }
     const bool flushed = (gg & 0x7fff) == 0 && (is_subnormal(rr) || is_subnormal(x) || is_subnormal(y));
     // Zeros of either sign: after a flushed subnormal operand, and for min of +0 and -0 (IEEE leaves it open).
     const bool zeros = (gg & 0x7fff) == 0 && (rr & 0x7fff) == 0;
@@ -263,14 +274,99 @@ TEST(F16Gpu, EveryOperatorOnEdgeValuesAgreesWithTheReference) {
     if (gg == rr || (is_nan(gg) && is_nan(rr))) continue;
     const double rv = to_double(half{rr});
     if (!std::isfinite(rv) || is_subnormal(x) || is_subnormal(rr) || (rr & 0x7fff) == 0) continue;  // bounds end there
-    // WGSL's f16 bounds: sin is absolute (2^-7 on [-pi, pi]), tanh inherits sinh/cosh's (absolute near 0),
-    // the others relative.
+    // WGSL's f16 bounds: sin is absolute (2^-7 on [-pi, pi], and unbounded outside: NVIDIA's sin(1000)
+    // is off by 0.13, seen on the H200), tanh inherits sinh/cosh's (absolute near 0), the others relative.
     const uint32_t op = k % kApprox;
+    if (op == 3 && std::fabs(to_double(half{x})) > 3.14159265358979) continue;
     if ((op == 3 || op == 4) && std::fabs(to_double(half{gg}) - rv) <= 0x1p-7) continue;
     EXPECT_LE(std::llabs(ordered(gg) - ordered(rr)), 4)
         << "op " << k % kApprox << " on 0x" << std::hex << x << ": reference 0x" << rr << ", GPU 0x" << gg;
   }
   EXPECT_EQ(got.get<uint32_t>("compared"), ref.get<uint32_t>("compared"));
+}
+
+// f32 -> f16 conversions widened back to f32: each rounds to the nearest f16
+// (ties to even, overflow to infinity, subnormals kept). NVIDIA's driver
+// dropped such a pair of conversions (seen on the H200: f32(f16(0.1)) was
+// 0.1), so the lowering rounds on the bits; this holds every device to it.
+TEST(F16Gpu, ConversionsFromF32RoundWhenWidenedBack) {
+  const Program p = ProgramBuilder("f16_round_trip")
+                        .workgroup_size(64)
+                        .input("x", 0, ScalarType::F32)
+                        .input("n", 1, ScalarType::I32)
+                        .output("out", 2, ScalarType::F32)
+                        .output("from_int", 3, ScalarType::F32)
+                        .body({let("i", gid()), if_(ge(var("i"), len("out")), {return_()}),
+                               store("out", var("i"), cast(ScalarType::F32, cast(ScalarType::F16, load("x", var("i"))))),
+                               store("from_int", var("i"), cast(ScalarType::F32, cast(ScalarType::F16, load("n", var("i")))))})
+                        .build();
+  EXPECT_NE(lower_to_wgsl(p).find("vyre_f16_from_f32("), std::string::npos);
+  EXPECT_NE(shaping_signature(p).find("shader-f16=2"), std::string::npos);
+  if (!device_has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+  const std::vector<float> x = {0.1f, 70000.0f, 65519.0f, 65520.0f, -2.0f, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f,
+                                0x1p-25f, 0x1.8p-25f, 0x1p-24f * 3.5f, 0x1.ffcp-15f, -0x1p-26f, 1e-40f,
+                                INFINITY, -INFINITY, NAN, 3.14159265f, -1000.06f, 0x1.0p-14f};
+  std::vector<int32_t> n(x.size());
+  for (size_t i = 0; i < n.size(); ++i) n[i] = static_cast<int32_t>(i * 1001) - 7000;
+  Inputs in;
+  in.set<float>("x", x).set<int32_t>("n", n).size("out", static_cast<uint32_t>(x.size()))
+      .size("from_int", static_cast<uint32_t>(x.size()));
+  const Outputs got = backend().compile(p).dispatch(in);
+  const Outputs ref = reference::run(p, in);
+  const auto g = got.get<float>("out"), r = ref.get<float>("out");
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(r[i])) {
+      EXPECT_TRUE(std::isnan(g[i])) << i;
+      continue;
+    }
+    EXPECT_EQ(std::bit_cast<uint32_t>(g[i]), std::bit_cast<uint32_t>(r[i]))
+        << "f16(" << x[i] << "): GPU " << g[i] << ", reference " << r[i];
+    EXPECT_EQ(r[i], static_cast<float>(to_double(to_half(x[i])))) << i;
+  }
+  EXPECT_EQ(got.get<float>("from_int"), ref.get<float>("from_int"));
+}
+
+// Literals no decimal spells (-0, subnormals, infinities, NaN) compile and
+// keep their bits.
+TEST(F16Gpu, LiteralsOfEveryKindKeepTheirBits) {
+  const std::vector<uint16_t> literals = {0x8000, 0x0001, 0x03ff, 0x7c00, 0xfc00, 0x7e00, 0x3c00, 0xc000, 0x7bff};
+  std::vector<Stmt> body;
+  for (size_t i = 0; i < literals.size(); ++i) body.push_back(store("out", u32(static_cast<uint32_t>(i)), f16_bits(literals[i])));
+  const Program p = ProgramBuilder("f16_literals").output("out", 0, ScalarType::F16, static_cast<uint32_t>(literals.size()))
+                        .body(body).build();
+  if (!device_has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+  const auto got = backend().compile(p).dispatch(Inputs{}, Dim3{1, 1, 1}).get<half>("out");
+  ASSERT_EQ(got.size(), literals.size());
+  for (size_t i = 0; i < literals.size(); ++i) {
+    if (is_nan(literals[i])) {
+      EXPECT_TRUE(is_nan(got[i].bits)) << i;
+      continue;
+    }
+    // A device may flush a subnormal to a zero of its sign.
+    const bool flushed = is_subnormal(literals[i]) && got[i].bits == (literals[i] & 0x8000);
+    EXPECT_TRUE(got[i].bits == literals[i] || flushed) << std::hex << literals[i] << " came back as " << got[i].bits;
+  }
+}
+
+// A private array of f16: zeroed where declared, and the lowering enables f16 for it alone.
+TEST(F16Gpu, PrivateArraysHoldF16) {
+  const Program p = ProgramBuilder("f16_pair")
+                        .workgroup_size(64)
+                        .input("x", 0, ScalarType::F32)
+                        .output("out", 1, ScalarType::F32)
+                        .body({let("i", gid()), if_(ge(var("i"), len("out")), {return_()}), array("w", ScalarType::F16, 2),
+                               store("w", u32(1), cast(ScalarType::F16, load("x", var("i")))),
+                               store("out", var("i"), cast(ScalarType::F32, add(load("w", u32(0)), load("w", u32(1)))))})
+                        .build();
+  EXPECT_TRUE(uses_f16(p));
+  EXPECT_NE(lower_to_wgsl(p).find("enable f16;"), std::string::npos);
+  if (!device_has_f16()) GTEST_SKIP() << "the device has no shader-f16";
+  Inputs in;
+  in.set<float>("x", {0.1f, 70000.0f, -2.0f}).size("out", 3);
+  const auto got = backend().compile(p).dispatch(in).get<float>("out");
+  const auto want = reference::run(p, in).get<float>("out");
+  EXPECT_EQ(got, want) << got[0] << " " << got[1] << " " << got[2] << " / " << want[0] << " " << want[1] << " " << want[2];
+  EXPECT_EQ(got, (std::vector<float>{static_cast<float>(to_double(to_half(0.1))), INFINITY, -2.0f}));
 }
 
 TEST(F16Gpu, AProgramRunsWhereTheDeviceHasShaderF16AndIsRefusedWhereItIsMasked) {

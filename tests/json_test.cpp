@@ -340,7 +340,7 @@ TEST(Json, Version4HoldsNarrowAndBoolBuffers) {
   EXPECT_EQ(format_version(program_from_json(doc(4, "u32")).program()), 1u);
   EXPECT_EQ(digest(program_from_json(doc(4, "u32")).program()), digest(program_from_json(doc(1, "u32")).program()));
   auto ds = problems(doc(4, "u64"));
-  EXPECT_TRUE(has(ds, "buffers[0].type", "u32, i32, f32, f16, u8, i8, u16, i16 or bool")) << dump(ds);
+  EXPECT_TRUE(has(ds, "buffers[0].type", "u32, i32, f32, f16, f64, u8, i8, u16, i16 or bool")) << dump(ds);
 }
 
 TEST(Json, Version4LoopsCountByALiteralStep) {
@@ -398,8 +398,10 @@ TEST(Json, Version4DeclaresPrivateArrays) {
   EXPECT_EQ(program_from_json(text).program(), p.program());
   auto ds = problems(doc(3, acc));
   EXPECT_TRUE(has(ds, "body[0].array", "a private array needs format version 4")) << dump(ds);
-  ds = problems(doc(4, R"({"array": "acc", "type": "f64", "count": 16})"));
-  EXPECT_TRUE(has(ds, "body[0].type", "unknown type 'f64'")) << dump(ds);
+  ds = problems(doc(4, R"({"array": "acc", "type": "u64", "count": 16})"));
+  EXPECT_TRUE(has(ds, "body[0].type", "unknown type 'u64'")) << dump(ds);
+  ds = problems(doc(4, R"({"array": "acc", "type": "u8", "count": 16})"));
+  EXPECT_TRUE(has(ds, "body[0].type", "a private array holds u32, i32, f32, f16 or f64, not u8")) << dump(ds);
   ds = problems(doc(4, R"({"array": "acc", "type": "f32", "count": -1})"));
   EXPECT_TRUE(has(ds, "body[0].count", "-1 is out of range")) << dump(ds);
   ds = problems(doc(4, R"({"array": "acc", "type": "f32"})"));

@@ -148,15 +148,15 @@ TEST(Validate, BreakAndContinueOnlyInLoops) {
 TEST(Validate, ExpressionTypeRules) {
   auto at = [](Expr e) { return check(base({eval(std::move(e))})); };
   EXPECT_TRUE(reports(at(add(u32(1), i32(1))), "body[0].eval.add", "operands of one type, got u32 and i32"));
-  EXPECT_TRUE(reports(at(add(boolean(true), boolean(true))), "body[0].eval.add[0]", "takes u32, i32, f32 or f16"));
+  EXPECT_TRUE(reports(at(add(boolean(true), boolean(true))), "body[0].eval.add[0]", "takes u32, i32, f32, f16 or f64"));
   EXPECT_TRUE(reports(at(bit_and(f32(1), f32(1))), "body[0].eval.and[0]", "u32 or i32"));
   EXPECT_TRUE(reports(at(shl(u32(1), i32(1))), "body[0].eval.shl[1]", "u32 shift amount"));
   EXPECT_TRUE(at(shr(i32(-8), u32(1))).empty());
-  EXPECT_TRUE(reports(at(lt(boolean(true), boolean(false))), "body[0].eval.lt[0]", "u32, i32, f32 or f16"));
+  EXPECT_TRUE(reports(at(lt(boolean(true), boolean(false))), "body[0].eval.lt[0]", "u32, i32, f32, f16 or f64"));
   EXPECT_TRUE(at(eq(boolean(true), boolean(false))).empty());
   EXPECT_TRUE(reports(at(land(u32(1), boolean(true))), "body[0].eval.land[0]", "bool"));
   EXPECT_TRUE(reports(at(pow(u32(1), u32(2))), "body[0].eval.pow[0]", "f32"));
-  EXPECT_TRUE(reports(at(neg(u32(1))), "body[0].eval.neg", "i32, f32 or f16"));
+  EXPECT_TRUE(reports(at(neg(u32(1))), "body[0].eval.neg", "i32, f32, f16 or f64"));
   EXPECT_TRUE(at(abs(u32(1))).empty());
   EXPECT_TRUE(reports(at(logical_not(u32(1))), "body[0].eval.not", "bool"));
   EXPECT_TRUE(reports(at(unary(Op::Popcount, f32(1))), "body[0].eval.popcount", "u32 or i32"));
@@ -332,8 +332,8 @@ TEST(Validate, PrivateArraysAreDeclaredLoadedAndStoredLikeTheirOwnKindOfLocal) {
                       "an index is u32 or i32"));
   EXPECT_TRUE(reports(check(base({array("out", ScalarType::U32, 4)})), "body[0].array", "a buffer's name"));
   EXPECT_TRUE(reports(check(base({let("a", u32(0)), array("a", ScalarType::U32, 4)})), "body[1].array", "no shadowing"));
-  EXPECT_TRUE(reports(check(base({array("a", ScalarType::Bool, 4)})), "body[0].type", "u32, i32 or f32, not bool"));
-  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U8, 4)})), "body[0].type", "u32, i32 or f32, not u8"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::Bool, 4)})), "body[0].type", "u32, i32, f32, f16 or f64, not bool"));
+  EXPECT_TRUE(reports(check(base({array("a", ScalarType::U8, 4)})), "body[0].type", "u32, i32, f32, f16 or f64, not u8"));
   EXPECT_TRUE(reports(check(base({array("a", ScalarType::U32, 0)})), "body[0].count", "at least one element"));
   EXPECT_TRUE(reports(check(base({array("a", ScalarType::U32, 2), assign("a", u32(1))})), "body[1].assign",
                       "store to one of its elements"));

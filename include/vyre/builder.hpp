@@ -42,6 +42,9 @@ VYRE_API Expr boolean(bool value);
 // f16 (format version 4): the binary16 nearest to `value`, or these bits.
 VYRE_API Expr f16(double value);
 VYRE_API Expr f16_bits(uint16_t bits);
+// f64 (format version 4): this binary64 value, or these bits.
+VYRE_API Expr f64(double value);
+VYRE_API Expr f64_bits(uint64_t bits);
 
 // names
 VYRE_API Expr var(std::string name);

@@ -51,13 +51,15 @@ template <class T>
 constexpr ScalarType scalar_type_of() {
   static_assert(std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, float> ||
                     std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint16_t> ||
-                    std::is_same_v<T, int16_t> || std::is_same_v<T, bool> || std::is_same_v<T, half>,
-                "vyre buffers hold uint32_t, int32_t, float, vyre::half, uint8_t, int8_t, uint16_t, int16_t or bool "
-                "elements; use bytes() for raw data");
+                    std::is_same_v<T, int16_t> || std::is_same_v<T, bool> || std::is_same_v<T, half> ||
+                    std::is_same_v<T, double>,
+                "vyre buffers hold uint32_t, int32_t, float, double, vyre::half, uint8_t, int8_t, uint16_t, int16_t "
+                "or bool elements; use bytes() for raw data");
   if constexpr (std::is_same_v<T, uint32_t>) return ScalarType::U32;
   else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::I32;
   else if constexpr (std::is_same_v<T, float>) return ScalarType::F32;
   else if constexpr (std::is_same_v<T, half>) return ScalarType::F16;
+  else if constexpr (std::is_same_v<T, double>) return ScalarType::F64;
   else if constexpr (std::is_same_v<T, uint8_t>) return ScalarType::U8;
   else if constexpr (std::is_same_v<T, int8_t>) return ScalarType::I8;
   else if constexpr (std::is_same_v<T, uint16_t>) return ScalarType::U16;

@@ -20,6 +20,9 @@
 namespace vyre {
 
 // Bumped whenever the lowering can emit different text for the same input.
+// A change confined to the programs of one device feature (f16) raises that
+// feature's revision in the shaping signature instead, so that every other
+// program keeps its key (src/lower/shaping_signature.cpp).
 inline constexpr uint32_t kLoweringVersion = 10;
 
 enum class BindingKind : uint8_t { StorageRead, StorageReadWrite, Uniform };

@@ -30,11 +30,13 @@ inline constexpr uint32_t kFormatVersion = 4;
 // (keeping the low bits); a Bool buffer holds one byte per element (0 or 1).
 // Expressions never have a narrow type. F16 (version 4) is IEEE binary16, a
 // value type with arithmetic of its own, on devices with WebGPU's
-// `shader-f16`. New types go at the end: the enum's values are the wire's
-// type tags.
-enum class ScalarType : uint8_t { U32, I32, F32, Bool, U8, I8, U16, I16, F16 };
+// `shader-f16`. F64 (version 4) is IEEE binary64, on devices with
+// `shader-f64`, with the operators Vulkan defines for 64-bit floats (the
+// validator refuses the rest). New types go at the end: the enum's values
+// are the wire's type tags.
+enum class ScalarType : uint8_t { U32, I32, F32, Bool, U8, I8, U16, I16, F16, F64 };
 
-// True for f32 and f16.
+// True for f32, f16 and f64.
 VYRE_API bool is_float(ScalarType t);
 
 // True for the storage-only types, which no expression has.
@@ -60,7 +62,7 @@ struct VYRE_API Buffer {
 };
 
 enum class Op : uint8_t {
-  // literals: Expr::imm holds the value's bits (bool: 0 or 1)
+  // literals: Expr::imm holds the value's bits (bool: 0 or 1; f64: all 64)
   LitU32, LitI32, LitF32, LitBool,
   // named values: Expr::name is the local or buffer
   Var, Load, Len,
@@ -85,6 +87,8 @@ enum class Op : uint8_t {
   Atomic,
   // an f16 literal (version 4): Expr::imm holds its 16 bits
   LitF16,
+  // an f64 literal (version 4): Expr::imm holds its 64 bits
+  LitF64,
 };
 
 enum class Axis : uint8_t { X, Y, Z, Flat };  // Flat only for Lid
@@ -113,7 +117,9 @@ VYRE_API std::string_view to_string(Axis a);
 
 struct VYRE_API Expr {
   Op op = Op::LitU32;
-  uint32_t imm = 0;
+  // A literal's bits, an axis, a conversion's target type or an atomic
+  // operation. 64 bits wide for f64 literals; every other use fits 32.
+  uint64_t imm = 0;
   std::string name;
   std::vector<Expr> args;
 
@@ -167,13 +173,15 @@ struct VYRE_API Program {
 };
 
 // The oldest format version that holds `program`: 4 when it uses a version-4
-// feature (a narrow or bool buffer, a loop with a step, a private array), 3 when it declares a domain in a shape,
+// feature (a narrow, bool, f16 or f64 buffer, a loop with a step, a private array), 3 when it declares a domain in a shape,
 // 2 when it declares a flat domain, else 1.
 VYRE_API uint32_t format_version(const Program& program);
 
 // Whether `program` has an f16 value anywhere (a buffer, a literal, a
 // conversion to f16): it needs a device with WebGPU's `shader-f16`.
 VYRE_API bool uses_f16(const Program& program);
+// The same for f64, which needs `shader-f64`.
+VYRE_API bool uses_f64(const Program& program);
 
 // Buffers in canonical order: bound buffers by binding, then workgroup
 // buffers by name. Identity, lowering and binding layout all use this order,

@@ -20,8 +20,9 @@ namespace vyre::reference {
 inline constexpr uint64_t kDefaultStepBudget = uint64_t{1} << 32;
 
 // The most memory a run may hold in its buffers (the plan's buffers and the
-// workgroup buffers, together): a larger plan is refused with
-// Error(limit_exceeded) before anything is allocated.
+// workgroup buffers, together, at 8 bytes an element whatever its type, so
+// 256 Mi elements): a larger plan is refused with Error(limit_exceeded)
+// before anything is allocated.
 inline constexpr uint64_t kMaxMemoryBytes = 2ull << 30;
 
 // What a run checks besides running, on request.

@@ -418,15 +418,28 @@ Pipeline Backend::compile_for(const CheckedProgram& program, const Inputs& first
   return compile_exact(impl_, program, asked);
 }
 
+namespace {
+// A program in f16 or f64 needs the device feature for it (device.cpp asks
+// for both wherever the adapter has them).
+void refuse_without_float_feature(const CheckedProgram& program, BackendState& impl) {
+  const DeviceContext& device = *impl.live().device;
+  const bool f16 = uses_f16(program.program()) && !device.shader_f16();
+  const bool f64 = uses_f64(program.program()) && !device.shader_f64();
+  if (!f16 && !f64) return;
+  const std::string type = f16 ? "f16" : "f64";
+  const std::string feature = f16 ? "shader-f16" : "shader-f64";
+  throw Error(ErrorKind::limit_exceeded,
+              "program '" + program.name() + "' computes in " + type + ", which needs the device feature " + feature +
+                  "; adapter '" + impl.adapter.name + "' " +
+                  (device.masked(feature) ? "was opened without it, since VYRE_MASK_FEATURES names it"
+                                           : "does not offer it: convert the " + type + " data to f32 and compute in f32"));
+}
+}  // namespace
+
 Pipeline compile_exact(const std::shared_ptr<BackendState>& state, const CheckedProgram& program,
                        const ShaderOptions& asked) {
   BackendState& impl = checked(state);
-  if (uses_f16(program.program()) && !impl.live().device->shader_f16())
-    throw Error(ErrorKind::limit_exceeded,
-                "program '" + program.name() + "' computes in f16, which needs the device feature shader-f16; adapter '" +
-                    impl.adapter.name + "' " +
-                    (feature_masked("shader-f16") ? "was opened without it, since VYRE_MASK_FEATURES names it"
-                                                  : "does not offer it: convert the f16 data to f32 and compute in f32"));
+  refuse_without_float_feature(program, impl);
   const ShaderOptions options = with_driver_workarounds(asked, impl.adapter);
   CompileReport report;
   auto compiled = impl.compiled(aot::key_parts(program, impl.shaping_fingerprint, options), program, options, report);

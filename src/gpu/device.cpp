@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "gpu/kept_forever.hpp"
 #include "sys/deadline.hpp"
@@ -98,12 +99,21 @@ std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shar
   WGPUDeviceDescriptor descriptor{};
   descriptor.label = to_view("vyre");
   descriptor.requiredLimits = &adapter_limits;
-  const WGPUFeatureName f16 = WGPUFeatureName_ShaderF16;
-  ctx->shader_f16_ = wgpuAdapterHasFeature(ctx->adapter_.get(), f16) && !feature_masked("shader-f16");
-  if (ctx->shader_f16_) {
-    descriptor.requiredFeatureCount = 1;
-    descriptor.requiredFeatures = &f16;
-  }
+  // The float features a program may need, asked for wherever the adapter
+  // has them; a program that needs one the device lacks is refused at
+  // compile time (backend.cpp).
+  std::vector<WGPUFeatureName> features;
+  auto want = [&](WGPUFeatureName feature, const char* name) {
+    const bool masked = feature_masked(name);
+    if (masked) ctx->masked_features_.emplace_back(name);
+    const bool on = wgpuAdapterHasFeature(ctx->adapter_.get(), feature) && !masked;
+    if (on) features.push_back(feature);
+    return on;
+  };
+  ctx->shader_f16_ = want(WGPUFeatureName_ShaderF16, "shader-f16");
+  ctx->shader_f64_ = want(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderF64), "shader-f64");
+  descriptor.requiredFeatureCount = features.size();
+  descriptor.requiredFeatures = features.data();
   descriptor.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
   descriptor.deviceLostCallbackInfo.callback = on_device_lost;
   descriptor.deviceLostCallbackInfo.userdata1 = ctx->callbacks_.get();

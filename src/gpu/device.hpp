@@ -2,6 +2,7 @@
 // error scopes and the waits that drive wgpu-native's callbacks.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpu/adapter_selection.hpp"
 #include "gpu/handles.hpp"
@@ -51,6 +53,12 @@ class DeviceContext {
   // Whether the device was opened with WebGPU's shader-f16: the adapter has
   // it and VYRE_MASK_FEATURES does not name it (docs/configuration.md).
   bool shader_f16() const { return shader_f16_; }
+  // The same for wgpu-native's shader-f64 (Vulkan's shaderFloat64).
+  bool shader_f64() const { return shader_f64_; }
+  // Whether VYRE_MASK_FEATURES named `feature` when the device was opened.
+  bool masked(std::string_view feature) const {
+    return std::find(masked_features_.begin(), masked_features_.end(), feature) != masked_features_.end();
+  }
 
   // Error scopes are one stack per device, so every section that pushes and
   // pops them holds this lock.
@@ -110,6 +118,8 @@ class DeviceContext {
   wgpu::Queue queue_;
   WGPULimits limits_{};
   bool shader_f16_ = false;
+  bool shader_f64_ = false;
+  std::vector<std::string> masked_features_;
   AdapterInfo adapter_info_;
   std::mutex scope_mutex_;
   std::mutex throttle_mutex_;

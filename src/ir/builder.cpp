@@ -9,7 +9,7 @@
 namespace vyre::build {
 namespace {
 
-Expr leaf(Op op, uint32_t imm = 0, std::string name = {}) {
+Expr leaf(Op op, uint64_t imm = 0, std::string name = {}) {
   Expr e;
   e.op = op;
   e.imm = imm;
@@ -17,7 +17,7 @@ Expr leaf(Op op, uint32_t imm = 0, std::string name = {}) {
   return e;
 }
 
-Expr node(Op op, std::vector<Expr> args, uint32_t imm = 0, std::string name = {}) {
+Expr node(Op op, std::vector<Expr> args, uint64_t imm = 0, std::string name = {}) {
   Expr e = leaf(op, imm, std::move(name));
   e.args = std::move(args);
   return e;
@@ -40,6 +40,8 @@ Expr f32_bits(uint32_t bits) { return leaf(Op::LitF32, bits); }
 Expr boolean(bool value) { return leaf(Op::LitBool, value ? 1u : 0u); }
 Expr f16(double value) { return leaf(Op::LitF16, to_half(value).bits); }
 Expr f16_bits(uint16_t bits) { return leaf(Op::LitF16, bits); }
+Expr f64(double value) { return leaf(Op::LitF64, std::bit_cast<uint64_t>(value)); }
+Expr f64_bits(uint64_t bits) { return leaf(Op::LitF64, bits); }
 
 Expr var(std::string name) { return leaf(Op::Var, 0, std::move(name)); }
 Expr load(std::string buffer, Expr index) { return node(Op::Load, {std::move(index)}, 0, std::move(buffer)); }

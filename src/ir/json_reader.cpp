@@ -8,6 +8,7 @@
 #include "ir/loop_step.hpp"
 #include "util/bounded_read.hpp"
 #include "util/f16_text.hpp"
+#include "util/f64_text.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/error.hpp"
 #include "vyre/json.hpp"
@@ -161,7 +162,7 @@ class JsonReader {
     return v.text;
   }
 
-  static constexpr const char* kBufferTypes = "u32, i32, f32, f16, u8, i8, u16, i16 or bool";
+  static constexpr const char* kBufferTypes = "u32, i32, f32, f16, f64, u8, i8, u16, i16 or bool";
 
   Buffer buffer(const Value& v, const std::string& at, uint64_t version) {
     Buffer b;
@@ -183,7 +184,8 @@ class JsonReader {
         auto type = scalar_type_from_string(*s);
         if (!type)
           error(at + ".type", "unknown type '" + *s + "' (" + kBufferTypes + ")");
-        else if ((is_narrow(*type) || *type == ScalarType::Bool || *type == ScalarType::F16) && version < 4)
+        else if ((is_narrow(*type) || *type == ScalarType::Bool || *type == ScalarType::F16 || *type == ScalarType::F64) &&
+                 version < 4)
           error(at + ".type", std::string(to_string(*type)) + " buffers need format version 4 (\"vyre\": 4)");
         else
           b.type = *type;
@@ -284,11 +286,11 @@ class JsonReader {
       allow_keys(v, at, {"array", "type", "count"});
       s.name = name_field(v, at, "array");
       if (version_ < 4) error(at + ".array", "a private array needs format version 4 (\"vyre\": 4)");
-      if (const Value* t = required(v, at, "type", "u32, i32 or f32")) {
+      if (const Value* t = required(v, at, "type", "u32, i32, f32, f16 or f64")) {
         if (auto name = string(*t, at + ".type")) {
           auto type = scalar_type_from_string(*name);
           if (type) s.element_type = *type;  // validation says which types an array may hold
-          else error(at + ".type", "unknown type '" + *name + "' (u32, i32 or f32)");
+          else error(at + ".type", "unknown type '" + *name + "' (u32, i32, f32, f16 or f64)");
         }
       }
       if (const Value* n = required(v, at, "count", "a positive integer"))
@@ -387,9 +389,9 @@ class JsonReader {
           auto type = scalar_type_from_string(*t);
           if (!type || (e.op == Op::Bitcast && *type == ScalarType::Bool))
             error(key, "unknown target type '" + *t + "' (" +
-                           (e.op == Op::Bitcast ? "u32, i32 or f32)" : "u32, i32, f32, f16 or bool)"));
-          else if (*type == ScalarType::F16 && version_ < 4)
-            error(key, "f16 needs format version 4 (\"vyre\": 4)");
+                           (e.op == Op::Bitcast ? "u32, i32 or f32)" : "u32, i32, f32, f16, f64 or bool)"));
+          else if ((*type == ScalarType::F16 || *type == ScalarType::F64) && version_ < 4)
+            error(key, std::string(to_string(*type)) + " needs format version 4 (\"vyre\": 4)");
           else
             e.imm = static_cast<uint32_t>(*type);
         }
@@ -414,6 +416,7 @@ class JsonReader {
         if (expect(v, Kind::Bool, at, "true or false")) e.imm = v.boolean ? 1 : 0;
         return;
       case Op::LitF16: f16_literal(e, v, at); return;
+      case Op::LitF64: f64_literal(e, v, at); return;
       default: break;
     }
     // f32: a number, or one of the strings "inf", "-inf", "nan".
@@ -452,6 +455,26 @@ class JsonReader {
         error(at, v.text + " is beyond the f16 range, 65504 (write \"inf\" or \"-inf\" for infinities)");
         return;
       case F32ParseError::syntax: error(at, "cannot read " + v.text + " as an f16"); return;
+    }
+  }
+
+  // {"f64": 0.1} (version 4): a number, or "inf", "-inf", "nan". A JSON
+  // number is read as the f64 nearest to its decimal, so 0.1 is the double
+  // 0.1, as in Python and C.
+  void f64_literal(Expr& e, const Value& v, const std::string& at) {
+    if (version_ < 4) error(at, "f64 literals need format version 4 (\"vyre\": 4)");
+    const bool word = v.kind == Kind::String && (v.text == "inf" || v.text == "-inf" || v.text == "nan");
+    if (v.kind != Kind::Number && !word) {
+      error(at, "an f64 literal is a number or one of \"inf\", \"-inf\", \"nan\"");
+      return;
+    }
+    double d = 0;
+    switch (parse_f64(v.text, d)) {
+      case F32ParseError::none: e.imm = std::bit_cast<uint64_t>(d); return;
+      case F32ParseError::overflow:
+        error(at, v.text + " is beyond the f64 range (write \"inf\" or \"-inf\" for infinities)");
+        return;
+      case F32ParseError::syntax: error(at, "cannot read " + v.text + " as an f64"); return;
     }
   }
 

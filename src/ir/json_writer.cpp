@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/f16_text.hpp"
+#include "util/f64_text.hpp"
 #include "util/f32_text.hpp"
 #include "vyre/json.hpp"
 
@@ -157,8 +158,13 @@ class JsonWriter {
             const std::string text = format_f16(h);
             return key + (std::isfinite(to_double(h)) ? text : "\"" + text + "\"") + "}";
           }
+          case Op::LitF64: {
+            const double d = std::bit_cast<double>(e.imm);
+            const std::string text = format_f64(d);
+            return key + (std::isfinite(d) ? text : "\"" + text + "\"") + "}";
+          }
           default: {
-            const float f = std::bit_cast<float>(e.imm);
+            const float f = std::bit_cast<float>(static_cast<uint32_t>(e.imm));
             const std::string text = format_f32(f);
             return key + (f32_needs_word(f) ? "\"" + text + "\"" : text) + "}";
           }

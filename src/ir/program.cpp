@@ -14,32 +14,35 @@ bool has_version_4_statement(const std::vector<Stmt>& stmts) {
   });
 }
 
-bool names_f16(const Expr& e) {
-  if (e.op == Op::LitF16 || ((e.op == Op::Cast || e.op == Op::Bitcast) && e.imm == static_cast<uint32_t>(ScalarType::F16)))
-    return true;
-  return std::any_of(e.args.begin(), e.args.end(), names_f16);
+// Whether a literal, a conversion or a private array names the float type
+// `t` (f16 or f64), whose literal operator is `literal`.
+bool names_type(const Expr& e, ScalarType t, Op literal) {
+  if (e.op == literal || ((e.op == Op::Cast || e.op == Op::Bitcast) && e.imm == static_cast<uint32_t>(t))) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [&](const Expr& a) { return names_type(a, t, literal); });
 }
 
-bool names_f16(const std::vector<Stmt>& stmts) {
-  return std::any_of(stmts.begin(), stmts.end(), [](const Stmt& s) {
-    return std::any_of(s.exprs.begin(), s.exprs.end(), [](const Expr& e) { return names_f16(e); }) ||
-           (s.op == StmtOp::Array && s.element_type == ScalarType::F16) || names_f16(s.body) ||
-           names_f16(s.else_body);
+bool names_type(const std::vector<Stmt>& stmts, ScalarType t, Op literal) {
+  return std::any_of(stmts.begin(), stmts.end(), [&](const Stmt& s) {
+    return std::any_of(s.exprs.begin(), s.exprs.end(), [&](const Expr& e) { return names_type(e, t, literal); }) ||
+           (s.op == StmtOp::Array && s.element_type == t) || names_type(s.body, t, literal) ||
+           names_type(s.else_body, t, literal);
   });
+}
+
+bool uses_float_type(const Program& program, ScalarType t, Op literal) {
+  return std::any_of(program.buffers.begin(), program.buffers.end(), [&](const Buffer& b) { return b.type == t; }) ||
+         names_type(program.body, t, literal);
 }
 
 bool uses_version_4(const Program& program) {
   return std::any_of(program.buffers.begin(), program.buffers.end(),
                      [](const Buffer& b) { return is_narrow(b.type) || b.type == ScalarType::Bool; }) ||
-         has_version_4_statement(program.body) || uses_f16(program);
+         has_version_4_statement(program.body) || uses_f16(program) || uses_f64(program);
 }
 }  // namespace
 
-bool uses_f16(const Program& program) {
-  return std::any_of(program.buffers.begin(), program.buffers.end(),
-                     [](const Buffer& b) { return b.type == ScalarType::F16; }) ||
-         names_f16(program.body);
-}
+bool uses_f16(const Program& program) { return uses_float_type(program, ScalarType::F16, Op::LitF16); }
+bool uses_f64(const Program& program) { return uses_float_type(program, ScalarType::F64, Op::LitF64); }
 
 uint32_t format_version(const Program& program) {
   if (uses_version_4(program)) return 4;
@@ -118,6 +121,7 @@ constexpr std::array kOps{
     OpRow{Op::Bitcast, {"bitcast", OpClass::Conversion, 1}},
     OpRow{Op::Atomic, {"atomic", OpClass::Atomic, 0}},
     OpRow{Op::LitF16, {"f16", OpClass::Literal, 0}},
+    OpRow{Op::LitF64, {"f64", OpClass::Literal, 0}},
 };
 
 constexpr bool table_follows_enum() {
@@ -157,18 +161,19 @@ std::string_view to_string(ScalarType t) {
     case ScalarType::U16: return "u16";
     case ScalarType::I16: return "i16";
     case ScalarType::F16: return "f16";
+    case ScalarType::F64: return "f64";
   }
   return "?";
 }
 
 std::optional<ScalarType> scalar_type_from_string(std::string_view s) {
   for (auto t : {ScalarType::U32, ScalarType::I32, ScalarType::F32, ScalarType::Bool, ScalarType::U8, ScalarType::I8,
-                 ScalarType::U16, ScalarType::I16, ScalarType::F16})
+                 ScalarType::U16, ScalarType::I16, ScalarType::F16, ScalarType::F64})
     if (to_string(t) == s) return t;
   return std::nullopt;
 }
 
-bool is_float(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F16; }
+bool is_float(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F16 || t == ScalarType::F64; }
 
 bool is_narrow(ScalarType t) {
   return t == ScalarType::U8 || t == ScalarType::I8 || t == ScalarType::U16 || t == ScalarType::I16;
@@ -186,6 +191,7 @@ uint32_t element_bytes(ScalarType t) {
   switch (t) {
     case ScalarType::U8: case ScalarType::I8: case ScalarType::Bool: return 1;
     case ScalarType::U16: case ScalarType::I16: case ScalarType::F16: return 2;
+    case ScalarType::F64: return 8;
     default: return 4;
   }
 }

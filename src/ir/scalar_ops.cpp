@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "vyre/half.hpp"
@@ -74,23 +75,33 @@ uint32_t binary_i32(Op op, uint32_t ua, uint32_t ub) {
   throw std::logic_error("reference: bad i32 operator");
 }
 
-uint32_t binary_f32(Op op, uint32_t ua, uint32_t ub) {
-  const float a = as_f32(ua), b = as_f32(ub);
+// The binary operators f32 and f64 share, in the type's own arithmetic:
+// the result's bits (through `bits`), or nullopt for another operator.
+template <class F, class Bits>
+std::optional<uint64_t> shared_float_binary(Op op, F a, F b, Bits bits) {
   switch (op) {
-    case Op::Add: return bits_of(a + b);
-    case Op::Sub: return bits_of(a - b);
-    case Op::Mul: return bits_of(a * b);
-    case Op::Div: return bits_of(a / b);
+    case Op::Add: return bits(a + b);
+    case Op::Sub: return bits(a - b);
+    case Op::Mul: return bits(a * b);
+    case Op::Div: return bits(a / b);
     // WGSL: x % y = x - y * trunc(x / y).
-    case Op::Rem: return bits_of(a - b * std::trunc(a / b));
-    case Op::Min: return bits_of(std::fmin(a, b));
-    case Op::Max: return bits_of(std::fmax(a, b));
+    case Op::Rem: return bits(a - b * std::trunc(a / b));
+    case Op::Min: return bits(std::fmin(a, b));
+    case Op::Max: return bits(std::fmax(a, b));
     case Op::Eq: return a == b;
     case Op::Ne: return a != b;
     case Op::Lt: return a < b;
     case Op::Le: return a <= b;
     case Op::Gt: return a > b;
     case Op::Ge: return a >= b;
+    default: return std::nullopt;
+  }
+}
+
+uint32_t binary_f32(Op op, uint32_t ua, uint32_t ub) {
+  const float a = as_f32(ua), b = as_f32(ub);
+  if (auto r = shared_float_binary(op, a, b, [](float f) { return bits_of(f); })) return static_cast<uint32_t>(*r);
+  switch (op) {
     case Op::Pow: return bits_of(static_cast<float>(std::pow(static_cast<double>(a), static_cast<double>(b))));
     case Op::Atan2: return bits_of(static_cast<float>(std::atan2(static_cast<double>(a), static_cast<double>(b))));
     default: break;
@@ -146,9 +157,7 @@ uint32_t unary_f16(Op op, uint32_t a) {
   }
 }
 
-}  // namespace
-
-uint32_t apply_binary(Op op, ScalarType type, uint32_t a, uint32_t b) {
+uint32_t binary32(Op op, ScalarType type, uint32_t a, uint32_t b) {
   switch (op) {
     case Op::LAnd: return (a && b) ? 1 : 0;
     case Op::LOr: return (a || b) ? 1 : 0;
@@ -168,7 +177,7 @@ uint32_t apply_binary(Op op, ScalarType type, uint32_t a, uint32_t b) {
   throw std::logic_error("reference: bad operator for its type");
 }
 
-uint32_t apply_unary(Op op, ScalarType type, uint32_t a) {
+uint32_t unary32(Op op, ScalarType type, uint32_t a) {
   switch (op) {
     case Op::Not: return a ? 0 : 1;
     case Op::BitNot: return ~a;
@@ -192,18 +201,18 @@ uint32_t apply_unary(Op op, ScalarType type, uint32_t a) {
   throw std::logic_error("reference: bad unary operator for its type");
 }
 
-uint32_t apply_ternary(Op op, ScalarType type, uint32_t a, uint32_t b, uint32_t c) {
+uint32_t ternary32(Op op, ScalarType type, uint32_t a, uint32_t b, uint32_t c) {
   if (op == Op::Fma && type == ScalarType::F16)
     return f16_bits_of(std::fma(static_cast<double>(as_f16(a)), static_cast<double>(as_f16(b)), static_cast<double>(as_f16(c))));
   if (op == Op::Fma) return bits_of(std::fma(as_f32(a), as_f32(b), as_f32(c)));
-  if (op == Op::Clamp) return apply_binary(Op::Min, type, apply_binary(Op::Max, type, a, b), c);
+  if (op == Op::Clamp) return binary32(Op::Min, type, binary32(Op::Max, type, a, b), c);
   throw std::logic_error("reference: bad ternary operator");
 }
 
-uint32_t apply_cast(ScalarType from, ScalarType to, uint32_t a) {
+uint32_t cast32(ScalarType from, ScalarType to, uint32_t a) {
   if (from == to) return a;
   // f16 through f32, which holds every f16 exactly.
-  if (from == ScalarType::F16) return apply_cast(ScalarType::F32, to, bits_of(as_f16(a)));
+  if (from == ScalarType::F16) return cast32(ScalarType::F32, to, bits_of(as_f16(a)));
   if (to == ScalarType::F16) {
     switch (from) {
       case ScalarType::F32: return f16_from_f32_bits(a);
@@ -230,12 +239,92 @@ uint32_t apply_cast(ScalarType from, ScalarType to, uint32_t a) {
   return a;  // u32 <-> i32 keeps the bits
 }
 
+// ---- f64: binary64 in the host's double, every operation rounded once ----
+
+double as_f64(uint64_t bits) { return std::bit_cast<double>(bits); }
+uint64_t bits64(double d) { return std::bit_cast<uint64_t>(d); }
+
+uint64_t binary_f64(Op op, uint64_t ua, uint64_t ub) {
+  // Validation refuses pow and atan2 for f64: the shared operators are all.
+  if (auto r = shared_float_binary(op, as_f64(ua), as_f64(ub), [](double d) { return bits64(d); })) return *r;
+  throw std::logic_error("reference: bad f64 operator");
+}
+
+uint64_t unary_f64(Op op, double x) {
+  switch (op) {
+    case Op::Neg: return bits64(-x);
+    case Op::Abs: return bits64(std::fabs(x));
+    case Op::Sqrt: return bits64(std::sqrt(x));
+    case Op::InverseSqrt: return bits64(1.0 / std::sqrt(x));
+    case Op::Floor: return bits64(std::floor(x));
+    case Op::Ceil: return bits64(std::ceil(x));
+    case Op::Round: return bits64(std::nearbyint(x));  // ties to even
+    case Op::Trunc: return bits64(std::trunc(x));
+    case Op::Fract: return bits64(x - std::floor(x));
+    default: break;  // validation refuses the transcendentals for f64
+  }
+  throw std::logic_error("reference: bad f64 unary operator");
+}
+
+// A conversion to f64 (exact from every other type) or from it.
+uint64_t cast_f64(ScalarType from, ScalarType to, uint64_t a) {
+  if (to == ScalarType::F64) {
+    switch (from) {
+      case ScalarType::U32: return bits64(static_cast<double>(static_cast<uint32_t>(a)));
+      case ScalarType::I32: return bits64(static_cast<double>(as_i32(static_cast<uint32_t>(a))));
+      case ScalarType::F32: return bits64(static_cast<double>(as_f32(static_cast<uint32_t>(a))));
+      case ScalarType::F16: return bits64(to_double(half{static_cast<uint16_t>(a)}));
+      default: return bits64(a ? 1.0 : 0.0);  // bool
+    }
+  }
+  const double x = as_f64(a);
+  switch (to) {
+    case ScalarType::F32: return bits_of(static_cast<float>(x));  // rounds to nearest even
+    case ScalarType::F16: return f16_bits_of(x);
+    case ScalarType::Bool: return x != 0.0 ? 1 : 0;
+    case ScalarType::U32:  // NaN is 0; out of range saturates, as for f32
+      if (std::isnan(x) || x <= 0.0) return 0;
+      return x >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(x);
+    default:  // i32
+      if (std::isnan(x)) return 0;
+      if (x >= 2147483647.0) return bits_of(std::numeric_limits<int32_t>::max());
+      if (x <= -2147483648.0) return bits_of(kMin);
+      return bits_of(static_cast<int32_t>(x));
+  }
+}
+
+}  // namespace
+
+uint64_t apply_binary(Op op, ScalarType type, uint64_t a, uint64_t b) {
+  if (type == ScalarType::F64 && op != Op::LAnd && op != Op::LOr) return binary_f64(op, a, b);
+  return binary32(op, type, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+}
+
+uint64_t apply_unary(Op op, ScalarType type, uint64_t a) {
+  if (type == ScalarType::F64) return unary_f64(op, as_f64(a));
+  return unary32(op, type, static_cast<uint32_t>(a));
+}
+
+uint64_t apply_ternary(Op op, ScalarType type, uint64_t a, uint64_t b, uint64_t c) {
+  if (type != ScalarType::F64)
+    return ternary32(op, type, static_cast<uint32_t>(a), static_cast<uint32_t>(b), static_cast<uint32_t>(c));
+  if (op == Op::Fma) return bits64(std::fma(as_f64(a), as_f64(b), as_f64(c)));
+  if (op == Op::Clamp) return apply_binary(Op::Min, type, apply_binary(Op::Max, type, a, b), c);
+  throw std::logic_error("reference: bad ternary operator");
+}
+
+uint64_t apply_cast(ScalarType from, ScalarType to, uint64_t a) {
+  if (from == to) return a;
+  if (from == ScalarType::F64 || to == ScalarType::F64) return cast_f64(from, to, a);
+  return cast32(from, to, static_cast<uint32_t>(a));
+}
+
 uint32_t apply_atomic(AtomicOp op, ScalarType type, uint32_t old_value, uint32_t operand) {
   switch (op) {
     case AtomicOp::Add: return old_value + operand;
     case AtomicOp::Sub: return old_value - operand;
-    case AtomicOp::Min: return apply_binary(Op::Min, type, old_value, operand);
-    case AtomicOp::Max: return apply_binary(Op::Max, type, old_value, operand);
+    case AtomicOp::Min: return binary32(Op::Min, type, old_value, operand);
+    case AtomicOp::Max: return binary32(Op::Max, type, old_value, operand);
     case AtomicOp::And: return old_value & operand;
     case AtomicOp::Or: return old_value | operand;
     case AtomicOp::Xor: return old_value ^ operand;

@@ -21,6 +21,22 @@ namespace {
 using Type = std::optional<ScalarType>;
 
 bool is_numeric(ScalarType t) { return t != ScalarType::Bool; }
+
+// Vulkan's GLSL.std.450 defines these for 16- and 32-bit floats only, so
+// SPIR-V for them on f64 is invalid whatever naga or one driver accepts.
+bool undefined_for_f64(Op op) {
+  switch (op) {
+    case Op::Pow: case Op::Atan2: case Op::Exp: case Op::Exp2: case Op::Log: case Op::Log2:
+    case Op::Sin: case Op::Cos: case Op::Tan: case Op::Tanh: return true;
+    default: return false;
+  }
+}
+
+std::string f64_refusal(Op op) {
+  return std::string(op_info(op).json) +
+         " is not defined for f64 (Vulkan defines it for 16- and 32-bit floats only): convert to f32 "
+         "(a cast) and back";
+}
 bool is_integer(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32; }
 
 struct Local {
@@ -144,11 +160,12 @@ class Validator {
           (b.access == Access::Uniform || b.access == Access::Workgroup))
         error(at + ".type", std::string(to_string(b.type)) + " elements are for read and read_write buffers; a " +
                                 std::string(to_string(b.access)) + " buffer holds u32, i32 or f32" +
-                                (b.access == Access::Workgroup ? " (or f16)" : ""));
+                                (b.access == Access::Workgroup ? " (or f16, f64)" : ""));
       // A uniform array's elements need a 16-byte stride, which the lowering
       // packs for 4-byte elements only.
-      if (b.type == ScalarType::F16 && b.access == Access::Uniform)
-        error(at + ".type", "f16 elements are for read, read_write and workgroup buffers, not uniform ones");
+      if ((b.type == ScalarType::F16 || b.type == ScalarType::F64) && b.access == Access::Uniform)
+        error(at + ".type", std::string(to_string(b.type)) +
+                                " elements are for read, read_write and workgroup buffers, not uniform ones");
       if ((b.access == Access::Uniform || b.access == Access::Workgroup) && b.count == 0)
         error(at + ".count", std::string(to_string(b.access)) + " buffers need a positive count");
       if (b.output && b.access != Access::ReadWrite)
@@ -344,8 +361,8 @@ class Validator {
       note_slot(&s, slot);
       if (facts_) facts_->array_declarations[slot] = &s;
     }
-    if (s.element_type != ScalarType::U32 && s.element_type != ScalarType::I32 && s.element_type != ScalarType::F32)
-      error(at + ".type", "a private array holds u32, i32 or f32, not " + std::string(to_string(s.element_type)));
+    if (s.element_type == ScalarType::Bool || is_narrow(s.element_type))
+      error(at + ".type", "a private array holds u32, i32, f32, f16 or f64, not " + std::string(to_string(s.element_type)));
     if (s.count == 0) error(at + ".count", "a private array has at least one element");
     private_elements_ += s.count;
     if (private_elements_ > kMaxPrivateElements && !private_limit_reported_) {
@@ -397,9 +414,13 @@ class Validator {
     switch (info.cls) {
       case OpClass::Literal:
         switch (e.op) {
-          case Op::LitU32: return ScalarType::U32;
-          case Op::LitI32: return ScalarType::I32;
-          case Op::LitF32: return ScalarType::F32;
+          case Op::LitF64: return ScalarType::F64;
+          case Op::LitU32: case Op::LitI32: case Op::LitF32:
+            if (e.imm > UINT32_MAX) {
+              error(key, std::string(info.json) + " literal holds 32 bits");
+              return std::nullopt;
+            }
+            return e.op == Op::LitU32 ? ScalarType::U32 : e.op == Op::LitI32 ? ScalarType::I32 : ScalarType::F32;
           case Op::LitF16:
             if (e.imm > 0xffffu) {
               error(key, "an f16 literal holds 16 bits");
@@ -486,8 +507,8 @@ class Validator {
     switch (e.op) {
       case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Rem: case Op::Min: case Op::Max:
       case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-        ok_a = require(a, 0, a && is_numeric(*a), "u32, i32, f32 or f16");
-        ok_b = require(b, 1, b && is_numeric(*b), "u32, i32, f32 or f16");
+        ok_a = require(a, 0, a && is_numeric(*a), "u32, i32, f32, f16 or f64");
+        ok_b = require(b, 1, b && is_numeric(*b), "u32, i32, f32, f16 or f64");
         break;
       case Op::And: case Op::Or: case Op::Xor:
         ok_a = require(a, 0, a && is_integer(*a), "u32 or i32");
@@ -500,6 +521,10 @@ class Validator {
       case Op::Pow: case Op::Atan2:
         ok_a = require(a, 0, a && is_float(*a), "f32 or f16");
         ok_b = require(b, 1, b && is_float(*b), "f32 or f16");
+        if (a && *a == ScalarType::F64) {
+          error(key, f64_refusal(e.op));
+          return std::nullopt;
+        }
         break;
       default: break;  // eq, ne: any type
     }
@@ -523,12 +548,19 @@ class Validator {
     bool ok = false;
     const char* want = "";
     switch (e.op) {
-      case Op::Neg: ok = *a == ScalarType::I32 || is_float(*a); want = "i32, f32 or f16"; break;
-      case Op::Abs: ok = is_numeric(*a); want = "u32, i32, f32 or f16"; break;
+      case Op::Neg: ok = *a == ScalarType::I32 || is_float(*a); want = "i32, f32, f16 or f64"; break;
+      case Op::Abs: ok = is_numeric(*a); want = "u32, i32, f32, f16 or f64"; break;
       case Op::Not: ok = *a == ScalarType::Bool; want = "bool"; break;
       case Op::BitNot: case Op::Popcount: case Op::Clz: case Op::Ctz: case Op::ReverseBits:
         ok = is_integer(*a); want = "u32 or i32"; break;
-      default: ok = is_float(*a); want = "f32 or f16"; break;
+      default:
+        if (*a == ScalarType::F64 && undefined_for_f64(e.op)) {
+          error(key, f64_refusal(e.op));
+          return std::nullopt;
+        }
+        ok = is_float(*a);
+        want = "f32, f16 or f64";
+        break;
     }
     if (!ok) {
       error(key, name + " takes " + want + ", not " + std::string(to_string(*a)));
@@ -559,7 +591,7 @@ class Validator {
     bool ok = true;
     for (size_t i = 0; i < 3; ++i) {
       if (t[i] && (fma ? !is_float(*t[i]) : !is_numeric(*t[i]))) {
-        error(operand(i), name + " takes " + (fma ? "f32 or f16" : "u32, i32, f32 or f16") + ", not " +
+        error(operand(i), name + " takes " + (fma ? "f32, f16 or f64" : "u32, i32, f32, f16 or f64") + ", not " +
                               std::string(to_string(*t[i])));
         ok = false;
       }
@@ -579,7 +611,8 @@ class Validator {
       return std::nullopt;
     }
     Type from = check_expr(e.args[0], at + ".value");
-    if (e.imm > static_cast<uint32_t>(ScalarType::Bool) && e.imm != static_cast<uint32_t>(ScalarType::F16)) {
+    if (e.imm > static_cast<uint32_t>(ScalarType::Bool) && e.imm != static_cast<uint32_t>(ScalarType::F16) &&
+        e.imm != static_cast<uint32_t>(ScalarType::F64)) {
       const auto narrow = static_cast<ScalarType>(e.imm);
       error(key, e.imm <= static_cast<uint32_t>(ScalarType::I16)
                      ? std::string(to_string(narrow)) + " is a storage type, not a value type: convert to " +
@@ -590,10 +623,12 @@ class Validator {
     }
     const auto to = static_cast<ScalarType>(e.imm);
     if (e.op == Op::Bitcast) {
-      if (to == ScalarType::F16 || (from && *from == ScalarType::F16)) {
-        error(key, "bitcast converts between the 32-bit types u32, i32 and f32; an f16 has 16 bits");
-        return std::nullopt;
-      }
+      for (const ScalarType t : {ScalarType::F16, ScalarType::F64})
+        if (to == t || (from && *from == t)) {
+          error(key, "bitcast converts between the 32-bit types u32, i32 and f32; an " + std::string(to_string(t)) +
+                         " has " + (t == ScalarType::F16 ? "16" : "64") + " bits");
+          return std::nullopt;
+        }
       if (to == ScalarType::Bool) {
         error(key, "bitcast converts between u32, i32 and f32, not to bool");
         return std::nullopt;

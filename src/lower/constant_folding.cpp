@@ -23,7 +23,7 @@ namespace {
 using lowering::holds_atomic;
 using lowering::is_literal;
 
-Expr literal(ScalarType type, uint32_t bits) {
+Expr literal(ScalarType type, uint64_t bits) {
   Expr e;
   e.op = type == ScalarType::U32   ? Op::LitU32
          : type == ScalarType::I32 ? Op::LitI32
@@ -218,15 +218,16 @@ class Folder {
       if (!is_literal(a)) return e;
     const ScalarType operand = checked_.type(original.args[0]);
     const ScalarType result = checked_.type(original);
-    // f16 is left to the device: its rounding of intermediate values is not
-    // pinned down as closely as f32's (docs/format-v4.md).
-    if (operand == ScalarType::F16 || result == ScalarType::F16) return e;
+    // f16 and f64 are left to the device: its rounding of intermediate
+    // values is not pinned down as closely as f32's (docs/format-v4.md).
+    for (const ScalarType t : {ScalarType::F16, ScalarType::F64})
+      if (operand == t || result == t) return e;
     if (operand == ScalarType::F32 || result == ScalarType::F32) {
       if (!exact_f32_operator(e.op)) return e;
       for (const Expr& a : e.args)
-        if (checked_.type(original.args[&a - e.args.data()]) == ScalarType::F32 && !plain_f32(a.imm)) return e;
+        if (checked_.type(original.args[&a - e.args.data()]) == ScalarType::F32 && !plain_f32(static_cast<uint32_t>(a.imm))) return e;
     }
-    uint32_t value = 0;
+    uint64_t value = 0;
     switch (op_info(e.op).cls) {
       case OpClass::Binary: value = scalar::apply_binary(e.op, operand, e.args[0].imm, e.args[1].imm); break;
       case OpClass::Unary: value = scalar::apply_unary(e.op, operand, e.args[0].imm); break;
@@ -239,11 +240,11 @@ class Folder {
         value = e.op == Op::Bitcast ? e.args[0].imm : scalar::apply_cast(operand, to, e.args[0].imm);
         // An integer WGSL converts to f32 may round either way when it is not
         // exactly representable: fold only exact conversions.
-        if (to == ScalarType::F32 && e.op == Op::Cast && !exactly_f32(operand, e.args[0].imm)) return e;
+        if (to == ScalarType::F32 && e.op == Op::Cast && !exactly_f32(operand, static_cast<uint32_t>(e.args[0].imm))) return e;
         break;
       }
     }
-    if (result == ScalarType::F32 && !plain_f32(value)) return e;
+    if (result == ScalarType::F32 && !plain_f32(static_cast<uint32_t>(value))) return e;
     return literal(result, value);
   }
 

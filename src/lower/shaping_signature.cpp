@@ -17,9 +17,12 @@ std::string shaping_signature(const CheckedProgram& program, const ShaderOptions
   // leaves the key as without a budget.
   if (const std::string forms = lowering::chosen_forms_text(program, options); !forms.empty())
     add("approximate=" + forms);
-  // The device feature an f16 program needs (format version 4); every other
-  // program's signature, and key, is as before.
-  if (uses_f16(program.program())) add("shader-f16");
+  // The device feature an f16 or f64 program needs (format version 4);
+  // every other program's signature, and key, is as before. f16's carries
+  // the revision of how f16 is written (2: conversions to f16 rounded on
+  // the bits), so that change reaches f16 programs' keys alone.
+  if (uses_f16(program.program())) add("shader-f16=2");
+  if (uses_f64(program.program())) add("shader-f64");
   if (options.loop_guard && program.has_loop()) add("loop_guard");
   if (options.domain_guard) add("domain_guard");
   if (options.vector_width != 1) {

@@ -19,9 +19,12 @@ constexpr std::array kFixedHelpers{
     FixedHelper{"vyre_opaque_f32", "fn vyre_opaque_f32(x: f32) -> f32 { return x; }\n"},
     FixedHelper{"vyre_opaque_bool", "fn vyre_opaque_bool(x: bool) -> bool { return x; }\n"},
     FixedHelper{"vyre_opaque_f16", "fn vyre_opaque_f16(x: f16) -> f16 { return x; }\n"},
+    FixedHelper{"vyre_opaque_f64", "fn vyre_opaque_f64(x: f64) -> f64 { return x; }\n"},
     FixedHelper{"vyre_f32_bits", "fn vyre_f32_bits(bits: u32) -> f32 { return bitcast<f32>(bits); }\n"},
-    // WGSL bitcasts 32 bits: the low half of the word is the f16.
-    FixedHelper{"vyre_f16_bits", "fn vyre_f16_bits(bits: u32) -> f16 { return bitcast<vec2<f16>>(bits).x; }\n"},
+    // The f16 of these bits (in the low half of the word): unpacked to the
+    // f32 of the same value, which converts back exactly (naga has no
+    // bitcast to f16).
+    FixedHelper{"vyre_f16_bits", "fn vyre_f16_bits(bits: u32) -> f16 { return f16(unpack2x16float(bits).x); }\n"},
     // Arguments are evaluated left to right: condition, true value, false value.
     FixedHelper{"vyre_select_u32", "fn vyre_select_u32(c: bool, t: u32, f: u32) -> u32 { return select(f, t, c); }\n"},
     FixedHelper{"vyre_select_i32", "fn vyre_select_i32(c: bool, t: i32, f: i32) -> i32 { return select(f, t, c); }\n"},
@@ -29,6 +32,7 @@ constexpr std::array kFixedHelpers{
     FixedHelper{"vyre_select_bool",
                 "fn vyre_select_bool(c: bool, t: bool, f: bool) -> bool { return select(f, t, c); }\n"},
     FixedHelper{"vyre_select_f16", "fn vyre_select_f16(c: bool, t: f16, f: f16) -> f16 { return select(f, t, c); }\n"},
+    FixedHelper{"vyre_select_f64", "fn vyre_select_f64(c: bool, t: f64, f: f64) -> f64 { return select(f, t, c); }\n"},
     FixedHelper{"vyre_div_u32",
                 "fn vyre_div_u32(a: u32, b: u32) -> u32 {\n"
                 "  if (b == 0u) { return a; }\n"
@@ -73,6 +77,54 @@ constexpr std::array kFixedHelpers{
                 "  }\n"
                 "  return i32(x);\n"
                 "}\n"},
+    // f32 to f16, rounded to nearest even on the bits (wgsl_lowering.cpp
+    // says why): overflow to infinity, NaN to the quiet NaN, subnormals
+    // rounded, the sign kept.
+    FixedHelper{"vyre_f16_from_f32",
+                "fn vyre_f16_from_f32(x: f32) -> f16 {\n"
+                "  let b = bitcast<u32>(x);\n"
+                "  let sign = (b >> 16u) & 0x8000u;\n"
+                "  let e = (b >> 23u) & 0xffu;\n"
+                "  let m = b & 0x7fffffu;\n"
+                "  var h = 0u;\n"
+                "  if (e == 255u) {\n"
+                "    h = select(0x7c00u, 0x7e00u, m != 0u);\n"
+                "  } else if (e > 142u) {\n"
+                "    h = 0x7c00u;\n"
+                "  } else if (e >= 113u) {\n"
+                "    let v = ((e - 112u) << 10u) | (m >> 13u);\n"
+                "    let rest = m & 0x1fffu;\n"
+                "    h = v + select(0u, 1u, rest > 0x1000u || (rest == 0x1000u && (v & 1u) == 1u));\n"
+                "  } else if (e >= 102u) {\n"
+                "    let full = m | 0x800000u;\n"
+                "    let shift = 126u - e;\n"
+                "    let v = full >> shift;\n"
+                "    let rest = full & ((1u << shift) - 1u);\n"
+                "    let half = 1u << (shift - 1u);\n"
+                "    h = v + select(0u, 1u, rest > half || (rest == half && (v & 1u) == 1u));\n"
+                "  }\n"
+                "  return f16(unpack2x16float(sign | h).x);\n"
+                "}\n"},
+    // naga bitcasts no f64, so NaN, infinities and the sign are read off the
+    // f32 nearest to x (which keeps all three; beyond f32's range it is an
+    // infinity of x's sign), and only finite values are compared as f64.
+    FixedHelper{"vyre_f64_to_u32",
+                "fn vyre_f64_to_u32(x: f64) -> u32 {\n"
+                "  let bits = bitcast<u32>(f32(x));\n"
+                "  if ((bits & 0x7fffffffu) > 0x7f800000u) { return 0u; }\n"
+                "  if (bits >= 0x80000000u) { return 0u; }\n"
+                "  if (bits == 0x7f800000u || x >= 4294967295.0lf) { return 4294967295u; }\n"
+                "  return u32(x);\n"
+                "}\n"},
+    FixedHelper{"vyre_f64_to_i32",
+                "fn vyre_f64_to_i32(x: f64) -> i32 {\n"
+                "  let bits = bitcast<u32>(f32(x));\n"
+                "  let magnitude = bits & 0x7fffffffu;\n"
+                "  if (magnitude > 0x7f800000u) { return 0i; }\n"
+                "  if (bits == 0x7f800000u || (magnitude < 0x7f800000u && x >= 2147483647.0lf)) { return 2147483647i; }\n"
+                "  if (bits == 0xff800000u || x <= -2147483648.0lf) { return i32(-2147483648); }\n"
+                "  return i32(x);\n"
+                "}\n"},
 };
 
 }  // namespace
@@ -84,6 +136,7 @@ std::string wgsl_type(ScalarType t) {
     case ScalarType::F32: return "f32";
     case ScalarType::Bool: return "bool";
     case ScalarType::F16: return "f16";
+    case ScalarType::F64: return "f64";
     // Storage types live in words (packed_elements.hpp); no value has one.
     case ScalarType::U8: case ScalarType::I8: case ScalarType::U16: case ScalarType::I16: break;
   }

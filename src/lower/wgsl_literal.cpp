@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "util/f16_text.hpp"
+#include "util/f64_text.hpp"
 
 namespace vyre::wgsl {
 
@@ -55,6 +56,18 @@ std::string f16_literal(uint32_t bits, HelperSet& helpers) {
     return helpers.use("vyre_f16_bits") + "(" + hex + ")";
   }
   const std::string text = format_f16(half{static_cast<uint16_t>(bits & 0x7fffu)}) + "h";
+  return std::signbit(v) ? "(-" + text + ")" : text;
+}
+
+std::string f64_literal(uint64_t bits, HelperSet& helpers) {
+  const double v = std::bit_cast<double>(bits);
+  if (std::isnan(v) || std::isinf(v) || (v == 0.0 && std::signbit(v))) {
+    const uint32_t f32_bits = std::isnan(v) ? 0x7fc00000u : std::bit_cast<uint32_t>(static_cast<float>(v));
+    char hex[16];
+    (void)std::snprintf(hex, sizeof hex, "0x%08xu", f32_bits);
+    return "f64(" + helpers.use("vyre_f32_bits") + "(" + hex + "))";
+  }
+  const std::string text = format_f64(std::fabs(v)) + "lf";
   return std::signbit(v) ? "(-" + text + ")" : text;
 }
 

@@ -18,5 +18,9 @@ std::string f32_literal(uint32_t bits, HelperSet& helpers);
 // An f16 literal from its 16 bits (in the low half of `bits`): `1.5h`, or a
 // call of vyre_f16_bits for zeros of sign -, subnormals, infinities and NaN.
 std::string f16_literal(uint32_t bits, HelperSet& helpers);
+// An f64 literal from its 64 bits: `0.1lf` (naga's suffix; WGSL has no f64
+// of its own), subnormals included; -0.0, infinities and NaN, which no
+// decimal spells, as the f32 of those bits widened (exact for all three).
+std::string f64_literal(uint64_t bits, HelperSet& helpers);
 
 }  // namespace vyre::wgsl

@@ -170,6 +170,7 @@ class WgslLowering {
       const std::string n = buffer_name(b->name);
       const std::string zero = b->type == ScalarType::F32   ? "0.0f"
                                : b->type == ScalarType::F16 ? "0.0h"
+                               : b->type == ScalarType::F64 ? "0.0lf"
                                : b->type == ScalarType::I32 ? "0i"
                                                             : "0u";
       const std::string element = n + "[vyre_i]";
@@ -383,6 +384,10 @@ class WgslLowering {
 
   ScalarType type_of(const Expr& e) const { return checked_.type(e); }
 
+  static bool rounds_to_f16_by_bits(ScalarType from, ScalarType to) {
+    return to == ScalarType::F16 && (from == ScalarType::F32 || from == ScalarType::U32 || from == ScalarType::I32);
+  }
+
   // ---- constants -------------------------------------------------------------
 
   const Buffer& buffer_of(const Expr& e) const { return program_.buffers[checked_.buffer_index(e)]; }
@@ -400,8 +405,9 @@ class WgslLowering {
         return true;
       case OpClass::Conversion: {
         const auto to = static_cast<ScalarType>(e.imm);
-        const bool via_helper = e.op == Op::Cast && is_float(type_of(e.args[0])) &&
-                                (to == ScalarType::U32 || to == ScalarType::I32);
+        const bool via_helper = e.op == Op::Cast && ((is_float(type_of(e.args[0])) &&
+                                                      (to == ScalarType::U32 || to == ScalarType::I32)) ||
+                                                     rounds_to_f16_by_bits(type_of(e.args[0]), to));
         return !via_helper && is_const(e.args[0]);
       }
       default: return false;
@@ -412,15 +418,19 @@ class WgslLowering {
     std::string text;
     ScalarType t = type_of(e);
     switch (e.op) {
-      case Op::LitU32: text = wgsl::u32_literal(e.imm); break;
+      case Op::LitU32: text = wgsl::u32_literal(static_cast<uint32_t>(e.imm)); break;
       case Op::LitI32: text = wgsl::i32_literal(static_cast<int32_t>(e.imm)); break;
       case Op::LitBool: text = e.imm ? "true" : "false"; break;
       case Op::LitF16:
-        text = wgsl::f16_literal(e.imm, helpers_);
+        text = wgsl::f16_literal(static_cast<uint32_t>(e.imm), helpers_);
         if (text.rfind("vyre_f16_bits", 0) == 0) return text;  // already a runtime call
         break;
+      case Op::LitF64:
+        text = wgsl::f64_literal(e.imm, helpers_);
+        if (text.rfind("f64(vyre_f32_bits", 0) == 0) return text;  // already a runtime call
+        break;
       default:
-        text = wgsl::f32_literal(e.imm, helpers_);
+        text = wgsl::f32_literal(static_cast<uint32_t>(e.imm), helpers_);
         if (text.rfind("vyre_f32_bits", 0) == 0) return text;  // already a runtime call
         break;
     }
@@ -491,7 +501,7 @@ class WgslLowering {
   std::string index(const Expr& idx, const Buffer& b) {
     if (!is_const(idx)) return expr(idx);
     if (idx.op == Op::LitU32 || idx.op == Op::LitI32) {
-      const int64_t v = idx.op == Op::LitU32 ? int64_t{idx.imm} : int64_t{static_cast<int32_t>(idx.imm)};
+      const int64_t v = idx.op == Op::LitU32 ? static_cast<int64_t>(idx.imm) : int64_t{static_cast<int32_t>(idx.imm)};
       const int64_t end = b.runtime_sized() ? int64_t{INT32_MAX} + 1 : int64_t{b.count};
       if (v >= 0 && v < end) return expr(idx);
     }
@@ -511,7 +521,7 @@ class WgslLowering {
     const Stmt& a = checked_.array_declaration(slot);
     const std::string name = local_name(a.name);
     if (idx.op == Op::LitU32 || idx.op == Op::LitI32)
-      return name + "[" + wgsl::u32_literal(std::min(idx.imm, a.count - 1)) + "]";
+      return name + "[" + wgsl::u32_literal(static_cast<uint32_t>(std::min<uint64_t>(idx.imm, a.count - 1))) + "]";
     return name + "[min(" + as_u32(idx) + ", " + wgsl::u32_literal(a.count - 1) + ")]";
   }
 
@@ -614,6 +624,14 @@ class WgslLowering {
     const ScalarType from = type_of(e.args[0]);
     if (to == from) return a;
     if (e.op == Op::Bitcast) return "bitcast<" + wgsl_type(to) + ">(" + a + ")";
+    if (from == ScalarType::F64 && to == ScalarType::U32) return helpers_.use("vyre_f64_to_u32") + "(" + a + ")";
+    if (from == ScalarType::F64 && to == ScalarType::I32) return helpers_.use("vyre_f64_to_i32") + "(" + a + ")";
+    // To f16 from f32 (and from integers, through f32: exact wherever the
+    // result is finite), rounded on the bits: NVIDIA's driver drops an
+    // f32 -> f16 conversion that is widened back to f32 (seen on the H200:
+    // f32(f16(0.1)) gave 0.1), which integer operations cannot be.
+    if (rounds_to_f16_by_bits(from, to))
+      return helpers_.use("vyre_f16_from_f32") + "(" + (from == ScalarType::F32 ? a : "f32(" + a + ")") + ")";
     // f16 goes through f32, which holds every f16 exactly.
     const std::string f = from == ScalarType::F16 ? "f32(" + a + ")" : a;
     if (is_float(from) && to == ScalarType::U32) return helpers_.use("vyre_f32_to_u32") + "(" + f + ")";

@@ -29,7 +29,7 @@ struct RExpr {
   Op op = Op::LitU32;
   ScalarType type = ScalarType::U32;     // result type
   ScalarType operand = ScalarType::U32;  // type of args[0] (operators, conversions)
-  uint32_t imm = 0;
+  uint64_t imm = 0;
   size_t index = 0;  // local slot (Var; Load of an array) or buffer index (Load, Len, Atomic)
   bool array = false;  // Load: of a private array's element
   std::vector<RExpr> args;
@@ -124,7 +124,7 @@ class Resolver {
 // ---- execution -------------------------------------------------------------------
 
 struct Memory {
-  std::vector<uint32_t> data;
+  std::vector<Slot> data;
   uint32_t length = 0;  // what `len` reads
 };
 
@@ -139,8 +139,8 @@ struct Invocation {
   // For the race check: flat indices, and the barriers of each kind passed.
   uint64_t flat = 0, group = 0;
   uint32_t workgroup_barriers = 0, storage_barriers = 0;
-  std::vector<uint32_t> locals;
-  std::map<size_t, std::vector<uint32_t>> arrays;  // private arrays by slot, as declared
+  std::vector<uint64_t> locals;  // every value in the low bits of 64 (scalar_ops.hpp)
+  std::map<size_t, std::vector<uint64_t>> arrays;  // private arrays by slot, as declared
 };
 
 class Machine {
@@ -159,15 +159,15 @@ class Machine {
   }
 
  private:
-  static int64_t index_value(const RExpr& e, uint32_t v) {
-    return e.type == ScalarType::I32 ? int64_t{static_cast<int32_t>(v)} : int64_t{v};
+  static int64_t index_value(const RExpr& e, uint64_t v) {
+    return e.type == ScalarType::I32 ? int64_t{static_cast<int32_t>(v)} : static_cast<int64_t>(v);
   }
 
   // Out-of-bounds accesses are safe: loads give 0, stores are dropped.
   // The element an access reaches; nullptr out of range (a load reads 0, a
   // store is dropped), or with RunChecks::bounds, for an invocation in the
   // domain, a ProgramError at the access's path.
-  uint32_t* element(size_t buffer, const RExpr& index_expr, uint32_t index_bits, const Invocation& inv,
+  Slot* element(size_t buffer, const RExpr& index_expr, uint64_t index_bits, const Invocation& inv,
                     const char* access, const void* source) {
     Memory& m = memory_[buffer];
     const int64_t i = index_value(index_expr, index_bits);
@@ -179,9 +179,9 @@ class Machine {
   // An element of a private array. Out of range, the last one, as the
   // lowering clamps (arrays have no robust access of their own), so both
   // agree; with RunChecks::bounds, a ProgramError at the access's path.
-  uint32_t& array_element(size_t slot, const RExpr& index_expr, uint32_t index_bits, Invocation& inv,
+  uint64_t& array_element(size_t slot, const RExpr& index_expr, uint64_t index_bits, Invocation& inv,
                           const char* access, const void* source, const std::string& name) {
-    std::vector<uint32_t>& a = inv.arrays.at(slot);
+    std::vector<uint64_t>& a = inv.arrays.at(slot);
     const int64_t i = index_value(index_expr, index_bits);
     if (i >= 0 && i < static_cast<int64_t>(a.size())) return a[static_cast<size_t>(i)];
     if (checks_.bounds && inv.in_domain) {
@@ -216,13 +216,13 @@ class Machine {
       case StmtOp::Assign: inv.locals[s.index] = eval(s.exprs[0], inv); return Flow::Next;
       case StmtOp::Array: inv.arrays[s.index].assign(s.source->count, 0u); return Flow::Next;
       case StmtOp::Store: {
-        const uint32_t i = eval(s.exprs[0], inv);
-        const uint32_t v = eval(s.exprs[1], inv);
+        const uint64_t i = eval(s.exprs[0], inv);
+        const uint64_t v = eval(s.exprs[1], inv);
         if (s.array) {
           array_element(s.index, s.exprs[0], i, inv, "a store to", s.source, s.source->name) = v;
           return Flow::Next;
         }
-        if (uint32_t* slot = element(s.index, s.exprs[0], i, inv, "a store to", s.source); slot && inv.in_domain) {
+        if (Slot* slot = element(s.index, s.exprs[0], i, inv, "a store to", s.source); slot && inv.in_domain) {
           if (races_) races_->store(s.index, static_cast<size_t>(slot - memory_[s.index].data.data()), who(s.index, inv, s.source));
           *slot = stored_bits(program_.buffers[s.index].type, v);
         }
@@ -231,11 +231,11 @@ class Machine {
       case StmtOp::If: return eval(s.exprs[0], inv) ? block(s.body, inv) : block(s.else_body, inv);
       case StmtOp::Loop: {
         const ScalarType t = s.type;
-        const uint32_t step = s.exprs.size() == 3 ? eval(s.exprs[2], inv) : 1u;
+        const auto step = static_cast<uint32_t>(s.exprs.size() == 3 ? eval(s.exprs[2], inv) : 1u);
         const Op test = t == ScalarType::I32 && static_cast<int32_t>(step) < 0 ? Op::Gt : Op::Lt;
         for (inv.locals[s.index] = eval(s.exprs[0], inv);
              apply_binary(test, t, inv.locals[s.index], eval(s.exprs[1], inv));
-             inv.locals[s.index] = loop_next(t, inv.locals[s.index], step)) {
+             inv.locals[s.index] = loop_next(t, static_cast<uint32_t>(inv.locals[s.index]), step)) {
           const Flow f = block(s.body, inv);
           if (f == Flow::Break) break;
           if (f == Flow::Return) return f;
@@ -273,22 +273,22 @@ class Machine {
     }
   }
 
-  uint32_t eval(const RExpr& e, Invocation& inv) {
+  uint64_t eval(const RExpr& e, Invocation& inv) {
     switch (op_info(e.op).cls) {
       case OpClass::Literal: return e.imm;
       case OpClass::Var: return inv.locals[e.index];
       case OpClass::Len: return memory_[e.index].length;
       case OpClass::Builtin: return builtin(e, inv);
       case OpClass::Load: {
-        const uint32_t i = eval(e.args[0], inv);
+        const uint64_t i = eval(e.args[0], inv);
         if (e.array) return array_element(e.index, e.args[0], i, inv, "a load of", e.source, e.source->name);
-        const uint32_t* slot = element(e.index, e.args[0], i, inv, "a load of", e.source);
+        const Slot* slot = element(e.index, e.args[0], i, inv, "a load of", e.source);
         if (races_ && slot && inv.in_domain)
           races_->load(e.index, static_cast<size_t>(slot - memory_[e.index].data.data()), who(e.index, inv, e.source));
         return slot ? loaded_value(program_.buffers[e.index].type, *slot) : 0;
       }
       case OpClass::Binary: {
-        const uint32_t a = eval(e.args[0], inv);
+        const uint64_t a = eval(e.args[0], inv);
         // land and lor short-circuit, as WGSL's && and || do.
         if (e.op == Op::LAnd && !a) return 0;
         if (e.op == Op::LOr && a) return 1;
@@ -296,14 +296,14 @@ class Machine {
       }
       case OpClass::Unary: return apply_unary(e.op, e.operand, eval(e.args[0], inv));
       case OpClass::Ternary: {
-        const uint32_t a = eval(e.args[0], inv);
-        const uint32_t b = eval(e.args[1], inv);
-        const uint32_t c = eval(e.args[2], inv);
+        const uint64_t a = eval(e.args[0], inv);
+        const uint64_t b = eval(e.args[1], inv);
+        const uint64_t c = eval(e.args[2], inv);
         if (e.op == Op::Select) return a ? b : c;  // both evaluated
         return apply_ternary(e.op, e.operand, a, b, c);
       }
       case OpClass::Conversion: {
-        const uint32_t a = eval(e.args[0], inv);
+        const uint64_t a = eval(e.args[0], inv);
         return e.op == Op::Bitcast ? a : apply_cast(e.operand, e.type, a);
       }
       case OpClass::Atomic: return atomic(e, inv);
@@ -311,15 +311,16 @@ class Machine {
     return 0;
   }
 
+  // On u32 and i32 buffers only (validation).
   uint32_t atomic(const RExpr& e, Invocation& inv) {
     const auto op = static_cast<AtomicOp>(e.imm);
-    const uint32_t i = eval(e.args[0], inv);
-    std::optional<uint32_t> expected;
+    const uint64_t i = eval(e.args[0], inv);
+    std::optional<uint64_t> expected;
     if (op == AtomicOp::CompareExchange) expected = eval(e.args[1], inv);
-    const uint32_t operand = op == AtomicOp::Load ? 0 : eval(e.args.back(), inv);
-    uint32_t* slot = element(e.index, e.args[0], i, inv, "an atomic on", e.source);
+    const auto operand = static_cast<uint32_t>(op == AtomicOp::Load ? 0 : eval(e.args.back(), inv));
+    Slot* slot = element(e.index, e.args[0], i, inv, "an atomic on", e.source);
     if (!slot) return 0;
-    const uint32_t old = *slot;
+    const auto old = static_cast<uint32_t>(*slot);
     if (op == AtomicOp::Load || !inv.in_domain) return old;
     if (op == AtomicOp::CompareExchange) {
       if (old == *expected) *slot = operand;
@@ -349,10 +350,10 @@ class Machine {
 // must be refused at once, not after zeroing 16 GiB.
 void refuse_beyond_memory_bound(const Program& program, const DispatchPlan& plan) {
   uint64_t bytes = 0;
-  // One 32-bit slot per element, narrow ones included (element_memory.hpp).
-  for (const auto& bp : plan.buffers) bytes += uint64_t{bp.elements} * kElementBytes;
+  // One slot per element, narrow ones included (element_memory.hpp).
+  for (const auto& bp : plan.buffers) bytes += uint64_t{bp.elements} * sizeof(Slot);
   for (const auto& b : program.buffers)
-    if (b.access == Access::Workgroup) bytes += uint64_t{b.count} * kElementBytes;
+    if (b.access == Access::Workgroup) bytes += uint64_t{b.count} * sizeof(Slot);
   if (bytes <= kMaxMemoryBytes) return;
   throw Error(ErrorKind::limit_exceeded,
               "the dispatch needs " + std::to_string(bytes) + " bytes of buffers; the reference interpreter holds at "

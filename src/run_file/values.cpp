@@ -10,22 +10,32 @@
 #include "run_file/values_json.hpp"
 #include "util/f16_text.hpp"
 #include "util/f32_text.hpp"
+#include "util/f64_text.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre {
 namespace {
 
 // One element's bytes, little-endian: element_bytes(type) of them.
-void append_element(std::vector<uint8_t>& out, ScalarType type, uint32_t v) {
+void append_element(std::vector<uint8_t>& out, ScalarType type, uint64_t v) {
   for (uint32_t i = 0; i < element_bytes(type); ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
 // Element i's raw bits, zero-extended.
-uint32_t read_element(ScalarType type, const std::vector<uint8_t>& bytes, size_t i) {
+uint64_t read_element(ScalarType type, const std::vector<uint8_t>& bytes, size_t i) {
   const uint32_t size = element_bytes(type);
-  uint32_t v = 0;
-  for (uint32_t k = 0; k < size; ++k) v |= uint32_t{bytes[size * i + k]} << (8 * k);
+  uint64_t v = 0;
+  for (uint32_t k = 0; k < size; ++k) v |= uint64_t{bytes[size * i + k]} << (8 * k);
   return v;
+}
+
+// A float element's value, exactly (f16, f32 and f64 all fit a double).
+double float_value(ScalarType type, uint64_t bits) {
+  switch (type) {
+    case ScalarType::F16: return to_double(half{static_cast<uint16_t>(bits)});
+    case ScalarType::F64: return std::bit_cast<double>(bits);
+    default: return std::bit_cast<float>(static_cast<uint32_t>(bits));
+  }
 }
 
 // A narrow value written as its value type must fit the element: 300 is no
@@ -45,7 +55,7 @@ uint32_t narrow(ScalarType type, uint32_t v, bool hex, const std::function<Error
   return v & mask;
 }
 
-uint32_t parse_one(ScalarType type, std::string_view s, const std::string& what) {
+uint64_t parse_one(ScalarType type, std::string_view s, const std::string& what) {
   auto bad = [&](const std::string& why) {
     return Error(ErrorKind::invalid_input, what + ": '" + std::string(s) + "' " + why);
   };
@@ -60,7 +70,7 @@ uint32_t parse_one(ScalarType type, std::string_view s, const std::string& what)
     const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
     const std::string described = std::string(to_string(type));
     try {
-      return narrow(type, parse_one(value_type(type), s, what), hex, bad);
+      return narrow(type, static_cast<uint32_t>(parse_one(value_type(type), s, what)), hex, bad);
     } catch (const Error&) {
       if (hex) throw bad("is not " + described + " bits (0x hex)");
       throw bad("is not " + std::string(value_type(type) == ScalarType::I32 ? "an " : "a ") + described);
@@ -72,6 +82,14 @@ uint32_t parse_one(ScalarType type, std::string_view s, const std::string& what)
       case F32ParseError::none: return h.bits;
       case F32ParseError::overflow: throw bad("is beyond the f16 range, 65504");
       case F32ParseError::syntax: throw bad("is not an f16 (a decimal, nan, inf or -inf)");
+    }
+  }
+  if (type == ScalarType::F64) {
+    double d = 0;
+    switch (parse_f64(s, d)) {
+      case F32ParseError::none: return std::bit_cast<uint64_t>(d);
+      case F32ParseError::overflow: throw bad("is beyond the f64 range");
+      case F32ParseError::syntax: throw bad("is not an f64 (a decimal, nan, inf or -inf)");
     }
   }
   if (type == ScalarType::F32) {
@@ -136,14 +154,19 @@ std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
   const size_t n = bytes.size() / element_bytes(type);
   for (size_t i = 0; i < n; ++i) {
     if (i) out += ", ";
-    const uint32_t v = read_element(type, bytes, i);
+    const uint64_t v = read_element(type, bytes, i);
     switch (type) {
       case ScalarType::I32: out += std::to_string(static_cast<int32_t>(v)); break;
       case ScalarType::I8: out += std::to_string(static_cast<int8_t>(v)); break;
       case ScalarType::I16: out += std::to_string(static_cast<int16_t>(v)); break;
       case ScalarType::Bool: out += v != 0 ? "true" : "false"; break;
+      case ScalarType::F64: {
+        const double d = std::bit_cast<double>(v);
+        out += std::isfinite(d) ? format_f64(d) : "\"" + format_f64(d) + "\"";
+        break;
+      }
       case ScalarType::F32: {
-        const float f = std::bit_cast<float>(v);
+        const float f = std::bit_cast<float>(static_cast<uint32_t>(v));
         out += f32_needs_word(f) ? "\"" + format_f32(f) + "\"" : format_f32(f);
         break;
       }
@@ -162,11 +185,10 @@ std::optional<size_t> first_difference(ScalarType type, const std::vector<uint8_
                                        double abs, double rel) {
   const size_t n = std::min(a.size(), b.size()) / element_bytes(type);
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t x = read_element(type, a, i), y = read_element(type, b, i);
+    const uint64_t x = read_element(type, a, i), y = read_element(type, b, i);
     if (x == y) continue;
     if (!is_float(type)) return i;
-    const double fx = type == ScalarType::F16 ? to_double(half{static_cast<uint16_t>(x)}) : std::bit_cast<float>(x);
-    const double fy = type == ScalarType::F16 ? to_double(half{static_cast<uint16_t>(y)}) : std::bit_cast<float>(y);
+    const double fx = float_value(type, x), fy = float_value(type, y);
     if (std::isnan(fx) && std::isnan(fy)) continue;
     if (!(std::fabs(fx - fy) <= abs + rel * std::fabs(fy))) return i;
   }

@@ -4,21 +4,13 @@
 #include <cmath>
 #include <limits>
 
+#include "util/shortest_decimal.hpp"
+
 namespace vyre {
 
 bool f32_needs_word(float value) { return !std::isfinite(value); }
 
-std::string format_f32(float value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, value);
-  std::string out(buf, res.ptr);
-  // Integral values get a ".0": "-0" would read back as the integer 0,
-  // losing the sign, and readers should see a float either way.
-  if (out.find_first_of(".e") == std::string::npos) out += ".0";
-  return out;
-}
+std::string format_f32(float value) { return shortest_decimal(value); }
 
 F32ParseError parse_f32(std::string_view text, float& out) {
   if (text == "nan") {

@@ -27,4 +27,11 @@ inline uint32_t canonical_f16_bits(uint32_t bits) {
   return nan ? kCanonicalF16NaN : bits;
 }
 
+// An f64 literal's 64 bits, every NaN as the one quiet NaN.
+inline constexpr uint64_t kCanonicalF64NaN = 0x7ff8000000000000ull;
+inline uint64_t canonical_f64_bits(uint64_t bits) {
+  const bool nan = (bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0x000fffffffffffffull) != 0;
+  return nan ? kCanonicalF64NaN : bits;
+}
+
 }  // namespace vyre::wire

@@ -115,6 +115,11 @@ class Reader {
     return v;
   }
 
+  uint64_t fixed64(const char* what) {
+    const uint64_t low = fixed32(what);
+    return low | uint64_t{fixed32(what)} << 32;
+  }
+
   std::string identifier(const char* what, bool may_be_empty = false) {
     const size_t start = pos_;
     const uint64_t n = count(what, 1);
@@ -161,7 +166,7 @@ class Reader {
     Buffer b;
     b.name = identifier("buffer name");
     b.access = tag("access", Access::Workgroup);
-    b.type = tag("type", ScalarType::F16);
+    b.type = tag("type", ScalarType::F64);
     if (b.access != Access::Workgroup) b.binding = u32("binding");
     b.count = u32("count");
     b.output = flag("output flag");
@@ -228,7 +233,7 @@ class Reader {
         break;
       case StmtOp::Array:
         s.name = identifier("array name");
-        s.element_type = tag("array element type", ScalarType::F16);
+        s.element_type = tag("array element type", ScalarType::F64);
         s.count = u32("array count");
         break;
       case StmtOp::Eval:
@@ -246,12 +251,16 @@ class Reader {
     Nest nest(*this);
     node();
     Expr e;
-    e.op = tag("operator", Op::LitF16);
+    e.op = tag("operator", Op::LitF64);
     const OpInfo& info = op_info(e.op);
     switch (info.cls) {
       case OpClass::Literal:
         if (e.op == Op::LitBool) {
           e.imm = flag("bool literal") ? 1 : 0;
+        } else if (e.op == Op::LitF64) {
+          const size_t start = pos_;
+          e.imm = fixed64("f64 literal");
+          if (wire::canonical_f64_bits(e.imm) != e.imm) fail_at(start, "non-canonical NaN");
         } else {
           const size_t start = pos_;
           e.imm = fixed32("literal");
@@ -273,7 +282,7 @@ class Reader {
         break;
       case OpClass::Conversion: {
         const size_t start = pos_;
-        const ScalarType to = tag("type", ScalarType::F16);
+        const ScalarType to = tag("type", ScalarType::F64);
         if (is_narrow(to)) fail_at(start, "a conversion to the storage type " + std::string(to_string(to)));
         e.imm = static_cast<uint32_t>(to);
         e.args.push_back(expr());

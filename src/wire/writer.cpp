@@ -146,12 +146,18 @@ class Writer {
     u8(static_cast<uint8_t>(e.op));
     switch (op_info(e.op).cls) {
       case OpClass::Literal:
-        if (e.op == Op::LitBool)
+        if (e.op == Op::LitBool) {
           u8(e.imm ? 1 : 0);
-        else
-          fixed32(e.op == Op::LitF32   ? wire::canonical_f32_bits(e.imm)
-                  : e.op == Op::LitF16 ? wire::canonical_f16_bits(e.imm)
-                                       : e.imm);
+        } else if (e.op == Op::LitF64) {
+          const uint64_t bits = wire::canonical_f64_bits(e.imm);
+          fixed32(static_cast<uint32_t>(bits));
+          fixed32(static_cast<uint32_t>(bits >> 32));
+        } else {
+          const auto bits = static_cast<uint32_t>(e.imm);
+          fixed32(e.op == Op::LitF32   ? wire::canonical_f32_bits(bits)
+                  : e.op == Op::LitF16 ? wire::canonical_f16_bits(bits)
+                                       : bits);
+        }
         return;
       case OpClass::Var:
       case OpClass::Len:
