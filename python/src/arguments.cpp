@@ -105,7 +105,7 @@ int32_t narrow_argument(nb::handle value, std::string_view argument, ScalarType 
 
 namespace {
 
-// A Python int given for a float element (`type`: "f32" or "f16"), as the
+// A Python int given for a float element (`type`: "f32", "f16" or "f64"), as the
 // double nearest to it; `exact` says whether the element type holds that
 // double. An int names an exact value: one the type cannot hold is refused,
 // never rounded (a float is rounded, as NumPy rounds it).
@@ -121,7 +121,7 @@ double float_element_int(nb::handle value, std::string_view argument, const char
   nb::object back = nb::steal(PyLong_FromDouble(v));
   if (!exact(v) || !back.is_valid() || !back.equal(number))
     input_error(std::string(argument) + ": the int " + repr_of(value) + " has no exact " +
-                (std::string(type) == "f16" ? "float16" : "float32") + " value");
+                (std::string(type) == "f16" ? "float16" : std::string(type) == "f64" ? "float64" : "float32") + " value");
   return v;
 }
 
@@ -151,6 +151,11 @@ float f32_argument(nb::handle value, std::string_view argument) {
   return static_cast<float>(float_element_int(value, argument, "f32", [](double v) {
     return static_cast<double>(static_cast<float>(v)) == v;
   }));
+}
+
+double f64_argument(nb::handle value, std::string_view argument) {
+  if (const std::optional<double> given = as_float(value)) return *given;  // a Python float is an f64
+  return float_element_int(value, argument, "f64", [](double) { return true; });
 }
 
 Dim3 dim3_argument(nb::handle value, std::string_view argument, std::string_view role) {
@@ -186,6 +191,7 @@ const char* numpy_name(ScalarType t) {
     case ScalarType::U16: return "uint16";
     case ScalarType::I16: return "int16";
     case ScalarType::F16: return "float16";
+    case ScalarType::F64: return "float64";
   }
   return "?";
 }
@@ -209,6 +215,8 @@ std::optional<ScalarType> type_of_format(const char* format, Py_ssize_t itemsize
         case 'e': return ScalarType::F16;
         default: return std::nullopt;
       }
+    case 8:
+      return format[0] == 'd' ? std::optional(ScalarType::F64) : std::nullopt;
     case 4:
       switch (format[0]) {
         case 'f': return ScalarType::F32;

@@ -36,6 +36,9 @@ int32_t narrow_argument(nb::handle value, std::string_view argument, ScalarType 
 float f32_argument(nb::handle value, std::string_view argument);
 // A Python float or int as the f16 an f16 buffer holds.
 half f16_argument(nb::handle value, std::string_view argument);
+// An f64 element: a Python float as it is; an int only where a double holds
+// it exactly.
+double f64_argument(nb::handle value, std::string_view argument);
 // An int (x, with y and z 1) or a sequence of 1 to 3 ints.
 // A Python int or float, or a NumPy scalar of an integer or floating type
 // (np.int64(8), np.float32(2)): what a scalar input or a size may be. Never

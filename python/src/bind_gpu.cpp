@@ -43,6 +43,7 @@ nb::dlpack::dtype dlpack_of(ScalarType t) {
     case ScalarType::U16: return nb::dtype<uint16_t>();
     case ScalarType::I16: return nb::dtype<int16_t>();
     case ScalarType::F16: return {static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
+    case ScalarType::F64: return nb::dtype<double>();
     case ScalarType::Bool: return nb::dtype<bool>();
     default: return nb::dtype<uint32_t>();
   }
@@ -206,6 +207,10 @@ void add_scalar(Inputs& in, const Target& t, nb::handle value) {
   }
   if (type == ScalarType::F16) {  // the nearest f16, as NumPy's float16(x) gives
     in.set<half>(t.ref, {f16_argument(value, argument)});
+    return;
+  }
+  if (type == ScalarType::F64) {
+    in.set<double>(t.ref, {f64_argument(value, argument)});
     return;
   }
   if (type == ScalarType::Bool) {
@@ -660,16 +665,16 @@ void bind_gpu(nb::module_& m) {
           "upload",
           [](PyBackend& b, nb::handle array) {
             if (PyBool_Check(array.ptr()) || PyLong_Check(array.ptr()) || PyFloat_Check(array.ptr()))
-              throw DTypeError("upload takes an array (uint32, int32, float32, float16, uint8, int8, uint16, int16 or bool), not a number");
+              throw DTypeError("upload takes an array (uint32, int32, float32, float16, float64, uint8, int8, uint16, int16 or bool), not a number");
             Holds holds;
             Held& h = holds.emplace_back();
             if (PyObject_GetBuffer(array.ptr(), &h.view, PyBUF_FORMAT | PyBUF_STRIDES) != 0) {
               PyErr_Clear();
-              throw DTypeError("upload takes a NumPy array of uint32, int32, float32, float16, uint8, int8, uint16, int16 or bool, not " + describe_type(array));
+              throw DTypeError("upload takes a NumPy array of uint32, int32, float32, float16, float64, uint8, int8, uint16, int16 or bool, not " + describe_type(array));
             }
             h.active = true;
             auto type = type_of_format(h.view.format, h.view.itemsize);
-            if (!type) throw DTypeError("upload: buffers hold uint32, int32, float32, float16, uint8, int8, uint16, int16 or bool, not " + describe_type(array));
+            if (!type) throw DTypeError("upload: buffers hold uint32, int32, float32, float16, float64, uint8, int8, uint16, int16 or bool, not " + describe_type(array));
             if (!PyBuffer_IsContiguous(&h.view, 'C')) input_error("upload: the array is not C-contiguous");
             std::shared_ptr<gpu::DeviceBuffer> buffer;
             {

@@ -136,7 +136,7 @@ def test_device_resident_values_chain_without_round_trips(backend, saxpy):
     with pytest.raises(vyre.InputError):
         dy.read_into(np.empty(N - 1, np.float32))
     with pytest.raises(TypeError):
-        backend.upload(np.zeros(3, np.float64))
+        backend.upload(np.zeros(3, np.int64))
     with pytest.raises(vyre.InputError, match="DeviceBuffer of i32 elements; the buffer holds f32"):
         k(alpha=1.0, x=backend.upload(np.zeros(N, np.int32)), y=dx, sizes={"out": N})
     # The reference interpreter reads device values too.

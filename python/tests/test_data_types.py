@@ -196,3 +196,85 @@ def test_f16_mistakes_are_refused_at_their_line():
 
     with pytest.raises(vyre.KernelTypeError, match="beyond f16's range"):
         too_big.program
+
+
+# ---- f64 (format version 4, where the device has shader-f64) ----
+
+@vyre.kernel
+def double_step(x: vyre.In[vyre.f64], out: vyre.Out[vyre.f64], whole: vyre.Out[vyre.i32]):
+    i = vyre.gid.x
+    if i < len(out):
+        v = x[i]
+        out[i] = vyre.fma(v, 0.1, vyre.sqrt(abs(v))) - vyre.floor(v)  # 0.1 beside an f64 keeps all 53 bits
+        whole[i] = vyre.i32(v)
+
+
+def test_float64_arrays_keep_double_precision_on_the_gpu_and_in_the_reference():
+    x = np.array([1.5, -2.25, 16777217.5, 1e300, -0.0, 1e-310, 3.0e9, -3.0e9, np.nan, np.inf], np.float64)
+    n = len(x)
+    got = double_step(x=x, sizes={"out": n, "whole": n}, dim=n)
+    ref = double_step.reference(x=x, sizes={"out": n, "whole": n}, dim=n)
+    assert got["out"].dtype == np.float64
+    np.testing.assert_array_equal(got["out"], ref["out"])
+    np.testing.assert_array_equal(got["whole"], ref["whole"])
+    with np.errstate(invalid="ignore"):
+        expected = np.array([np.fma(v, 0.1, np.sqrt(abs(v))) if hasattr(np, "fma") else v * 0.1 + np.sqrt(abs(v))
+                             for v in x]) - np.floor(x)
+    finite = np.isfinite(x)
+    # f32 would lose 16777217.5 and 1e-310 altogether; f64 holds them to the last bit.
+    np.testing.assert_allclose(got["out"][finite], expected[finite], rtol=1e-15, atol=0)
+    # Conversions to i32 saturate and take NaN to 0, as for f32.
+    assert list(got["whole"]) == [1, -2, 16777217, 2**31 - 1, 0, 0, 2**31 - 1, -2**31, 0, 2**31 - 1]
+    assert json.loads(double_step.program.to_json())["vyre"] == 4
+    assert "0.1" in double_step.program.to_json()
+
+
+def test_an_f64_program_is_refused_with_the_reason_where_the_feature_is_masked(tmp_path):
+    script = tmp_path / "masked.py"
+    script.write_text(
+        "import numpy as np, vyre\n"
+        "@vyre.kernel\n"
+        "def k(x: vyre.In[vyre.f64], out: vyre.Out[vyre.f64]):\n"
+        "    out[vyre.gid.x] = x[vyre.gid.x] * 2\n"
+        "try:\n"
+        "    k(x=np.ones(4), sizes={'out': 4}, dim=4)\n"
+        "except vyre.LimitError as e:\n"
+        "    print('refused:', e)\n")
+    env = dict(os.environ, VYRE_MASK_FEATURES="shader-f64")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert "refused:" in out.stdout and "shader-f64" in out.stdout and "VYRE_MASK_FEATURES" in out.stdout, \
+        out.stdout + out.stderr
+
+
+def test_operators_vulkan_lacks_for_f64_are_refused_at_their_line():
+    @vyre.kernel
+    def exp64(x: vyre.In[vyre.f64], out: vyre.Out[vyre.f64]):
+        out[0] = vyre.exp(x[0])
+
+    with pytest.raises(vyre.KernelTypeError, match="vyre.exp is not defined for f64") as e:
+        exp64.program
+    assert "out[0] = vyre.exp(x[0])" in str(e.value)
+
+    @vyre.kernel
+    def power(x: vyre.In[vyre.f64], out: vyre.Out[vyre.f64]):
+        out[0] = x[0] ** 2.0
+
+    with pytest.raises(vyre.KernelTypeError, match="\\*\\* on f64"):
+        power.program
+
+    @vyre.kernel
+    def scalar(a: vyre.f64, out: vyre.Out[vyre.f64]):
+        out[0] = a
+
+    with pytest.raises(vyre.KernelTypeError, match="vyre.In\\[vyre.f64, 1\\]"):
+        scalar.program
+
+
+def test_a_float32_array_for_an_f64_buffer_names_float64():
+    with pytest.raises(vyre.DTypeError, match="pass float64, not float32"):
+        double_step(x=np.ones(4, np.float32), sizes={"out": 4, "whole": 4}, dim=4)
+
+
+def test_an_f64_kernel_translates_back_to_python():
+    text = vyre.to_python(double_step.program)
+    assert "vyre.f64(0.1)" in text and "vyre.In[vyre.f64]" in text

@@ -147,7 +147,7 @@ def test_private_array_mistakes_are_refused_at_their_line():
         acc = vyre.array(vyre.bool_, 4)  # booltype
         out[0] = 1
 
-    expect(k, vyre.KernelTypeError, "booltype", "vyre.bool_", "T is vyre.f32, vyre.u32 or vyre.i32")
+    expect(k, vyre.KernelTypeError, "booltype", "vyre.bool_", "T is vyre.f32, vyre.u32, vyre.i32, vyre.f16 or vyre.f64")
 
     @vyre.kernel
     def n(out: vyre.Out[u32]):

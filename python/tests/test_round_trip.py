@@ -173,3 +173,22 @@ def test_f16_programs_print_and_come_back(tmp_path):
     source = vyre.to_python(p)
     assert "vyre.In[vyre.f16]" in source and "vyre.f16(0.0999755859375)" in source and "vyre.f16(math.inf)" in source, source
     assert kernel_of(source, tmp_path, "halves").program.digest == p.digest
+
+
+def test_f64_programs_print_and_come_back(tmp_path):
+    p = vyre.Program.from_dict({
+        "vyre": 4, "workgroup_size": [64, 1, 1],
+        "buffers": [{"name": "x", "binding": 0, "access": "read", "type": "f64"},
+                    {"name": "out", "binding": 1, "access": "read_write", "type": "f64", "output": True},
+                    {"name": "n", "binding": 2, "access": "read_write", "type": "i32", "output": True}],
+        "body": [{"let": "i", "value": {"gid": "x"}},
+                 {"array": "w", "type": "f64", "count": 2},
+                 {"store": "w", "index": {"u32": 1}, "value": {"load": "x", "index": {"var": "i"}}},
+                 {"store": "out", "index": {"var": "i"},
+                  "value": {"div": [{"add": [{"load": "w", "index": {"u32": 1}}, {"f64": 0.1}]}, {"f64": "-inf"}]}},
+                 {"store": "n", "index": {"var": "i"},
+                  "value": {"cast": "i32", "value": {"cast": "f64", "value": {"f32": 2.5}}}}]})
+    source = vyre.to_python(p)
+    assert "vyre.In[vyre.f64]" in source and "vyre.f64(0.1)" in source and "vyre.f64(-math.inf)" in source, source
+    assert "vyre.array(vyre.f64, 2)" in source, source
+    assert kernel_of(source, tmp_path, "doubles").program.digest == p.digest

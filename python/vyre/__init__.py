@@ -57,13 +57,13 @@ from ._backend import Backend  # noqa: E402,F811
 from ._language import BUILTINS as _BUILTINS, gid, lid, num_workgroups, wgid  # noqa: E402
 from ._source_errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError  # noqa: E402
 from ._printer import UnprintableProgram, to_python  # noqa: E402
-from ._types import (In, InOut, Out, Scratch, Uniform, bind, bool_, constexpr, f16, f32, i8, i16, i32, u8,  # noqa: E402
+from ._types import (In, InOut, Out, Scratch, Uniform, bind, bool_, constexpr, f16, f32, f64, i8, i16, i32, u8,  # noqa: E402
                      u16, u32)
 from .kernel import KernelFunction, default_backend, func, kernel  # noqa: E402
 
 globals().update(_BUILTINS)  # vyre.exp, vyre.atomic_add, vyre.barrier, vyre.shared, ...
 __all__ += [
-    "kernel", "func", "KernelFunction", "default_backend", "f32", "f16", "u32", "i32", "u8", "i8", "u16", "i16", "bool_", "In", "Out", "InOut", "Scratch",
+    "kernel", "func", "KernelFunction", "default_backend", "f32", "f16", "f64", "u32", "i32", "u8", "i8", "u16", "i16", "bool_", "In", "Out", "InOut", "Scratch",
     "Uniform", "bind", "to_python", "UnprintableProgram",
     "constexpr", "gid", "lid", "wgid", "num_workgroups", "KernelError", "KernelSyntaxError", "KernelNameError",
     "KernelTypeError",

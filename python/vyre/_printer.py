@@ -280,7 +280,7 @@ class _Printer:
     def type_of(self, e: Dict[str, Any]) -> str:
         """The type of a well-typed expression (the checker has proven the program)."""
         key = operator_of(e)
-        if key in ("u32", "i32", "f32", "f16", "bool"):
+        if key in ("u32", "i32", "f32", "f16", "f64", "bool"):
             return key
         if key == "var":
             return self.local_type(e["var"])
@@ -316,6 +316,8 @@ class _Printer:
             return f"{self.vyre}.f32({self.float_text(arg)})"
         if key == "f16":
             return f"{self.vyre}.f16({self.float_text(arg, 'e')})"
+        if key == "f64":
+            return f"{self.vyre}.f64({self.float_text(arg, 'd')})"
         if key == "bool":
             return "True" if arg else "False"
         if key == "var":
@@ -355,7 +357,7 @@ class _Printer:
         t = self.type_of(a)
         if t == "u32":  # Python's // and % agree with WGSL's on unsigned values
             return f"({self.expr(a)} {'//' if key == 'div' else '%'} {self.expr(b)})"
-        if key == "div" and t in ("f32", "f16"):
+        if key == "div" and t in ("f32", "f16", "f64"):
             return f"({self.expr(a)} / {self.expr(b)})"
         return f"{self.vyre}.{'div_trunc' if key == 'div' else 'rem_trunc'}({self.expr(a)}, {self.expr(b)})"
 
@@ -369,7 +371,7 @@ class _Printer:
 
     def float_text(self, value: Any, layout: str = "f") -> str:
         v = float(value)  # also "nan", "inf", "-inf"
-        if math.isfinite(v):  # the f32's (f16's: layout "e") exact value (JSON gives its shortest decimal)
+        if math.isfinite(v):  # the f32's (f16's: layout "e", f64's: "d") exact value (JSON gives its shortest decimal)
             v = struct.unpack("<" + layout, struct.pack("<" + layout, v))[0]
         if math.isnan(v):
             return f"{self.math}.nan"

@@ -23,8 +23,10 @@ from ._types import NARROW_TYPES, VERSION_4_TYPES, BufferSpec, ScalarType, _Bind
 __all__ = ["translate", "Translation", "Func"]
 
 INTEGER_TYPES = ("u32", "i32")
-NUMERIC_TYPES = ("u32", "i32", "f32", "f16")
-FLOAT_TYPES = ("f32", "f16")
+NUMERIC_TYPES = ("u32", "i32", "f32", "f16", "f64")
+FLOAT_TYPES = ("f32", "f16", "f64")
+# What Vulkan defines for 16- and 32-bit floats only: refused on f64 (docs/format-v4.md).
+NOT_FOR_F64 = {"exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "pow", "atan2"}
 RANGES = {"u32": (0, 2**32 - 1), "i32": (-2**31, 2**31 - 1)}
 F32_MAX = 3.4028234663852886e38
 F32_OVERFLOW = 3.4028235677973366e38  # FLT_MAX + half an ulp: from here a value rounds to infinity
@@ -192,7 +194,7 @@ class _Translator:
         self.statements_allowed = True
         self.stepped_loop = False  # a range with a step other than 1 makes a version-4 program
         self.private_array = False  # so does a vyre.array
-        self.f16 = False  # and an f16 literal or conversion
+        self.version_4_float = False  # and an f16 or f64 literal or conversion
         self.inlining: List[Any] = []
 
     # ---- helpers ----
@@ -228,7 +230,7 @@ class _Translator:
         self.frames.append(Frame(self.source, helper=False))
         self.parameters(tree)
         body = self.statements(tree.body, new_scope=False)
-        version = 4 if self.stepped_loop or self.private_array or self.f16 or any(b["type"] in VERSION_4_TYPES for b in self.buffers) else 1
+        version = 4 if self.stepped_loop or self.private_array or self.version_4_float or any(b["type"] in VERSION_4_TYPES for b in self.buffers) else 1
         program = {"vyre": version, "name": self.source.name, "workgroup_size": list(self.workgroup),
                    "buffers": self.buffers, "body": body}
         translation = Translation(program, self.captures, self.origins, self.position(tree))
@@ -264,10 +266,11 @@ class _Translator:
             if isinstance(kind, ScalarType) and kind.name in NARROW_TYPES:
                 raise self.fail(param.annotation, f"parameter {name!r}: a scalar is f32, u32 or i32; {kind.name} is a "
                                 f"storage type of buffers (vyre.In[vyre.{kind.name}])", KernelTypeError)
-            if isinstance(kind, ScalarType) and kind.name == "f16":
-                # A scalar parameter is a uniform value, and uniform memory has no f16 layout.
-                raise self.fail(param.annotation, f"parameter {name!r}: a scalar is f32, u32 or i32; pass an f16 "
-                                "value as vyre.In[vyre.f16, 1], or an f32 and convert it", KernelTypeError)
+            if isinstance(kind, ScalarType) and kind.name in ("f16", "f64"):
+                # A scalar parameter is a uniform value, and uniform memory has no f16 or f64 layout.
+                raise self.fail(param.annotation, f"parameter {name!r}: a scalar is f32, u32 or i32; pass an "
+                                f"{kind.name} value as vyre.In[vyre.{kind.name}, 1], or an f32 and convert it",
+                                KernelTypeError)
             if isinstance(kind, ScalarType) and kind is not bool_:
                 spec = scalar_spec(kind)
             elif isinstance(kind, BufferSpec):
@@ -356,16 +359,16 @@ class _Translator:
             if abs(v) >= F32_OVERFLOW:
                 raise self.fail(node, f"{value} is beyond f32's range", KernelTypeError)
             return self.mark(node, {"f32": v})
-        if type_ == "f16":
-            self.f16 = True
+        if type_ in ("f16", "f64"):
+            self.version_4_float = True
             v = float(value)
             if math.isnan(v):
-                return self.mark(node, {"f16": "nan"})
+                return self.mark(node, {type_: "nan"})
             if math.isinf(v):
-                return self.mark(node, {"f16": "inf" if v > 0 else "-inf"})
-            if abs(v) >= F16_OVERFLOW:
+                return self.mark(node, {type_: "inf" if v > 0 else "-inf"})
+            if type_ == "f16" and abs(v) >= F16_OVERFLOW:
                 raise self.fail(node, f"{value} is beyond f16's range (65504)", KernelTypeError)
-            return self.mark(node, {"f16": v})
+            return self.mark(node, {type_: v})
         return self.mark(node, {"bool": bool(value)})
 
     def constant(self, value: Any, node: ast.AST, what: str) -> Value:
@@ -380,14 +383,15 @@ class _Translator:
 
     @staticmethod
     def soft_float(v: Value) -> bool:
-        """A Python float constant not typed by a cast: f32 alone, f16 beside an f16."""
+        """A Python float constant not typed by a cast: f32 alone, f16 beside an f16, f64 beside an f64
+        (where it keeps all of Python's double)."""
         return v.type == "f32" and isinstance(v.const, float) and not v.explicit and not v.effect
 
     def coerce(self, v: Value, type_: str, context: str) -> Value:
         """``v`` as a ``type_`` value: an untyped int literal takes the type (and a float constant the type
-        f16); anything else must have it."""
-        if type_ == "f16" and self.soft_float(v):
-            return Value(self.literal("f16", v.const, v.node), "f16", v.node, v.const)
+        f16 or f64); anything else must have it."""
+        if type_ in ("f16", "f64") and self.soft_float(v):
+            return Value(self.literal(type_, v.const, v.node), type_, v.node, v.const)
         if v.type is None:
             if type_ == "bool":
                 raise self.fail(v.node, f"{context}: {v.const} is an int where a bool is needed", KernelTypeError)
@@ -418,10 +422,10 @@ class _Translator:
             a = self.coerce(a, b.type, what)
         elif b.type is None:
             b = self.coerce(b, a.type, what)
-        elif a.type == "f16" and self.soft_float(b):
-            b = self.coerce(b, "f16", what)
-        elif b.type == "f16" and self.soft_float(a):
-            a = self.coerce(a, "f16", what)
+        elif a.type in ("f16", "f64") and self.soft_float(b):
+            b = self.coerce(b, a.type, what)
+        elif b.type in ("f16", "f64") and self.soft_float(a):
+            a = self.coerce(a, b.type, what)
         if a.type != b.type:
             raise self.fail(node, f"operands of {what} are {a.type} and {b.type}: convert one "
                                   f"(vyre.{a.type}(...) or vyre.{b.type}(...))", KernelTypeError)
@@ -498,7 +502,7 @@ class _Translator:
             raise self.fail(s, "an annotated assignment declares a local: x: vyre.i32 = value")
         t = self.static_value(s.annotation)
         if not isinstance(t, ScalarType) or t.name in NARROW_TYPES:
-            raise self.fail(s.annotation, f"a local's annotation is f32, f16, u32, i32 or bool, not "
+            raise self.fail(s.annotation, f"a local's annotation is f32, f16, f64, u32, i32 or bool, not "
                             f"{ast.unparse(s.annotation)}", KernelTypeError)
         self.assign(s, s.target, s.value, t.name)
 
@@ -587,8 +591,9 @@ class _Translator:
         (declared in a loop's body, it is a new zeroed array each trip, as in Python)."""
         self.check_call(call, 2)
         t, count = (self.static_value(a) for a in call.args)
-        if not isinstance(t, ScalarType) or t.name not in ("f32", "u32", "i32"):
-            raise self.fail(call.args[0], "vyre.array(T, N): T is vyre.f32, vyre.u32 or vyre.i32", KernelTypeError)
+        if not isinstance(t, ScalarType) or t.name not in ("f32", "u32", "i32", "f16", "f64"):
+            raise self.fail(call.args[0], "vyre.array(T, N): T is vyre.f32, vyre.u32, vyre.i32, vyre.f16 or vyre.f64",
+                            KernelTypeError)
         if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
             raise self.fail(call.args[1], "vyre.array(T, N): N is a positive int", KernelTypeError)
         name = target.id
@@ -892,8 +897,8 @@ class _Translator:
                 return self.constant(folded, node, "this constant")
         if isinstance(node.op, ast.USub):
             v = self.concrete(v)
-            if v.type not in ("i32", "f32", "f16"):
-                raise self.fail(node, f"- on {v.type}: negation takes i32, f32 or f16 (for the wrapped value of a u32 "
+            if v.type not in ("i32", "f32", "f16", "f64"):
+                raise self.fail(node, f"- on {v.type}: negation takes i32, f32, f16 or f64 (for the wrapped value of a u32 "
                                       "write 0 - x)", KernelTypeError)
             return self.op(node, "neg", [v], v.type)
         v = self.concrete(v)
@@ -924,8 +929,10 @@ class _Translator:
         if symbol == "/" and t not in FLOAT_TYPES:
             raise self.fail(node, f"/ on {t}: Python's / makes a float; write // for integer division, or "
                                   f"f32(a) / f32(b)", KernelTypeError)
-        if symbol == "**" and t not in FLOAT_TYPES:
-            raise self.fail(node, f"** on {t}: a kernel raises only f32 and f16 to a power (vyre.pow)", KernelTypeError)
+        if symbol == "**" and t not in ("f32", "f16"):
+            raise self.fail(node, f"** on {t}: a kernel raises only f32 and f16 to a power (vyre.pow)"
+                            + (", as Vulkan defines pow for 16- and 32-bit floats only: convert with vyre.f32(...)"
+                               if t == "f64" else ""), KernelTypeError)
         if symbol == "//" and t == "i32":
             raise self.fail(node, "// on i32: Python floors, WGSL truncates toward zero; write vyre.div_trunc(a, b) "
                                   "for the truncating quotient (the same as // when a and b are not negative)",
@@ -1074,8 +1081,8 @@ class _Translator:
             if t in FLOAT_TYPES:
                 return Value(self.literal(t, float(c), node), t, node, float(c), explicit=True)
             return Value(self.literal(t, bool(c), node), t, node, bool(c), explicit=True)
-        if t == "f16":
-            self.f16 = True
+        if t in ("f16", "f64"):
+            self.version_4_float = True
         return Value(self.mark(node, {"cast": t, "value": v.json}), t, node, effect=v.effect)
 
     def builtin(self, node: ast.Call, fn: lang.Builtin, label: str) -> Value:
@@ -1085,8 +1092,11 @@ class _Translator:
             self.check_call(node, {"unary": 1, "binary": 2, "ternary": 3}[form], name)
             args = [self.expr(a) for a in node.args]
             if op in F32_ONLY:
-                # Floats only: f16 when an argument is f16, else f32.
-                t = "f16" if any(a.type == "f16" for a in args) else "f32"
+                # Floats only: f16 or f64 when an argument is, else f32.
+                t = next((a.type for a in args if a.type in ("f16", "f64")), "f32")
+                if t == "f64" and op in NOT_FOR_F64:
+                    raise self.fail(node, f"{name} is not defined for f64 (Vulkan defines it for 16- and 32-bit "
+                                          f"floats only): convert with vyre.f32(...) and back", KernelTypeError)
                 args = [self.coerce(a, t, f"{name}") for a in args]
                 return self.op(node, op, args, t)
             if all(a.type is None for a in args) and op in ("abs", "min", "max"):

@@ -1,7 +1,7 @@
 """The names a kernel's signature is written with: element types and buffer kinds.
 
-``f32``, ``u32``, ``i32`` (and ``bool_``) are the format's value types, with ``f16`` (format version 4,
-on devices with WebGPU's shader-f16); inside a kernel they
+``f32``, ``u32``, ``i32`` (and ``bool_``) are the format's value types, with ``f16`` and ``f64`` (format
+version 4, on devices with WebGPU's shader-f16 or wgpu's shader-f64); inside a kernel they
 are also casts (``f32(i)``). ``u8``, ``i8``, ``u16``, ``i16`` (and ``bool_``) are also storage
 types of buffers: an element loads as ``u32``/``i32`` (``bool``) and a store keeps its low bits.
 ``In[T]``, ``Out[T]``, ``InOut[T]``, ``Uniform[T, N]`` declare buffers; each spelling stands for
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Tuple
 from typing import Any, Dict
 
-__all__ = ["ScalarType", "f32", "f16", "u32", "i32", "bool_", "u8", "i8", "u16", "i16", "BufferSpec", "In", "Out", "InOut", "Scratch", "Uniform",
+__all__ = ["ScalarType", "f32", "f16", "f64", "u32", "i32", "bool_", "u8", "i8", "u16", "i16", "BufferSpec", "In", "Out", "InOut", "Scratch", "Uniform",
            "constexpr", "bind", "SCALAR_TYPES"]
 
 
@@ -34,6 +34,7 @@ class ScalarType:
 
 f32 = ScalarType("f32")
 f16 = ScalarType("f16")
+f64 = ScalarType("f64")
 u32 = ScalarType("u32")
 i32 = ScalarType("i32")
 bool_ = ScalarType("bool")
@@ -42,11 +43,11 @@ i8 = ScalarType("i8")
 u16 = ScalarType("u16")
 i16 = ScalarType("i16")
 
-SCALAR_TYPES = {"f32": f32, "f16": f16, "u32": u32, "i32": i32}
+SCALAR_TYPES = {"f32": f32, "f16": f16, "f64": f64, "u32": u32, "i32": i32}
 # Storage-only element types (format version 4), and the value type each loads as and stores from.
 NARROW_TYPES = {"u8": "u32", "i8": "i32", "u16": "u32", "i16": "i32"}
 # Buffer element types that need format version 4.
-VERSION_4_TYPES = frozenset(NARROW_TYPES) | {"bool", "f16"}
+VERSION_4_TYPES = frozenset(NARROW_TYPES) | {"bool", "f16", "f64"}
 
 
 def value_type(dtype: str) -> str:
