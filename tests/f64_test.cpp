@@ -370,6 +370,11 @@ TEST(F64Gpu, AProgramRunsWhereTheDeviceHasShaderF64AndIsRefusedWhereItIsMasked) 
     EXPECT_EQ(out[1], 16777217.0 * 0.1);
     EXPECT_EQ(out[2], -1e300 * 0.1);
     EXPECT_EQ(got.get<int32_t>("c"), (std::vector<int32_t>{1, 16777217, INT32_MIN}));
+    // Doubles kept on the GPU read back whole.
+    const std::vector<double> kept = {0.1, -1e300, 5e-324};
+    const auto buffer = backend().upload(kept);
+    EXPECT_EQ(buffer->type(), ScalarType::F64);
+    EXPECT_EQ(buffer->read_as<double>(), kept);
   }
   ASSERT_EQ(setenv("VYRE_MASK_FEATURES", "shader-f64", 1), 0);
   gpu::Backend masked;

@@ -174,7 +174,8 @@ class VYRE_API DeviceBuffer final : public DeviceContents {
   void read_into(std::span<uint8_t> destination) const;  // exactly size_bytes()
   template <class T>
   std::vector<T> read_as() const {
-    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "vyre buffers hold 1-, 2- or 4-byte elements");
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8,
+                  "vyre buffers hold 1-, 2-, 4- or 8-byte elements");
     const std::vector<uint8_t> bytes = read();
     std::vector<T> out(bytes.size() / sizeof(T));
     if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
