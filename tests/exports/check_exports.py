@@ -22,7 +22,7 @@ import sys
 def declared(include_dir):
     """VYRE_API classes, VYRE_API functions, and every class the headers define (with a body)."""
     classes, functions, defined = set(), set(), set()
-    for header in sorted(pathlib.Path(include_dir).glob("*.hpp")):
+    for header in sorted(pathlib.Path(include_dir).rglob("*.hpp")):  # sub-folders too (lib/)
         scopes = []  # (name, brace depth at which it opened): namespaces and classes
         depth = 0
         pending_class = None  # a class head whose "{" has not been seen yet

@@ -1,0 +1,68 @@
+// vyre::lib::reduce: one value from many, on the GPU (docs/lib.md, "reduce").
+//
+//   vyre::gpu::Backend backend;
+//   const float total = vyre::lib::reduce<float>(backend, values, vyre::lib::ReduceOp::Sum);
+//
+// Passes of one program, each leaving one partial per workgroup, run in one
+// Batch with the partials kept on the GPU; only the last value comes back.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "vyre/export.hpp"
+#include "vyre/gpu.hpp"
+#include "vyre/program.hpp"
+
+namespace vyre::lib {
+
+// sum wraps at 32 bits for u32 and i32 (NumPy's and CuPy's sum widen to 64:
+// docs/lib.md says why vyre does not); and, or, xor take integers only.
+enum class ReduceOp : uint8_t { Sum, Min, Max, And, Or, Xor };
+
+VYRE_API std::string_view to_string(ReduceOp op);
+VYRE_API std::optional<ReduceOp> reduce_op_from_string(std::string_view name);
+
+// One pass's shape: invocations per workgroup (a power of two, 1 to 1024)
+// and the elements each invocation reads, so a workgroup reduces
+// workgroup * items elements to one.
+struct VYRE_API ReduceShape {
+  uint32_t workgroup = 256;
+  uint32_t items = 4;
+};
+
+// The program of one pass: buffer `in` (runtime-sized, `type`) to buffer
+// `out`, element g holding the reduction of elements [g*W*I, (g+1)*W*I) of
+// `in`, where workgroup g = wid.x + wid.y * nwg.x. Types: u32, i32, f32, and
+// f64 where the device has it. Throws Error(invalid_input) for a type or an
+// operator it does not take, or a shape out of range.
+VYRE_API Program reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape = {});
+
+// The reduction of `bytes` (elements of `type`, little-endian), as the bytes
+// of one element. Every element counts once; the order of a float sum is
+// fixed by the shape (docs/lib.md) and its error bounded there. NaN
+// propagates through min and max, as in NumPy. Zero elements give sum's,
+// and's, or's and xor's identity (0, all ones, 0, 0); min and max of zero
+// elements have no value: Error(invalid_input), as NumPy's.
+VYRE_API std::vector<uint8_t> reduce_bytes(gpu::Backend& backend, std::span<const uint8_t> bytes, ScalarType type,
+                                           ReduceOp op, const ReduceShape& shape = {});
+
+template <class T>
+T reduce(gpu::Backend& backend, std::span<const T> values, ReduceOp op, const ReduceShape& shape = {}) {
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes());
+  const std::vector<uint8_t> one = reduce_bytes(backend, bytes, scalar_type_of<T>(), op, shape);
+  T out{};
+  std::memcpy(&out, one.data(), sizeof(T));
+  return out;
+}
+
+template <class T>
+T reduce(gpu::Backend& backend, const std::vector<T>& values, ReduceOp op, const ReduceShape& shape = {}) {
+  return reduce(backend, std::span<const T>(values), op, shape);
+}
+
+}  // namespace vyre::lib

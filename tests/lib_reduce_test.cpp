@@ -1,0 +1,177 @@
+// vyre::lib::reduce on lavapipe: every type and operator at the lengths where
+// passes and partial groups change (0, 1, 31, 32, 33, 1000, 65537,
+// 2^20 + 3), against the host's fold and, for one pass, the reference
+// interpreter; edge values (NaN, infinities, zeros, integer extremes); a
+// grid beyond 65,535 workgroups; and the refusals.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "support/lowering_backend.hpp"
+#include "vyre/error.hpp"
+#include "vyre/lib/reduce.hpp"
+#include "vyre/reference.hpp"
+
+using namespace vyre;
+using lib::ReduceOp;
+
+namespace {
+
+gpu::Backend& backend() { return vyre::test::lowering_backend(); }
+
+const std::vector<uint32_t> kLengths = {1, 31, 32, 33, 1000, 65537, (1u << 20) + 3};
+
+template <class T>
+std::vector<T> random_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if constexpr (std::is_floating_point_v<T>)
+      x = static_cast<T>(std::uniform_real_distribution<double>(-1000.0, 1000.0)(rng));
+    else
+      x = static_cast<T>(rng());
+  }
+  return v;
+}
+
+template <class T>
+T host_fold(const std::vector<T>& v, ReduceOp op) {
+  using U = std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>;
+  T acc = v[0];
+  for (size_t i = 1; i < v.size(); ++i) {
+    const T x = v[i];
+    switch (op) {
+      case ReduceOp::Sum:
+        if constexpr (std::is_integral_v<T>) acc = static_cast<T>(static_cast<U>(acc) + static_cast<U>(x));  // wraps
+        else acc += x;
+        break;
+      case ReduceOp::Min: acc = std::min(acc, x); break;
+      case ReduceOp::Max: acc = std::max(acc, x); break;
+      case ReduceOp::And: if constexpr (std::is_integral_v<T>) acc &= x; break;
+      case ReduceOp::Or: if constexpr (std::is_integral_v<T>) acc |= x; break;
+      case ReduceOp::Xor: if constexpr (std::is_integral_v<T>) acc ^= x; break;
+    }
+  }
+  return acc;
+}
+
+// The most additions on any element's way to the result: its invocation's
+// items, the workgroup's tree, for every pass.
+double additions_bound(size_t n, const lib::ReduceShape& shape) {
+  int passes = 0;
+  for (uint64_t left = n; passes == 0 || left > 1; ++passes) left = (left + shape.workgroup * shape.items - 1) / (shape.workgroup * shape.items);
+  return passes * (shape.items + std::log2(shape.workgroup));
+}
+
+template <class T>
+void check_every_operator(uint32_t seed) {
+  constexpr bool integer = std::is_integral_v<T>;
+  for (uint32_t n : kLengths) {
+    const std::vector<T> x = random_values<T>(n, seed + n);
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::And, ReduceOp::Or, ReduceOp::Xor}) {
+      if (!integer && (op == ReduceOp::And || op == ReduceOp::Or || op == ReduceOp::Xor)) continue;
+      const T got = lib::reduce(backend(), x, op);
+      if (integer || op != ReduceOp::Sum) {
+        EXPECT_EQ(got, host_fold(x, op)) << lib::to_string(op) << " of " << n;
+        continue;
+      }
+      // A float sum: within the rounding of its additions (docs/lib.md).
+      double exact = 0, magnitude = 0;
+      for (T v : x) exact += static_cast<double>(v), magnitude += std::fabs(static_cast<double>(v));
+      const double bound = additions_bound(n, {}) * std::numeric_limits<T>::epsilon() * magnitude;
+      EXPECT_LE(std::fabs(static_cast<double>(got) - exact), bound) << "sum of " << n;
+    }
+  }
+}
+
+TEST(LibReduce, U32EveryOperatorAtEveryLength) { check_every_operator<uint32_t>(1); }
+TEST(LibReduce, I32EveryOperatorAtEveryLength) { check_every_operator<int32_t>(2); }
+TEST(LibReduce, F32EveryOperatorAtEveryLength) { check_every_operator<float>(3); }
+
+TEST(LibReduce, F64WhereTheDeviceHasIt) {
+  try {
+    backend().compile(lib::reduce_pass(ScalarType::F64, ReduceOp::Sum));
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::limit_exceeded) throw;
+    GTEST_SKIP() << "no shader-f64: " << e.what();
+  }
+  check_every_operator<double>(4);
+}
+
+TEST(LibReduce, OnePassIsTheReferenceInterpretersResult) {
+  for (uint32_t n : {1000u, 3000u}) {
+    const std::vector<float> x = random_values<float>(n, 7);
+    const Program pass = lib::reduce_pass(ScalarType::F32, ReduceOp::Sum);
+    const uint32_t groups = (n + 1023) / 1024;
+    Inputs in;
+    in.set<float>("in", x).size("out", groups);
+    const Dim3 grid{groups, 1, 1};
+    // The same order of additions: the same bits.
+    EXPECT_EQ(backend().compile(pass).dispatch(in, grid).get<float>("out"), reference::run(pass, in, {}, grid).get<float>("out"))
+        << n;
+  }
+}
+
+TEST(LibReduce, EdgeValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (size_t at : {size_t{0}, size_t{500}, size_t{4095}}) {  // NaN first, inside, last
+    std::vector<float> x(4096, 1.0f);
+    x[at] = nan;
+    EXPECT_TRUE(std::isnan(lib::reduce(backend(), x, ReduceOp::Min))) << at;
+    EXPECT_TRUE(std::isnan(lib::reduce(backend(), x, ReduceOp::Max))) << at;
+    EXPECT_TRUE(std::isnan(lib::reduce(backend(), x, ReduceOp::Sum))) << at;
+  }
+  std::vector<float> y = {3.0f, -inf, 2.0f, inf, -0.0f};
+  EXPECT_EQ(lib::reduce(backend(), y, ReduceOp::Min), -inf);
+  EXPECT_EQ(lib::reduce(backend(), y, ReduceOp::Max), inf);
+  EXPECT_TRUE(std::isnan(lib::reduce(backend(), y, ReduceOp::Sum)));  // inf + -inf
+  EXPECT_EQ(lib::reduce(backend(), std::vector<float>{-0.0f, 0.0f}, ReduceOp::Max), 0.0f);  // a zero; its sign unspecified
+  const std::vector<int32_t> ints = {INT32_MAX, 1, INT32_MIN, -1, INT32_MIN};
+  EXPECT_EQ(lib::reduce(backend(), ints, ReduceOp::Sum), INT32_MAX);  // wraps at 32 bits: MAX + 1 + MIN - 1 + MIN
+  EXPECT_EQ(lib::reduce(backend(), ints, ReduceOp::Min), INT32_MIN);
+  EXPECT_EQ(lib::reduce(backend(), ints, ReduceOp::Max), INT32_MAX);
+  EXPECT_EQ(lib::reduce(backend(), std::vector<uint32_t>{UINT32_MAX, 2}, ReduceOp::Sum), 1u);
+  // Zero elements: the identity where there is one.
+  EXPECT_EQ(lib::reduce(backend(), std::vector<float>{}, ReduceOp::Sum), 0.0f);
+  EXPECT_EQ(lib::reduce(backend(), std::vector<uint32_t>{}, ReduceOp::And), UINT32_MAX);
+  EXPECT_EQ(lib::reduce(backend(), std::vector<int32_t>{}, ReduceOp::Xor), 0);
+}
+
+TEST(LibReduce, ShapesAndAGridBeyondOneAxis) {
+  const std::vector<uint32_t> x = random_values<uint32_t>(70001, 9);
+  const uint32_t want = host_fold(x, ReduceOp::Sum);
+  // {1, 2}: 35,001 workgroups, then 17,501, ...; {1, 1} would never shrink and is refused.
+  for (const lib::ReduceShape shape : {lib::ReduceShape{1, 2}, lib::ReduceShape{64, 1}, lib::ReduceShape{1024, 16}})
+    EXPECT_EQ(lib::reduce(backend(), x, ReduceOp::Sum, shape), want) << shape.workgroup << "x" << shape.items;
+}
+
+TEST(LibReduce, RefusalsSayWhy) {
+  const auto message = [](auto f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::invalid_input);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{}, ReduceOp::Min); }).find("zero elements has no value"),
+            std::string::npos);
+  EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{1}, ReduceOp::Xor); }).find("takes u32 or i32"),
+            std::string::npos);
+  EXPECT_NE(message([] { lib::reduce(backend(), std::vector<uint32_t>{1}, ReduceOp::Sum, {100, 4}); }).find("power of two"),
+            std::string::npos);
+  EXPECT_NE(message([] { lib::reduce_pass(ScalarType::U8, ReduceOp::Sum); }).find("u32, i32, f32 or f64"), std::string::npos);
+  EXPECT_NE(message([] { lib::reduce_pass(ScalarType::U32, ReduceOp::Sum, {1, 1}); }).find("2 or more items"),
+            std::string::npos);
+  const std::vector<uint8_t> odd(7);
+  EXPECT_NE(message([&] { lib::reduce_bytes(backend(), odd, ScalarType::U32, ReduceOp::Sum); }).find("whole u32"),
+            std::string::npos);
+  EXPECT_EQ(lib::reduce_op_from_string("xor"), ReduceOp::Xor);
+  EXPECT_FALSE(lib::reduce_op_from_string("prod"));
+}
+
+}  // namespace
