@@ -8,8 +8,8 @@
 #include <bit>
 #include <cmath>
 #include <limits>
-#include <random>
 
+#include "support/lib_inputs.hpp"
 #include "support/lowering_backend.hpp"
 #include "vyre/error.hpp"
 #include "vyre/lib/reduce.hpp"
@@ -22,20 +22,8 @@ namespace {
 
 gpu::Backend& backend() { return vyre::test::lowering_backend(); }
 
-const std::vector<uint32_t> kLengths = {1, 31, 32, 33, 1000, 65537, (1u << 20) + 3};
-
-template <class T>
-std::vector<T> random_values(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<T> v(n);
-  for (auto& x : v) {
-    if constexpr (std::is_floating_point_v<T>)
-      x = static_cast<T>(std::uniform_real_distribution<double>(-1000.0, 1000.0)(rng));
-    else
-      x = static_cast<T>(rng());
-  }
-  return v;
-}
+using test::random_values;
+const std::vector<uint32_t>& kLengths = test::kLibLengths;
 
 template <class T>
 T host_fold(const std::vector<T>& v, ReduceOp op) {
@@ -129,6 +117,9 @@ TEST(LibReduce, EdgeValues) {
   EXPECT_EQ(lib::reduce(backend(), y, ReduceOp::Max), inf);
   EXPECT_TRUE(std::isnan(lib::reduce(backend(), y, ReduceOp::Sum)));  // inf + -inf
   EXPECT_EQ(lib::reduce(backend(), std::vector<float>{-0.0f, 0.0f}, ReduceOp::Max), 0.0f);  // a zero; its sign unspecified
+  // Negative zeros sum to -0.0, as in NumPy; zero elements to +0.
+  EXPECT_TRUE(std::signbit(lib::reduce(backend(), std::vector<float>(3000, -0.0f), ReduceOp::Sum)));
+  EXPECT_FALSE(std::signbit(lib::reduce(backend(), std::vector<float>{}, ReduceOp::Sum)));
   const std::vector<int32_t> ints = {INT32_MAX, 1, INT32_MIN, -1, INT32_MIN};
   EXPECT_EQ(lib::reduce(backend(), ints, ReduceOp::Sum), INT32_MAX);  // wraps at 32 bits: MAX + 1 + MIN - 1 + MIN
   EXPECT_EQ(lib::reduce(backend(), ints, ReduceOp::Min), INT32_MIN);
@@ -146,6 +137,14 @@ TEST(LibReduce, ShapesAndAGridBeyondOneAxis) {
   // {1, 2}: 35,001 workgroups, then 17,501, ...; {1, 1} would never shrink and is refused.
   for (const lib::ReduceShape shape : {lib::ReduceShape{1, 2}, lib::ReduceShape{64, 1}, lib::ReduceShape{1024, 16}})
     EXPECT_EQ(lib::reduce(backend(), x, ReduceOp::Sum, shape), want) << shape.workgroup << "x" << shape.items;
+}
+
+TEST(LibReduce, ABufferOnTheGpuStaysThere) {
+  const std::vector<int32_t> x = random_values<int32_t>(100000, 11);
+  const std::shared_ptr<gpu::DeviceBuffer> sum = lib::reduce(backend(), backend().upload(x), ReduceOp::Sum);
+  ASSERT_EQ(sum->elements(), 1u);
+  EXPECT_EQ(sum->type(), ScalarType::I32);
+  EXPECT_EQ(sum->read_as<int32_t>()[0], host_fold(x, ReduceOp::Sum));
 }
 
 TEST(LibReduce, RefusalsSayWhy) {

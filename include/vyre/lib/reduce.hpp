@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -47,9 +48,16 @@ VYRE_API Program reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& sh
 // fixed by the shape (docs/lib.md) and its error bounded there. NaN
 // propagates through min and max, as in NumPy. Zero elements give sum's,
 // and's, or's and xor's identity (0, all ones, 0, 0); min and max of zero
-// elements have no value: Error(invalid_input), as NumPy's.
+// elements have no value: Error(invalid_input), as NumPy's. A float sum
+// starts from -0.0, so negative zeros sum to -0.0; zero elements sum to +0.
 VYRE_API std::vector<uint8_t> reduce_bytes(gpu::Backend& backend, std::span<const uint8_t> bytes, ScalarType type,
                                            ReduceOp op, const ReduceShape& shape = {});
+
+// The reduction of a buffer already on the GPU (Backend::upload, or a
+// dispatch_resident output), left there as a buffer of one element; its type
+// is the buffer's. Runs its passes in one Batch of its own.
+VYRE_API std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                                   ReduceOp op, const ReduceShape& shape = {});
 
 template <class T>
 T reduce(gpu::Backend& backend, std::span<const T> values, ReduceOp op, const ReduceShape& shape = {}) {

@@ -1,0 +1,34 @@
+// How a primitive lays its dispatches out: workgroups per pass, the grid
+// that covers them, and the inputs and outputs each pass keeps alive until
+// its Batch has run.
+#pragma once
+
+#include <cstdint>
+
+#include "vyre/dispatch.hpp"
+#include "vyre/gpu.hpp"
+#include "vyre/lib/reduce.hpp"
+
+namespace vyre::lib::detail {
+
+// One dispatch's inputs and outputs. A type of the library's own, so that the
+// container holding them is no template over a public type, which would
+// export its members from libvyre.
+struct Pass {
+  Inputs inputs;
+  gpu::DeviceOutputs outputs;
+};
+
+// The workgroups that cover `elements`, each taking workgroup * items.
+uint32_t groups_for(uint64_t elements, const ReduceShape& shape);
+
+// Workgroups along x and y covering `groups`; a pass's program numbers its
+// workgroup wid.x + wid.y * nwg.x. WebGPU allows 65,535 along one axis.
+Dim3 grid_for(uint32_t groups);
+
+// The number of elements in `bytes` of `type`, for `primitive`'s messages:
+// throws Error(invalid_input) for a partial element, Error(limit_exceeded)
+// beyond 2^32 - 1 elements.
+uint32_t element_count(std::string_view primitive, size_t bytes, ScalarType type);
+
+}  // namespace vyre::lib::detail

@@ -1,0 +1,173 @@
+#include "vyre/lib/scan.hpp"
+
+#include <deque>
+#include <functional>
+#include <string>
+
+#include "kernels/combine.hpp"
+#include "kernels/passes.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::lib {
+namespace {
+
+using namespace vyre::build;
+using detail::combine;
+using detail::grid_for;
+using detail::groups_for;
+using detail::identity;
+
+void check(ScalarType type, ReduceOp op, const ReduceShape& shape) {
+  detail::check_type_and_op("scan", type, op);
+  detail::check_shape("scan", type, shape, 1);
+}
+
+std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
+  std::vector<uint8_t> out(element_bytes(type));
+  for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<uint8_t>(bits >> (8 * k));
+  return out;
+}
+
+// The passes of one scan, recorded into one Batch.
+class ScanPlan {
+ public:
+  ScanPlan(gpu::Backend& backend, ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape)
+      : type_(type),
+        op_(op),
+        shape_(shape),
+        batch_(backend),
+        reduce_(backend.compile(reduce_pass(type, op, shape))),
+        last_(backend.compile(scan_pass(type, op, kind, shape))),
+        inner_(kind == ScanKind::Exclusive ? gpu::Pipeline() : backend.compile(scan_pass(type, op, ScanKind::Exclusive, shape))),
+        kind_(kind) {}
+
+  // The scan of `values`, once run() has run.
+  std::shared_ptr<gpu::DeviceBuffer> record(const std::shared_ptr<gpu::DeviceBuffer>& values) {
+    // A user's exclusive float sum starts from +0 (the sum of nothing, as
+    // NumPy's); the spans' offsets start from the identity, so negative
+    // zeros stay negative.
+    const uint64_t first = kind_ == ScanKind::Exclusive && op_ == ReduceOp::Sum ? 0 : detail::identity_bits(type_, op_);
+    return level(values, last_, first);
+  }
+
+  void run() { batch_.run(); }
+
+ private:
+  gpu::Pipeline& inner() { return kind_ == ScanKind::Exclusive ? last_ : inner_; }
+
+  // Scans `values` with `pipeline`, the first span starting from `first`.
+  std::shared_ptr<gpu::DeviceBuffer> level(const std::shared_ptr<gpu::DeviceBuffer>& values, gpu::Pipeline& pipeline,
+                                           uint64_t first) {
+    const uint32_t n = values->elements();
+    const uint32_t groups = groups_for(n, shape_);
+    detail::Pass& pass = passes_.emplace_back();
+    if (groups == 1) {
+      pass.inputs.bytes("offsets", bytes_of(first, type_));
+    } else {
+      detail::Pass& sums = passes_.emplace_back();
+      sums.inputs.device("in", values).size("out", groups);
+      sums.outputs = batch_.dispatch_resident(reduce_, sums.inputs, grid_for(groups));
+      pass.inputs.device("offsets", level(sums.outputs.get("out"), inner(), first));
+    }
+    pass.inputs.device("in", values).size("out", n);
+    pass.outputs = batch_.dispatch_resident(pipeline, pass.inputs, grid_for(groups));
+    return pass.outputs.get("out");
+  }
+
+  ScalarType type_;
+  ReduceOp op_;
+  ReduceShape shape_;
+  gpu::Batch batch_;
+  gpu::Pipeline reduce_;
+  gpu::Pipeline last_;
+  gpu::Pipeline inner_;  // the spans' exclusive scan, where the user's is inclusive
+  ScanKind kind_;
+  // Every pass's inputs and outputs live until the batch has run.
+  std::deque<detail::Pass> passes_;
+};
+
+}  // namespace
+
+Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape) {
+  check(type, op, shape);
+  const uint32_t w = shape.workgroup;
+  const uint32_t items = shape.items;
+  const bool inclusive = kind == ScanKind::Inclusive;
+  // The span is loaded and stored with neighbouring invocations at
+  // neighbouring elements (k*W + l); each invocation scans its own I
+  // consecutive elements (l*I + k) in workgroup memory in between.
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("base", mul(var("g"), u32(w * items))),
+      loop("k", u32(0), u32(items),
+           {let("t", add(mul(var("k"), u32(w)), var("l"))),
+            let("i", add(var("base"), var("t"))),
+            let("v", identity(type, op)),
+            if_(lt(var("i"), len("in")), {assign("v", load("in", var("i")))}),
+            store("tile", var("t"), var("v"))}),
+      barrier(),
+      let("acc", identity(type, op)),
+      loop("k", u32(0), u32(items),
+           {let("j", add(mul(var("l"), u32(items)), var("k"))),
+            let("x", load("tile", var("j"))),
+            inclusive ? assign("acc", combine(type, op, var("acc"), var("x"))) : store("tile", var("j"), var("acc")),
+            inclusive ? store("tile", var("j"), var("acc")) : assign("acc", combine(type, op, var("acc"), var("x")))}),
+      store("sums", var("l"), var("acc")),
+      barrier(),
+  };
+  // An inclusive scan of the invocations' totals, stride 1, 2, ..., W/2.
+  for (uint32_t stride = 1; stride < w; stride *= 2) {
+    const std::string t = "s" + std::to_string(stride);
+    body.push_back(let(t, load("sums", var("l"))));
+    body.push_back(if_(ge(var("l"), u32(stride)),
+                       {assign(t, combine(type, op, load("sums", sub(var("l"), u32(stride))), var(t)))}));
+    body.push_back(barrier());
+    body.push_back(store("sums", var("l"), var(t)));
+    body.push_back(barrier());
+  }
+  // The invocation's offset: the span's, then the invocations before it.
+  body.push_back(let("prefix", load("offsets", var("g"))));
+  body.push_back(if_(gt(var("l"), u32(0)),
+                     {assign("prefix", combine(type, op, var("prefix"), load("sums", sub(var("l"), u32(1)))))}));
+  body.push_back(loop("k", u32(0), u32(items),
+                      {let("j", add(mul(var("l"), u32(items)), var("k"))),
+                       store("tile", var("j"), combine(type, op, var("prefix"), load("tile", var("j"))))}));
+  body.push_back(barrier());
+  body.push_back(loop("k", u32(0), u32(items),
+                      {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                       let("i", add(var("base"), var("t"))),
+                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", var("t")))})}));
+  return ProgramBuilder("scan_" + std::string(inclusive ? "inclusive" : "exclusive") + "_" +
+                        std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
+                        std::to_string(w) + "_i" + std::to_string(items))
+      .workgroup_size(w)
+      .input("in", 0, type)
+      .input("offsets", 1, type)
+      .output("out", 2, type)
+      .workgroup_buffer("tile", type, w * items)
+      .workgroup_buffer("sums", type, w)
+      .body(std::move(body))
+      .build();
+}
+
+std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                        ReduceOp op, ScanKind kind, const ReduceShape& shape) {
+  if (!values) throw Error(ErrorKind::invalid_input, "scan: the buffer is null");
+  check(values->type(), op, shape);
+  if (values->elements() == 0) return values;  // nothing to scan: the empty buffer is its own scan
+  ScanPlan plan(backend, values->type(), op, kind, shape);
+  std::shared_ptr<gpu::DeviceBuffer> out = plan.record(values);
+  plan.run();
+  return out;
+}
+
+std::vector<uint8_t> scan_bytes(gpu::Backend& backend, std::span<const uint8_t> bytes, ScalarType type, ReduceOp op,
+                                ScanKind kind, const ReduceShape& shape) {
+  check(type, op, shape);
+  if (detail::element_count("scan", bytes.size(), type) == 0) return {};
+  return scan(backend, backend.upload(bytes, type), op, kind, shape)->read();
+}
+
+}  // namespace vyre::lib
