@@ -28,6 +28,7 @@ int main(int argc, char** argv) try {
   add_devices(app, action);
   add_demo(app, action);
   add_cache(app, action);
+  add_lib(app, action);
 
   try {
     app.parse(argc, argv);

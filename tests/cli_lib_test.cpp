@@ -1,0 +1,88 @@
+// `vyre lib` end to end, as a separate process on the real device: values
+// from the command line and from a raw file, printed or written back raw;
+// the refusals, each with its exit code (docs/cli.md).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+using vyre::test::contains;
+using vyre::test::read_file;
+using vyre::test::run_vyre;
+using vyre::test::TempDir;
+using vyre::test::write_file;
+
+namespace {
+
+std::map<std::string, std::string> cache_in(const TempDir& tmp) { return {{"VYRE_AOT_CACHE_DIR", (tmp / "cache").string()}}; }
+
+TEST(CliLib, ScanAndReduceOfValuesOnTheCommandLine) {
+  TempDir tmp;
+  auto r = run_vyre({"lib", "scan", "--input", "x=1,2,3,4", "--dtype", "u32"}, cache_in(tmp));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "[1, 3, 6, 10]\n");
+  EXPECT_EQ(r.err, "");
+  r = run_vyre({"lib", "scan", "--input", "x=5,-1,7", "--dtype", "i32", "--op", "min", "--exclusive"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "[2147483647, 5, -1]\n") << r.err;
+  r = run_vyre({"lib", "reduce", "--input", "x=1.5,2,-8", "--dtype", "f32", "--op", "max"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "2.0\n") << r.err;
+  r = run_vyre({"lib", "reduce", "--input", "x=1.5,nan", "--dtype", "f64", "--json"}, cache_in(tmp));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["primitive"], "reduce");
+  EXPECT_EQ(j["dtype"], "f64");
+  EXPECT_EQ(j["result"], "nan");
+  EXPECT_GT(j["ms"].get<double>(), 0.0);
+}
+
+TEST(CliLib, RawFileInAndOut) {
+  TempDir tmp;
+  std::vector<uint32_t> keys(100000);
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = i * 2654435761u;
+  write_file(tmp / "keys.bin", std::string(reinterpret_cast<const char*>(keys.data()), keys.size() * 4));
+  const auto r = run_vyre({"lib", "scan", "--input", "x=@" + (tmp / "keys.bin").string(), "--dtype", "u32", "--op",
+                           "xor", "--output", (tmp / "out.bin").string()},
+                          cache_in(tmp));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  const std::string out = read_file(tmp / "out.bin");
+  ASSERT_EQ(out.size(), keys.size() * 4);
+  uint32_t acc = 0, got = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    acc ^= keys[i];
+    std::memcpy(&got, out.data() + 4 * i, 4);
+    ASSERT_EQ(got, acc) << i;
+  }
+}
+
+TEST(CliLib, RefusalsNameTheFlag) {
+  TempDir tmp;
+  write_file(tmp / "odd.bin", "12345");
+  const std::vector<std::tuple<std::vector<std::string>, int, std::string>> cases = {
+      {{"lib", "scan", "--input", "x=1,2", "--dtype", "u8"}, 3, "--dtype: 'u8' is not one of u32, i32, f32, f64"},
+      {{"lib", "scan", "--input", "x=1,2", "--dtype", "f32", "--op", "xor"}, 3, "scan xor takes u32 or i32"},
+      {{"lib", "scan", "--input", "x=1,2", "--dtype", "u32", "--op", "prod"}, 3, "--op: 'prod' is not one of"},
+      {{"lib", "scan", "--input", "y=1,2", "--dtype", "u32"}, 3, "is not x=V1,V2,... or x=@FILE"},
+      {{"lib", "reduce", "--input", "x=", "--dtype", "f32", "--op", "min"}, 3, "min of zero elements has no value"},
+      {{"lib", "reduce", "--input", "x=@" + (tmp / "odd.bin").string(), "--dtype", "u32"}, 3,
+       "5 bytes are not whole u32 elements"},
+      {{"lib", "reduce", "--input", "x=@" + (tmp / "missing.bin").string(), "--dtype", "u32"}, 3, "cannot open the file"},
+      {{"lib", "scan", "--input", "x=1", "--dtype", "u32", "--shape", "256"}, 3, "is not WORKGROUP,ITEMS"},
+      {{"lib", "scan", "--input", "x=1", "--dtype", "u32", "--shape", "100,4"}, 3, "power of two"},
+      {{"lib", "scan", "--dtype", "u32"}, 2, "--input is required"},
+      {{"lib"}, 2, "A subcommand is required"},
+  };
+  for (const auto& [args, code, message] : cases) {
+    const auto r = run_vyre(args, cache_in(tmp));
+    EXPECT_EQ(r.exit_code, code) << args.back() << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, message)) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  const auto help = run_vyre({"lib", "reduce", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(contains(help.out, "--dtype"));
+}
+
+}  // namespace
