@@ -6,6 +6,8 @@
 //   bind_program.cpp  vyre.Program, vyre.validate, shader options
 //   bind_gpu.cpp      Backend, Kernel, Batch, DeviceArray, devices()
 //   bind_cache.cpp    the process's AOT cache, behind vyre.cache
+//   bind_lib.cpp      vyre.lib's kernels (vyre::lib) on DeviceArrays
+//   device_array.cpp  DeviceArray's state and NumPy arrays that own their bytes
 //   arguments.cpp     Python numbers and shapes to the library's (one rule)
 #pragma once
 
@@ -48,5 +50,6 @@ void bind_errors(nb::module_& m);
 void bind_program(nb::module_& m);
 void bind_gpu(nb::module_& m);
 void bind_cache(nb::module_& m);
+void bind_lib(nb::module_& m);
 
 }  // namespace vyre::python

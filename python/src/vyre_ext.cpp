@@ -14,4 +14,5 @@ NB_MODULE(_ext, m) {
   vyre::python::bind_program(m);
   vyre::python::bind_gpu(m);
   vyre::python::bind_cache(m);
+  vyre::python::bind_lib(m);
 }

@@ -1,0 +1,125 @@
+"""vyre.lib on lavapipe: reduce and scan of every dtype and op against NumPy at the lengths where
+passes change, NumPy and DeviceArray in and out, edge values, and errors in Python's terms."""
+
+import numpy as np
+import pytest
+
+import vyre
+import vyre.lib
+
+LENGTHS = [0, 1, 31, 32, 33, 1000, 65537, 2**20 + 3]
+DTYPES = [np.uint32, np.int32, np.float32, np.float64]
+
+
+def _values(n, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, size=n, dtype=dtype, endpoint=True)
+    return rng.uniform(-1000, 1000, size=n).astype(dtype)
+
+
+def _numpy_op(op):
+    return {"sum": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+            "xor": np.bitwise_xor}[op]
+
+
+def _ops(dtype):
+    return ["sum", "min", "max"] + (["and", "or", "xor"] if np.issubdtype(dtype, np.integer) else [])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reduce_every_op_and_length_against_numpy(dtype):
+    for n in LENGTHS:
+        x = _values(n, dtype, n)
+        for op in _ops(dtype):
+            if n == 0 and op in ("min", "max"):
+                continue
+            got = vyre.lib.reduce(x, op)
+            assert got.dtype == dtype
+            if op == "sum" and not np.issubdtype(dtype, np.integer):
+                # Within the documented bound: passes * (items + log2 W) * eps * sum|x|, passes <= 3.
+                bound = 3 * (4 + 8) * np.finfo(dtype).eps * np.abs(x.astype(np.float64)).sum()
+                assert abs(float(got) - x.astype(np.float64).sum()) <= bound, (op, n)
+            else:
+                # The integer sum wraps at 32 bits: NumPy's reduce in the same dtype does too.
+                want = _numpy_op(op).reduce(x, dtype=dtype) if n else np.array(_numpy_op(op).identity).astype(dtype)
+                assert got == want, (op, n)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scan_every_op_and_length_against_numpy(dtype):
+    for n in LENGTHS:
+        x = _values(n, dtype, 100 + n)
+        for op in _ops(dtype):
+            got = vyre.lib.scan(x, op)
+            assert got.dtype == dtype and got.shape == (n,)
+            if op == "sum" and not np.issubdtype(dtype, np.integer):
+                exact = np.cumsum(x.astype(np.float64))
+                magnitude = np.cumsum(np.abs(x.astype(np.float64)))
+                assert np.all(np.abs(got - exact) <= 3 * (4 + 8 + 2) * np.finfo(dtype).eps * magnitude), n
+            else:
+                np.testing.assert_array_equal(got, _numpy_op(op).accumulate(x, dtype=dtype) if n else x)
+            exclusive = vyre.lib.scan(x, op, inclusive=False)
+            if n > 1 and (np.issubdtype(dtype, np.integer) or op != "sum"):
+                np.testing.assert_array_equal(exclusive[1:], got[:-1])
+
+
+def test_cumsum_is_numpys_for_integers_and_wraps_at_32_bits():
+    x = np.array([2**31 - 1, 1, 5], dtype=np.int32)
+    np.testing.assert_array_equal(vyre.lib.cumsum(x), np.array([2**31 - 1, -2**31, -2**31 + 5], dtype=np.int32))
+    assert vyre.lib.sum(np.array([2**32 - 1, 2], dtype=np.uint32)) == 1
+
+
+def test_any_shape_is_its_elements_in_order():
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    assert vyre.lib.sum(x) == 66
+    np.testing.assert_array_equal(vyre.lib.cumsum(x), np.cumsum(x))
+    assert vyre.lib.max(x[:, ::2]) == 10  # a strided view is copied to its elements first
+
+
+def test_edge_values():
+    nan, inf = np.float32(np.nan), np.float32(np.inf)
+    x = np.ones(5000, dtype=np.float32)
+    x[3000] = nan
+    assert np.isnan(vyre.lib.min(x)) and np.isnan(vyre.lib.max(x))
+    running = vyre.lib.scan(x, "max")
+    assert not np.isnan(running[2999]) and np.isnan(running[3000]) and np.isnan(running[-1])
+    y = np.array([3, -inf, 2, inf], dtype=np.float32)
+    assert vyre.lib.min(y) == -inf and vyre.lib.max(y) == inf
+    assert np.signbit(vyre.lib.sum(np.full(3000, -0.0, dtype=np.float32)))
+    assert not np.signbit(vyre.lib.sum(np.zeros(0, dtype=np.float32)))
+    assert vyre.lib.reduce(np.zeros(0, dtype=np.uint32), "and") == np.uint32(2**32 - 1)
+
+
+def test_device_arrays_stay_on_the_device():
+    backend = vyre.default_backend()
+    x = np.arange(50000, dtype=np.uint32)  # its sum, 1,249,975,000, does not wrap
+    d = backend.upload(x)
+    prefix = vyre.lib.cumsum(d)
+    assert isinstance(prefix, vyre.DeviceArray) and prefix.size == 50000
+    total = vyre.lib.reduce(prefix, "max")
+    assert isinstance(total, vyre.DeviceArray)
+    assert total.numpy()[0] == np.cumsum(x, dtype=np.uint32)[-1]
+
+
+def test_errors_name_the_python_argument():
+    x = np.arange(4, dtype=np.float32)
+    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.reduce: x must be a NumPy array or a vyre.DeviceArray, not list"):
+        vyre.lib.sum([1, 2])
+    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.scan: x is int64; it takes uint32, int32, float32 or float64"):
+        vyre.lib.cumsum(np.arange(3))
+    with pytest.raises(vyre.InputError, match=r"op must be one of 'sum', 'min'.*not 'prod'"):
+        vyre.lib.reduce(x, "prod")
+    with pytest.raises(vyre.DTypeError, match=r"op 'xor' takes integer arrays \(uint32, int32\), not float32"):
+        vyre.lib.scan(x, "xor")
+    with pytest.raises(vyre.InputError, match=r"vyre.lib.reduce: min of zero elements has no value"):
+        vyre.lib.min(np.zeros(0, dtype=np.float32))
+    with pytest.raises(vyre.InputError, match=r"workgroup must be a power of two from 1 to 1024, not 100"):
+        vyre.lib.scan(x, workgroup=100)
+    with pytest.raises(vyre.InputError, match=r"items must be a positive int, not 0"):
+        vyre.lib.reduce(x, items=0)
+    with pytest.raises(vyre.InputError, match=r"inclusive must be True or False"):
+        vyre.lib.scan(x, inclusive="yes")
+    with pytest.raises(vyre.DTypeError, match=r"DeviceArray of uint8"):
+        vyre.lib.sum(vyre.default_backend().upload(np.zeros(4, dtype=np.uint8)))

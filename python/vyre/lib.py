@@ -1,0 +1,121 @@
+"""vyre.lib: the standard kernels, on NumPy arrays and DeviceArrays (docs/lib.md).
+
+    import numpy as np, vyre.lib
+    total = vyre.lib.sum(np.arange(1000, dtype=np.float32))          # a NumPy scalar
+    offsets = vyre.lib.scan(counts, inclusive=False)                  # a NumPy array
+    on_gpu = vyre.lib.cumsum(backend.upload(x), backend=backend)      # a DeviceArray
+
+A NumPy array is uploaded, the kernel's passes run in one batch, and the
+result comes back as NumPy; a DeviceArray's result stays on the GPU as a
+DeviceArray. An array of any shape is taken as its elements in order (as
+``numpy.sum`` and ``numpy.cumsum`` do without ``axis``). The accumulator is
+the element type: a uint32 or int32 sum wraps at 32 bits, where NumPy's
+widens to 64 bits.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _ext
+from ._errors import DTypeError, InputError
+from .kernel import default_backend
+
+__all__ = ["reduce", "scan", "sum", "min", "max", "cumsum"]
+
+_OPS = ("sum", "min", "max", "and", "or", "xor")
+_DTYPES = (np.uint32, np.int32, np.float32, np.float64)
+_DTYPE_NAMES = "uint32, int32, float32 or float64"
+
+
+def _device(x: Any, backend: Any, caller: str) -> tuple[Any, bool]:
+    """The DeviceArray for ``x``, and whether the caller gave NumPy (so wants NumPy back)."""
+    if isinstance(x, _ext.DeviceArray):
+        if x.dtype not in ("uint32", "int32", "float32", "float64"):
+            raise DTypeError(f"{caller}: x is a DeviceArray of {x.dtype}; it takes {_DTYPE_NAMES}")
+        return x, False
+    if not isinstance(x, np.ndarray):
+        raise DTypeError(f"{caller}: x must be a NumPy array or a vyre.DeviceArray, not {type(x).__name__} "
+                         f"(make one with np.asarray(x, dtype=np.float32), or another of {_DTYPE_NAMES})")
+    if x.dtype.type not in _DTYPES:
+        raise DTypeError(f"{caller}: x is {x.dtype}; it takes {_DTYPE_NAMES} (convert with x.astype(...): "
+                         f"the accumulator is the element type)")
+    return backend.upload(np.ascontiguousarray(x).reshape(-1)), True
+
+
+def _check(op: str, workgroup: int, items: int, caller: str) -> None:
+    if op not in _OPS:
+        raise InputError(f"{caller}: op must be one of {', '.join(repr(o) for o in _OPS)}, not {op!r}")
+    for name, value in (("workgroup", workgroup), ("items", items)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"{caller}: {name} must be a positive int, not {value!r}")
+    if workgroup > 1024 or workgroup & (workgroup - 1):
+        raise InputError(f"{caller}: workgroup must be a power of two from 1 to 1024, not {workgroup}")
+
+
+def _check_op_for(device: Any, op: str, caller: str) -> None:
+    if op in ("and", "or", "xor") and device.dtype.startswith("float"):
+        raise DTypeError(f"{caller}: op {op!r} takes integer arrays (uint32, int32), not {device.dtype}")
+
+
+def reduce(x: Any, op: str = "sum", *, backend: Optional[Any] = None, workgroup: int = 256, items: int = 4) -> Any:
+    """One value from all of ``x``'s elements: ``op`` is 'sum', 'min', 'max', 'and', 'or' or 'xor'.
+
+    NumPy in: a NumPy scalar of x's dtype. DeviceArray in: a DeviceArray of one element.
+    A float sum's order is fixed (docs/lib.md) and differs from NumPy's pairwise sum in the
+    last bits, within passes * (items + log2(workgroup)) * eps * sum(|x|). NaN propagates
+    through min and max. Zero elements: sum, or, xor give 0, and gives all ones; min and max
+    raise vyre.InputError, as NumPy's do.
+    """
+    _check(op, workgroup, items, "vyre.lib.reduce")
+    backend = backend if backend is not None else default_backend()
+    device, numpy_in = _device(x, backend, "vyre.lib.reduce")
+    _check_op_for(device, op, "vyre.lib.reduce")
+    if device.size == 0 and op in ("min", "max"):
+        raise InputError(f"vyre.lib.reduce: {op} of zero elements has no value (numpy.{op} raises too)")
+    out = _ext._lib_reduce(backend, device, op, workgroup, items)
+    return out.numpy()[0] if numpy_in else out
+
+
+def scan(x: Any, op: str = "sum", *, inclusive: bool = True, backend: Optional[Any] = None, workgroup: int = 256,
+         items: int = 4) -> Any:
+    """Every prefix of ``x`` under ``op`` ('sum', 'min', 'max', 'and', 'or', 'xor').
+
+    inclusive=True: out[i] = x[0] op ... op x[i] (numpy.cumsum for 'sum'); inclusive=False:
+    out[i] = x[0] op ... op x[i-1], out[0] the identity (+0.0 for a float sum). The result
+    has x's length and dtype: a NumPy array for NumPy in, a DeviceArray for a DeviceArray.
+    A float sum's order is fixed (docs/lib.md); each prefix is within
+    levels * (items + log2(workgroup) + 2) * eps * sum(|x[:i+1]|) of the exact one.
+    """
+    _check(op, workgroup, items, "vyre.lib.scan")
+    if not isinstance(inclusive, bool):
+        raise InputError(f"vyre.lib.scan: inclusive must be True or False, not {inclusive!r}")
+    backend = backend if backend is not None else default_backend()
+    device, numpy_in = _device(x, backend, "vyre.lib.scan")
+    _check_op_for(device, op, "vyre.lib.scan")
+    if device.size == 0:
+        return np.empty(0, dtype=device.dtype) if numpy_in else device
+    out = _ext._lib_scan(backend, device, op, inclusive, workgroup, items)
+    return out.numpy() if numpy_in else out
+
+
+def sum(x: Any, *, backend: Optional[Any] = None) -> Any:  # noqa: A001 - NumPy's name
+    """``reduce(x, 'sum')``: wraps at 32 bits for integers (numpy.sum widens to 64)."""
+    return reduce(x, "sum", backend=backend)
+
+
+def min(x: Any, *, backend: Optional[Any] = None) -> Any:  # noqa: A001 - NumPy's name
+    """``reduce(x, 'min')``: NaN if any element is NaN; zero elements raise vyre.InputError."""
+    return reduce(x, "min", backend=backend)
+
+
+def max(x: Any, *, backend: Optional[Any] = None) -> Any:  # noqa: A001 - NumPy's name
+    """``reduce(x, 'max')``: NaN if any element is NaN; zero elements raise vyre.InputError."""
+    return reduce(x, "max", backend=backend)
+
+
+def cumsum(x: Any, *, backend: Optional[Any] = None) -> Any:
+    """``scan(x, 'sum')``, numpy.cumsum of the flattened array, in x's dtype."""
+    return scan(x, "sum", backend=backend)
