@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/lib/reduce.hpp"
@@ -30,5 +31,8 @@ Dim3 grid_for(uint32_t groups);
 // throws Error(invalid_input) for a partial element, Error(limit_exceeded)
 // beyond 2^32 - 1 elements.
 uint32_t element_count(std::string_view primitive, size_t bytes, ScalarType type);
+
+// reduce_pass(type, op, shape), built and checked once per process (program_memo).
+const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape);
 
 }  // namespace vyre::lib::detail

@@ -6,6 +6,7 @@
 
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
+#include "kernels/program_memo.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -47,8 +48,9 @@ std::optional<ReduceOp> reduce_op_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-Program reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
-  check(type, op, shape);
+namespace {
+
+CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op, const ReduceShape& shape) {
   const uint32_t w = shape.workgroup;
   std::vector<Stmt> body = {
       let("l", lid()),
@@ -71,14 +73,30 @@ Program reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
     body.push_back(barrier());
   }
   body.push_back(if_(eq(var("l"), u32(0)), {store("out", var("g"), load("partial", u32(0)))}));
-  return ProgramBuilder("reduce_" + std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
-                        std::to_string(w) + "_i" + std::to_string(shape.items))
+  return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)
       .output("out", 1, type)
       .workgroup_buffer("partial", type, w)
       .body(std::move(body))
       .build();
+}
+
+}  // namespace
+
+namespace detail {
+
+const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
+  check(type, op, shape);
+  const std::string name = "reduce_" + std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
+                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  return memo_program(name, [&] { return build_pass(name, type, op, shape); });
+}
+
+}  // namespace detail
+
+Program reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
+  return detail::checked_reduce_pass(type, op, shape).program();
 }
 
 std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
@@ -88,7 +106,7 @@ std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shar
   check(type, op, shape);
   const uint32_t n = values->elements();
   if (n == 0) return backend.upload(empty_reduction(type, op), type);
-  gpu::Pipeline pipeline = backend.compile(reduce_pass(type, op, shape));
+  gpu::Pipeline pipeline = backend.compile(detail::checked_reduce_pass(type, op, shape));
   gpu::Batch batch(backend);
   // Every pass's inputs and outputs live until the batch has run.
   std::deque<detail::Pass> passes;

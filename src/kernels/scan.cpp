@@ -6,6 +6,7 @@
 
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
+#include "kernels/program_memo.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -29,6 +30,76 @@ std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
   return out;
 }
 
+
+CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceOp op, ScanKind kind,
+                               const ReduceShape& shape) {
+  const uint32_t w = shape.workgroup;
+  const uint32_t items = shape.items;
+  const bool inclusive = kind == ScanKind::Inclusive;
+  // The span is loaded and stored with neighbouring invocations at
+  // neighbouring elements (k*W + l); each invocation scans its own I
+  // consecutive elements (l*I + k) in workgroup memory in between.
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("base", mul(var("g"), u32(w * items))),
+      loop("k", u32(0), u32(items),
+           {let("t", add(mul(var("k"), u32(w)), var("l"))),
+            let("i", add(var("base"), var("t"))),
+            let("v", identity(type, op)),
+            if_(lt(var("i"), len("in")), {assign("v", load("in", var("i")))}),
+            store("tile", var("t"), var("v"))}),
+      barrier(),
+      let("acc", identity(type, op)),
+      loop("k", u32(0), u32(items),
+           {let("j", add(mul(var("l"), u32(items)), var("k"))),
+            let("x", load("tile", var("j"))),
+            inclusive ? assign("acc", combine(type, op, var("acc"), var("x"))) : store("tile", var("j"), var("acc")),
+            inclusive ? store("tile", var("j"), var("acc")) : assign("acc", combine(type, op, var("acc"), var("x")))}),
+      store("sums", var("l"), var("acc")),
+      barrier(),
+  };
+  // An inclusive scan of the invocations' totals, stride 1, 2, ..., W/2.
+  for (uint32_t stride = 1; stride < w; stride *= 2) {
+    const std::string t = "s" + std::to_string(stride);
+    body.push_back(let(t, load("sums", var("l"))));
+    body.push_back(if_(ge(var("l"), u32(stride)),
+                       {assign(t, combine(type, op, load("sums", sub(var("l"), u32(stride))), var(t)))}));
+    body.push_back(barrier());
+    body.push_back(store("sums", var("l"), var(t)));
+    body.push_back(barrier());
+  }
+  // The invocation's offset: the span's, then the invocations before it.
+  body.push_back(let("prefix", load("offsets", var("g"))));
+  body.push_back(if_(gt(var("l"), u32(0)),
+                     {assign("prefix", combine(type, op, var("prefix"), load("sums", sub(var("l"), u32(1)))))}));
+  body.push_back(loop("k", u32(0), u32(items),
+                      {let("j", add(mul(var("l"), u32(items)), var("k"))),
+                       store("tile", var("j"), combine(type, op, var("prefix"), load("tile", var("j"))))}));
+  body.push_back(barrier());
+  body.push_back(loop("k", u32(0), u32(items),
+                      {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                       let("i", add(var("base"), var("t"))),
+                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", var("t")))})}));
+  return ProgramBuilder(name)
+      .workgroup_size(w)
+      .input("in", 0, type)
+      .input("offsets", 1, type)
+      .output("out", 2, type)
+      .workgroup_buffer("tile", type, w * items)
+      .workgroup_buffer("sums", type, w)
+      .body(std::move(body))
+      .build();
+}
+
+const CheckedProgram& checked_scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape) {
+  check(type, op, shape);
+  const std::string name = "scan_" + std::string(kind == ScanKind::Inclusive ? "inclusive" : "exclusive") + "_" +
+                           std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
+                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  return detail::memo_program(name, [&] { return build_scan_pass(name, type, op, kind, shape); });
+}
+
 // The passes of one scan, recorded into one Batch.
 class ScanPlan {
  public:
@@ -37,9 +108,10 @@ class ScanPlan {
         op_(op),
         shape_(shape),
         batch_(backend),
-        reduce_(backend.compile(reduce_pass(type, op, shape))),
-        last_(backend.compile(scan_pass(type, op, kind, shape))),
-        inner_(kind == ScanKind::Exclusive ? gpu::Pipeline() : backend.compile(scan_pass(type, op, ScanKind::Exclusive, shape))),
+        reduce_(backend.compile(detail::checked_reduce_pass(type, op, shape))),
+        last_(backend.compile(checked_scan_pass(type, op, kind, shape))),
+        inner_(kind == ScanKind::Exclusive ? gpu::Pipeline()
+                                            : backend.compile(checked_scan_pass(type, op, ScanKind::Exclusive, shape))),
         kind_(kind) {}
 
   // The scan of `values`, once run() has run.
@@ -90,66 +162,7 @@ class ScanPlan {
 }  // namespace
 
 Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape) {
-  check(type, op, shape);
-  const uint32_t w = shape.workgroup;
-  const uint32_t items = shape.items;
-  const bool inclusive = kind == ScanKind::Inclusive;
-  // The span is loaded and stored with neighbouring invocations at
-  // neighbouring elements (k*W + l); each invocation scans its own I
-  // consecutive elements (l*I + k) in workgroup memory in between.
-  std::vector<Stmt> body = {
-      let("l", lid()),
-      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("base", mul(var("g"), u32(w * items))),
-      loop("k", u32(0), u32(items),
-           {let("t", add(mul(var("k"), u32(w)), var("l"))),
-            let("i", add(var("base"), var("t"))),
-            let("v", identity(type, op)),
-            if_(lt(var("i"), len("in")), {assign("v", load("in", var("i")))}),
-            store("tile", var("t"), var("v"))}),
-      barrier(),
-      let("acc", identity(type, op)),
-      loop("k", u32(0), u32(items),
-           {let("j", add(mul(var("l"), u32(items)), var("k"))),
-            let("x", load("tile", var("j"))),
-            inclusive ? assign("acc", combine(type, op, var("acc"), var("x"))) : store("tile", var("j"), var("acc")),
-            inclusive ? store("tile", var("j"), var("acc")) : assign("acc", combine(type, op, var("acc"), var("x")))}),
-      store("sums", var("l"), var("acc")),
-      barrier(),
-  };
-  // An inclusive scan of the invocations' totals, stride 1, 2, ..., W/2.
-  for (uint32_t stride = 1; stride < w; stride *= 2) {
-    const std::string t = "s" + std::to_string(stride);
-    body.push_back(let(t, load("sums", var("l"))));
-    body.push_back(if_(ge(var("l"), u32(stride)),
-                       {assign(t, combine(type, op, load("sums", sub(var("l"), u32(stride))), var(t)))}));
-    body.push_back(barrier());
-    body.push_back(store("sums", var("l"), var(t)));
-    body.push_back(barrier());
-  }
-  // The invocation's offset: the span's, then the invocations before it.
-  body.push_back(let("prefix", load("offsets", var("g"))));
-  body.push_back(if_(gt(var("l"), u32(0)),
-                     {assign("prefix", combine(type, op, var("prefix"), load("sums", sub(var("l"), u32(1)))))}));
-  body.push_back(loop("k", u32(0), u32(items),
-                      {let("j", add(mul(var("l"), u32(items)), var("k"))),
-                       store("tile", var("j"), combine(type, op, var("prefix"), load("tile", var("j"))))}));
-  body.push_back(barrier());
-  body.push_back(loop("k", u32(0), u32(items),
-                      {let("t", add(mul(var("k"), u32(w)), var("l"))),
-                       let("i", add(var("base"), var("t"))),
-                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", var("t")))})}));
-  return ProgramBuilder("scan_" + std::string(inclusive ? "inclusive" : "exclusive") + "_" +
-                        std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
-                        std::to_string(w) + "_i" + std::to_string(items))
-      .workgroup_size(w)
-      .input("in", 0, type)
-      .input("offsets", 1, type)
-      .output("out", 2, type)
-      .workgroup_buffer("tile", type, w * items)
-      .workgroup_buffer("sums", type, w)
-      .body(std::move(body))
-      .build();
+  return checked_scan_pass(type, op, kind, shape).program();
 }
 
 std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
