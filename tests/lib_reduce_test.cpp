@@ -132,9 +132,10 @@ TEST(LibReduce, EdgeValues) {
 }
 
 TEST(LibReduce, ShapesAndAGridBeyondOneAxis) {
-  const std::vector<uint32_t> x = random_values<uint32_t>(70001, 9);
+  const std::vector<uint32_t> x = random_values<uint32_t>(140001, 9);
   const uint32_t want = host_fold(x, ReduceOp::Sum);
-  // {1, 2}: 35,001 workgroups, then 17,501, ...; {1, 1} would never shrink and is refused.
+  // {1, 2}: 70,001 workgroups on a grid of 65,535 x 2 (the last 61,069 have
+  // no span), then 35,001, ...; {1, 1} would never shrink and is refused.
   for (const lib::ReduceShape shape : {lib::ReduceShape{1, 2}, lib::ReduceShape{64, 1}, lib::ReduceShape{1024, 16}})
     EXPECT_EQ(lib::reduce(backend(), x, ReduceOp::Sum, shape), want) << shape.workgroup << "x" << shape.items;
 }

@@ -72,7 +72,9 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op,
                               combine(type, op, load("partial", var("l")), load("partial", add(var("l"), u32(stride)))))}));
     body.push_back(barrier());
   }
-  body.push_back(if_(eq(var("l"), u32(0)), {store("out", var("g"), load("partial", u32(0)))}));
+  // A two-axis grid has workgroups past the last span: they must not store,
+  // since an index out of range is clamped to the last element on the GPU.
+  body.push_back(if_(land(eq(var("l"), u32(0)), lt(var("g"), len("out"))), {store("out", var("g"), load("partial", u32(0)))}));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)
