@@ -7,6 +7,7 @@
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
+#include "kernels/scan_plan.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -100,66 +101,52 @@ const CheckedProgram& checked_scan_pass(ScalarType type, ReduceOp op, ScanKind k
   return detail::memo_program(name, [&] { return build_scan_pass(name, type, op, kind, shape); });
 }
 
-// The passes of one scan, recorded into one Batch.
-class ScanPlan {
- public:
-  ScanPlan(gpu::Backend& backend, ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape)
-      : type_(type),
-        op_(op),
-        shape_(shape),
-        batch_(backend),
-        reduce_(backend.compile(detail::checked_reduce_pass(type, op, shape))),
-        last_(backend.compile(checked_scan_pass(type, op, kind, shape))),
-        inner_(kind == ScanKind::Exclusive ? gpu::Pipeline()
-                                            : backend.compile(checked_scan_pass(type, op, ScanKind::Exclusive, shape))),
-        kind_(kind) {}
-
-  // The scan of `values`, once run() has run.
-  std::shared_ptr<gpu::DeviceBuffer> record(const std::shared_ptr<gpu::DeviceBuffer>& values) {
-    // A user's exclusive float sum starts from +0 (the sum of nothing, as
-    // NumPy's); the spans' offsets start from the identity, so negative
-    // zeros stay negative.
-    const uint64_t first = kind_ == ScanKind::Exclusive && op_ == ReduceOp::Sum ? 0 : detail::identity_bits(type_, op_);
-    return level(values, last_, first);
-  }
-
-  void run() { batch_.run(); }
-
- private:
-  gpu::Pipeline& inner() { return kind_ == ScanKind::Exclusive ? last_ : inner_; }
-
-  // Scans `values` with `pipeline`, the first span starting from `first`.
-  std::shared_ptr<gpu::DeviceBuffer> level(const std::shared_ptr<gpu::DeviceBuffer>& values, gpu::Pipeline& pipeline,
-                                           uint64_t first) {
-    const uint32_t n = values->elements();
-    const uint32_t groups = groups_for(n, shape_);
-    detail::Pass& pass = passes_.emplace_back();
-    if (groups == 1) {
-      pass.inputs.bytes("offsets", bytes_of(first, type_));
-    } else {
-      detail::Pass& sums = passes_.emplace_back();
-      sums.inputs.device("in", values).size("out", groups);
-      sums.outputs = batch_.dispatch_resident(reduce_, sums.inputs, grid_for(groups));
-      pass.inputs.device("offsets", level(sums.outputs.get("out"), inner(), first));
-    }
-    pass.inputs.device("in", values).size("out", n);
-    pass.outputs = batch_.dispatch_resident(pipeline, pass.inputs, grid_for(groups));
-    return pass.outputs.get("out");
-  }
-
-  ScalarType type_;
-  ReduceOp op_;
-  ReduceShape shape_;
-  gpu::Batch batch_;
-  gpu::Pipeline reduce_;
-  gpu::Pipeline last_;
-  gpu::Pipeline inner_;  // the spans' exclusive scan, where the user's is inclusive
-  ScanKind kind_;
-  // Every pass's inputs and outputs live until the batch has run.
-  std::deque<detail::Pass> passes_;
-};
 
 }  // namespace
+
+namespace detail {
+
+ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
+                   ScanKind kind, const ReduceShape& shape)
+    : type_(type),
+      op_(op),
+      kind_(kind),
+      shape_(shape),
+      batch_(batch),
+      passes_(passes),
+      reduce_(backend.compile(checked_reduce_pass(type, op, shape))),
+      last_(backend.compile(checked_scan_pass(type, op, kind, shape))),
+      inner_(kind == ScanKind::Exclusive ? gpu::Pipeline()
+                                          : backend.compile(checked_scan_pass(type, op, ScanKind::Exclusive, shape))) {}
+
+std::shared_ptr<gpu::DeviceBuffer> ScanPlan::record(const std::shared_ptr<gpu::DeviceBuffer>& values) {
+  // A user's exclusive float sum starts from +0 (the sum of nothing, as
+  // NumPy's); the spans' offsets start from the identity, so negative zeros
+  // stay negative.
+  const uint64_t first = kind_ == ScanKind::Exclusive && op_ == ReduceOp::Sum ? 0 : identity_bits(type_, op_);
+  return level(values, last_, first);
+}
+
+// Scans `values` with `pipeline`, the first span starting from `first`.
+std::shared_ptr<gpu::DeviceBuffer> ScanPlan::level(const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                                   gpu::Pipeline& pipeline, uint64_t first) {
+  const uint32_t n = values->elements();
+  const uint32_t groups = groups_for(n, shape_);
+  Pass& pass = passes_.emplace_back();
+  if (groups == 1) {
+    pass.inputs.bytes("offsets", bytes_of(first, type_));
+  } else {
+    Pass& sums = passes_.emplace_back();
+    sums.inputs.device("in", values).size("out", groups);
+    sums.outputs = batch_.dispatch_resident(reduce_, sums.inputs, grid_for(groups));
+    pass.inputs.device("offsets", level(sums.outputs.get("out"), inner(), first));
+  }
+  pass.inputs.device("in", values).size("out", n);
+  pass.outputs = batch_.dispatch_resident(pipeline, pass.inputs, grid_for(groups));
+  return pass.outputs.get("out");
+}
+
+}  // namespace detail
 
 Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape) {
   return checked_scan_pass(type, op, kind, shape).program();
@@ -170,9 +157,11 @@ std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared
   if (!values) throw Error(ErrorKind::invalid_input, "scan: the buffer is null");
   check(values->type(), op, shape);
   if (values->elements() == 0) return values;  // nothing to scan: the empty buffer is its own scan
-  ScanPlan plan(backend, values->type(), op, kind, shape);
+  gpu::Batch batch(backend);
+  std::deque<detail::Pass> passes;
+  detail::ScanPlan plan(backend, batch, passes, values->type(), op, kind, shape);
   std::shared_ptr<gpu::DeviceBuffer> out = plan.record(values);
-  plan.run();
+  batch.run();
   return out;
 }
 

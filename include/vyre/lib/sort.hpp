@@ -1,0 +1,113 @@
+// vyre::lib::sort: a stable LSD radix sort of u32, i32 or f32 keys, with or
+// without u32 values, on the GPU (docs/lib.md, "sort").
+//
+//   std::vector<float> sorted = vyre::lib::sort<float>(backend, keys);
+//   std::vector<uint32_t> order = vyre::lib::argsort<uint32_t>(backend, keys);
+//
+// Eight passes of four bits each, all in one Batch: per pass, each workgroup
+// counts its span's digits, the counts are scanned (lib::scan's plan), and
+// each workgroup writes its span's keys to their places in digit order. No
+// workgroup waits on another.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "vyre/export.hpp"
+#include "vyre/gpu.hpp"
+#include "vyre/lib/reduce.hpp"
+#include "vyre/program.hpp"
+
+namespace vyre::lib {
+
+// Ascending: NumPy's order, NaN last; -0.0 before +0.0. Descending: the
+// reverse order of keys, NaN first, equal keys still in their input order.
+enum class SortOrder : uint8_t { Ascending, Descending };
+
+// Each workgroup takes workgroup * items keys; each invocation `items`
+// consecutive ones. Its digit table (16 counters an invocation) must fit
+// WebGPU's 16 KiB of workgroup memory: workgroup is a power of two from 16
+// to 128, items 1 to 64.
+struct VYRE_API SortShape {
+  uint32_t workgroup = 128;
+  uint32_t items = 8;
+};
+
+// The two programs of one pass, the digit at bit `shift` chosen by the
+// one-element buffer `shift` (0, 4, ..., 28):
+//   count:   `keys` to `counts` (16 per workgroup, digit-major: counts[d*G+g]);
+//   scatter: `keys` (and `values`) to `keys_out` (and `values_out`), each key
+//            at offsets[d*G+g] (the exclusive scan of counts) plus its rank.
+VYRE_API Program sort_count_pass(ScalarType key_type, SortOrder order, const SortShape& shape = {});
+VYRE_API Program sort_scatter_pass(ScalarType key_type, bool with_values, SortOrder order, const SortShape& shape = {});
+
+struct VYRE_API SortedBuffers {
+  std::shared_ptr<gpu::DeviceBuffer> keys;
+  std::shared_ptr<gpu::DeviceBuffer> values;  // null when none were given
+};
+
+// Sorts buffers already on the GPU into new ones, left there. `values`
+// (u32, as many as keys) may be null. Throws Error(invalid_input) for
+// another key or value type, lengths that differ, or a shape out of range.
+VYRE_API SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& keys,
+                            const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order = SortOrder::Ascending,
+                            const SortShape& shape = {});
+
+// Host memory in and out: `keys` as bytes of `key_type`; `values` empty or
+// one per key. Returns the sorted keys' bytes and the values in their order.
+VYRE_API std::pair<std::vector<uint8_t>, std::vector<uint32_t>> sort_bytes(gpu::Backend& backend,
+                                                                          std::span<const uint8_t> keys,
+                                                                          ScalarType key_type,
+                                                                          std::span<const uint32_t> values,
+                                                                          SortOrder order = SortOrder::Ascending,
+                                                                          const SortShape& shape = {});
+
+template <class T>
+std::vector<T> sort(gpu::Backend& backend, std::span<const T> keys, SortOrder order = SortOrder::Ascending,
+                    const SortShape& shape = {}) {
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(keys.data()), keys.size_bytes());
+  const auto sorted = sort_bytes(backend, bytes, scalar_type_of<T>(), {}, order, shape);
+  std::vector<T> out(keys.size());
+  if (!out.empty()) std::memcpy(out.data(), sorted.first.data(), sorted.first.size());
+  return out;
+}
+
+template <class T>
+std::vector<T> sort(gpu::Backend& backend, const std::vector<T>& keys, SortOrder order = SortOrder::Ascending,
+                    const SortShape& shape = {}) {
+  return sort(backend, std::span<const T>(keys), order, shape);
+}
+
+// The keys sorted and `values` moved with them.
+template <class T>
+std::pair<std::vector<T>, std::vector<uint32_t>> sort_pairs(gpu::Backend& backend, std::span<const T> keys,
+                                                           std::span<const uint32_t> values,
+                                                           SortOrder order = SortOrder::Ascending,
+                                                           const SortShape& shape = {}) {
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(keys.data()), keys.size_bytes());
+  auto sorted = sort_bytes(backend, bytes, scalar_type_of<T>(), values, order, shape);
+  std::vector<T> out(keys.size());
+  if (!out.empty()) std::memcpy(out.data(), sorted.first.data(), sorted.first.size());
+  return {std::move(out), std::move(sorted.second)};
+}
+
+// The indices that sort `keys`, stably (NumPy's argsort with kind='stable').
+template <class T>
+std::vector<uint32_t> argsort(gpu::Backend& backend, std::span<const T> keys, SortOrder order = SortOrder::Ascending,
+                              const SortShape& shape = {}) {
+  std::vector<uint32_t> index(keys.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
+  return sort_pairs(backend, keys, std::span<const uint32_t>(index), order, shape).second;
+}
+
+template <class T>
+std::vector<uint32_t> argsort(gpu::Backend& backend, const std::vector<T>& keys, SortOrder order = SortOrder::Ascending,
+                              const SortShape& shape = {}) {
+  return argsort(backend, std::span<const T>(keys), order, shape);
+}
+
+}  // namespace vyre::lib

@@ -1,0 +1,254 @@
+#include "vyre/lib/sort.hpp"
+
+#include <bit>
+#include <deque>
+#include <string>
+
+#include "kernels/passes.hpp"
+#include "kernels/program_memo.hpp"
+#include "kernels/scan_plan.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::lib {
+namespace {
+
+using namespace vyre::build;
+using detail::grid_for;
+
+constexpr uint32_t kRadixBits = 4;
+constexpr uint32_t kDigits = 1u << kRadixBits;
+constexpr uint32_t kKeyBits = 32;
+
+void check(ScalarType key_type, const SortShape& shape) {
+  if (key_type != ScalarType::U32 && key_type != ScalarType::I32 && key_type != ScalarType::F32)
+    throw Error(ErrorKind::invalid_input,
+                "sort takes u32, i32 or f32 keys, not " + std::string(vyre::to_string(key_type)));
+  if (shape.workgroup < 16 || shape.workgroup > 128 || !std::has_single_bit(shape.workgroup))
+    throw Error(ErrorKind::invalid_input, "sort: the workgroup is a power of two from 16 to 128 (its digit table "
+                                          "must fit 16 KiB of workgroup memory), not " +
+                                              std::to_string(shape.workgroup));
+  if (shape.items == 0 || shape.items > 64)
+    throw Error(ErrorKind::invalid_input, "sort: items is 1 to 64, not " + std::to_string(shape.items));
+}
+
+ReduceShape span_of(const SortShape& shape) { return {shape.workgroup, shape.items}; }
+
+// The key as a u32 whose unsigned order is the sort's order: i32 with its
+// sign bit flipped; f32 with every bit flipped when negative and the sign
+// bit set when not, and every NaN the largest of all; all of it flipped
+// again for a descending sort.
+Expr ordered_bits(ScalarType key_type, SortOrder order, Expr key) {
+  Expr bits = key_type == ScalarType::U32 ? std::move(key) : bitcast(ScalarType::U32, std::move(key));
+  if (key_type == ScalarType::I32) bits = bit_xor(std::move(bits), u32(0x80000000u));
+  if (key_type == ScalarType::F32) {
+    Expr flipped = select(eq(shr(bits, u32(31)), u32(1)), bit_not(bits), bit_or(bits, u32(0x80000000u)));
+    bits = select(gt(bit_and(bits, u32(0x7fffffffu)), u32(0x7f800000u)), u32(0xffffffffu), std::move(flipped));
+  }
+  return order == SortOrder::Descending ? bit_not(std::move(bits)) : bits;
+}
+
+Expr digit_of(ScalarType key_type, SortOrder order, Expr key) {
+  return bit_and(shr(ordered_bits(key_type, order, std::move(key)), load("shift", u32(0))), u32(kDigits - 1));
+}
+
+// table[d*W + l]: invocation l's count of digit d.
+Expr cell(Expr digit, uint32_t w) { return add(mul(std::move(digit), u32(w)), var("l")); }
+
+std::vector<Stmt> zero_table(uint32_t w) {
+  return {loop("d", u32(0), u32(kDigits), {store("table", cell(var("d"), w), u32(0))})};
+}
+
+std::string suffix(ScalarType key_type, SortOrder order, const SortShape& shape) {
+  return std::string(vyre::to_string(key_type)) + (order == SortOrder::Ascending ? "_asc" : "_desc") + "_w" +
+         std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+}
+
+CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrder order, const SortShape& shape) {
+  const uint32_t w = shape.workgroup;
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("groups", div(len("counts"), u32(kDigits))),
+      let("base", mul(var("g"), u32(w * shape.items))),
+  };
+  for (Stmt& s : zero_table(w)) body.push_back(std::move(s));
+  // Neighbouring invocations read neighbouring keys; the order of counting
+  // does not matter.
+  body.push_back(loop("k", u32(0), u32(shape.items),
+                      {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
+                       if_(lt(var("i"), len("keys")),
+                           {let("c", cell(digit_of(key_type, order, load("keys", var("i"))), w)),
+                            store("table", var("c"), add(load("table", var("c")), u32(1)))})}));
+  body.push_back(barrier());
+  // Each digit's counts summed over the invocations in a tree.
+  for (uint32_t stride = w / 2; stride > 0; stride /= 2) {
+    body.push_back(if_(lt(var("l"), u32(stride)),
+                       {loop("d", u32(0), u32(kDigits),
+                             {let("c", cell(var("d"), w)),
+                              store("table", var("c"),
+                                    add(load("table", var("c")), load("table", add(var("c"), u32(stride)))))})}));
+    body.push_back(barrier());
+  }
+  body.push_back(if_(land(lt(var("l"), u32(kDigits)), lt(var("g"), var("groups"))),
+                     {store("counts", add(mul(var("l"), var("groups")), var("g")), load("table", mul(var("l"), u32(w))))}));
+  return ProgramBuilder(name)
+      .workgroup_size(w)
+      .input("keys", 0, key_type)
+      .input("shift", 1, ScalarType::U32)
+      .output("counts", 2, ScalarType::U32)
+      .workgroup_buffer("table", ScalarType::U32, kDigits * w)
+      .body(std::move(body))
+      .build();
+}
+
+CheckedProgram build_scatter(const std::string& name, ScalarType key_type, bool with_values, SortOrder order,
+                             const SortShape& shape) {
+  const uint32_t w = shape.workgroup;
+  const uint32_t items = shape.items;
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("groups", div(len("offsets"), u32(kDigits))),
+      // Invocation l takes keys [first, first + items): consecutive keys, so
+      // that equal keys keep their order.
+      let("first", add(mul(var("g"), u32(w * items)), mul(var("l"), u32(items)))),
+  };
+  for (Stmt& s : zero_table(w)) body.push_back(std::move(s));
+  body.push_back(loop("k", u32(0), u32(items),
+                      {let("i", add(var("first"), var("k"))),
+                       if_(lt(var("i"), len("keys")),
+                           {let("c", cell(digit_of(key_type, order, load("keys", var("i"))), w)),
+                            store("table", var("c"), add(load("table", var("c")), u32(1)))})}));
+  body.push_back(barrier());
+  // An exclusive scan of the whole table in digit-major order: invocation l
+  // scans entries [16l, 16l + 16) in turn, the invocations' totals are
+  // scanned in log2 W steps, and each adds the total before it. Then
+  // table[d*W + l] counts the span's keys of a lower digit, and those of
+  // digit d held by invocations before l.
+  body.push_back(let("acc", u32(0)));
+  body.push_back(loop("j", u32(0), u32(kDigits),
+                      {let("t", add(mul(var("l"), u32(kDigits)), var("j"))),
+                       let("x", load("table", var("t"))),
+                       store("table", var("t"), var("acc")),
+                       assign("acc", add(var("acc"), var("x")))}));
+  body.push_back(store("sums", var("l"), var("acc")));
+  body.push_back(barrier());
+  for (uint32_t stride = 1; stride < w; stride *= 2) {
+    const std::string t = "s" + std::to_string(stride);
+    body.push_back(let(t, load("sums", var("l"))));
+    body.push_back(if_(ge(var("l"), u32(stride)), {assign(t, add(load("sums", sub(var("l"), u32(stride))), var(t)))}));
+    body.push_back(barrier());
+    body.push_back(store("sums", var("l"), var(t)));
+    body.push_back(barrier());
+  }
+  body.push_back(let("before", u32(0)));
+  body.push_back(if_(gt(var("l"), u32(0)), {assign("before", load("sums", sub(var("l"), u32(1))))}));
+  body.push_back(loop("j", u32(0), u32(kDigits),
+                      {let("t", add(mul(var("l"), u32(kDigits)), var("j"))),
+                       store("table", var("t"), add(load("table", var("t")), var("before")))}));
+  body.push_back(barrier());
+  // Where each digit's keys start in the span, kept before the table's
+  // cells become running counts.
+  body.push_back(if_(lt(var("l"), u32(kDigits)), {store("starts", var("l"), load("table", mul(var("l"), u32(w))))}));
+  body.push_back(barrier());
+  std::vector<Stmt> place = {
+      let("key", load("keys", var("i"))),
+      let("d", digit_of(key_type, order, var("key"))),
+      let("c", cell(var("d"), w)),
+      let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))),
+                    sub(load("table", var("c")), load("starts", var("d"))))),
+      store("table", var("c"), add(load("table", var("c")), u32(1))),
+      store("keys_out", var("at"), var("key")),
+  };
+  if (with_values) place.push_back(store("values_out", var("at"), load("values", var("i"))));
+  body.push_back(loop("k", u32(0), u32(items),
+                      {let("i", add(var("first"), var("k"))), if_(lt(var("i"), len("keys")), std::move(place))}));
+  ProgramBuilder builder(name);
+  builder.workgroup_size(w)
+      .input("keys", 0, key_type)
+      .input("shift", 1, ScalarType::U32)
+      .input("offsets", 2, ScalarType::U32)
+      .output("keys_out", 3, key_type)
+      .workgroup_buffer("table", ScalarType::U32, kDigits * w)
+      .workgroup_buffer("sums", ScalarType::U32, w)
+      .workgroup_buffer("starts", ScalarType::U32, kDigits);
+  if (with_values) builder.input("values", 4, ScalarType::U32).output("values_out", 5, ScalarType::U32);
+  return builder.body(std::move(body)).build();
+}
+
+const CheckedProgram& checked_count(ScalarType key_type, SortOrder order, const SortShape& shape) {
+  check(key_type, shape);
+  const std::string name = "sort_count_" + suffix(key_type, order, shape);
+  return detail::memo_program(name, [&] { return build_count(name, key_type, order, shape); });
+}
+
+const CheckedProgram& checked_scatter(ScalarType key_type, bool with_values, SortOrder order, const SortShape& shape) {
+  check(key_type, shape);
+  const std::string name = std::string(with_values ? "sort_scatter_pairs_" : "sort_scatter_") + suffix(key_type, order, shape);
+  return detail::memo_program(name, [&] { return build_scatter(name, key_type, with_values, order, shape); });
+}
+
+}  // namespace
+
+Program sort_count_pass(ScalarType key_type, SortOrder order, const SortShape& shape) {
+  return checked_count(key_type, order, shape).program();
+}
+
+Program sort_scatter_pass(ScalarType key_type, bool with_values, SortOrder order, const SortShape& shape) {
+  return checked_scatter(key_type, with_values, order, shape).program();
+}
+
+SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& keys,
+                   const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order, const SortShape& shape) {
+  if (!keys) throw Error(ErrorKind::invalid_input, "sort: the keys buffer is null");
+  check(keys->type(), shape);
+  if (values && values->type() != ScalarType::U32)
+    throw Error(ErrorKind::invalid_input,
+                "sort takes u32 values, not " + std::string(vyre::to_string(values->type())));
+  if (values && values->elements() != keys->elements())
+    throw Error(ErrorKind::invalid_input, "sort: " + std::to_string(keys->elements()) + " keys but " +
+                                              std::to_string(values->elements()) + " values");
+  const uint32_t n = keys->elements();
+  if (n == 0) return {keys, values};
+  const ScalarType key_type = keys->type();
+  gpu::Pipeline count = backend.compile(checked_count(key_type, order, shape));
+  gpu::Pipeline scatter = backend.compile(checked_scatter(key_type, values != nullptr, order, shape));
+  const uint32_t groups = detail::groups_for(n, span_of(shape));
+  const Dim3 grid = grid_for(groups);
+  gpu::Batch batch(backend);
+  std::deque<detail::Pass> passes;
+  detail::ScanPlan offsets(backend, batch, passes, ScalarType::U32, ReduceOp::Sum, ScanKind::Exclusive, {});
+  SortedBuffers now{keys, values};
+  for (uint32_t shift = 0; shift < kKeyBits; shift += kRadixBits) {
+    detail::Pass& counted = passes.emplace_back();
+    counted.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).size("counts", kDigits * groups);
+    counted.outputs = batch.dispatch_resident(count, counted.inputs, grid);
+    const std::shared_ptr<gpu::DeviceBuffer> starts = offsets.record(counted.outputs.get("counts"));
+    detail::Pass& moved = passes.emplace_back();
+    moved.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).device("offsets", starts).size("keys_out", n);
+    if (values) moved.inputs.device("values", now.values).size("values_out", n);
+    moved.outputs = batch.dispatch_resident(scatter, moved.inputs, grid);
+    now.keys = moved.outputs.get("keys_out");
+    if (values) now.values = moved.outputs.get("values_out");
+  }
+  batch.run();
+  return now;
+}
+
+std::pair<std::vector<uint8_t>, std::vector<uint32_t>> sort_bytes(gpu::Backend& backend,
+                                                                 std::span<const uint8_t> keys, ScalarType key_type,
+                                                                 std::span<const uint32_t> values, SortOrder order,
+                                                                 const SortShape& shape) {
+  check(key_type, shape);
+  const uint32_t n = detail::element_count("sort", keys.size(), key_type);
+  if (!values.empty() && values.size() != n)
+    throw Error(ErrorKind::invalid_input,
+                "sort: " + std::to_string(n) + " keys but " + std::to_string(values.size()) + " values");
+  if (n == 0) return {};
+  const SortedBuffers sorted =
+      sort(backend, backend.upload(keys, key_type), values.empty() ? nullptr : backend.upload(values), order, shape);
+  return {sorted.keys->read(), sorted.values ? sorted.values->read_as<uint32_t>() : std::vector<uint32_t>{}};
+}
+
+}  // namespace vyre::lib
