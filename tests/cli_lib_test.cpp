@@ -35,6 +35,10 @@ TEST(CliLib, ScanAndReduceOfValuesOnTheCommandLine) {
   EXPECT_EQ(j["dtype"], "f64");
   EXPECT_EQ(j["result"], "nan");
   EXPECT_GT(j["ms"].get<double>(), 0.0);
+  r = run_vyre({"lib", "sort", "--input", "x=3,1,nan,-0,0,-5", "--dtype", "f32"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "[-5.0, -0.0, 0.0, 1.0, 3.0, \"nan\"]\n") << r.err;
+  r = run_vyre({"lib", "sort", "--input", "x=3,-1,2", "--dtype", "i32", "--descending"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "[3, 2, -1]\n") << r.err;
 }
 
 TEST(CliLib, RawFileInAndOut) {
@@ -72,11 +76,14 @@ TEST(CliLib, RefusalsNameTheFlag) {
       {{"lib", "scan", "--input", "x=1", "--dtype", "u32", "--shape", "256"}, 3, "is not WORKGROUP,ITEMS"},
       {{"lib", "scan", "--input", "x=1", "--dtype", "u32", "--shape", "100,4"}, 3, "power of two"},
       {{"lib", "scan", "--dtype", "u32"}, 2, "--input is required"},
+      {{"lib", "sort", "--input", "x=1", "--dtype", "f64"}, 3, "sort takes u32, i32 or f32 keys, not f64"},
+      {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--op", "max"}, 2, "--op"},
+      {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--shape", "256,4"}, 3, "from 16 to 128"},
       {{"lib"}, 2, "A subcommand is required"},
   };
   for (const auto& [args, code, message] : cases) {
     const auto r = run_vyre(args, cache_in(tmp));
-    EXPECT_EQ(r.exit_code, code) << args.back() << ": " << r.err;
+    EXPECT_EQ(r.exit_code, code) << args[1] << " " << args.back() << ": " << r.err;
     EXPECT_TRUE(contains(r.err, message)) << r.err;
     EXPECT_EQ(r.out, "");
   }

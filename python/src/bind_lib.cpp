@@ -7,6 +7,7 @@
 #include "device_array.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
+#include "vyre/lib/sort.hpp"
 
 namespace vyre::python {
 namespace {
@@ -48,6 +49,20 @@ void bind_lib(nb::module_& m) {
         return PyDeviceArray{std::move(out), {}};
       },
       "backend"_a, "x"_a, "op"_a, "inclusive"_a, "workgroup"_a, "items"_a);
+  m.def(
+      "_lib_sort",
+      [](PyBackend& b, const PyDeviceArray& keys, const PyDeviceArray* values, bool descending, uint32_t workgroup,
+         uint32_t items) {
+        lib::SortedBuffers out;
+        {
+          nb::gil_scoped_release release;
+          out = lib::sort(*b.backend, keys.buffer, values ? values->buffer : nullptr,
+                          descending ? lib::SortOrder::Descending : lib::SortOrder::Ascending, {workgroup, items});
+        }
+        if (!out.values) return nb::make_tuple(PyDeviceArray{std::move(out.keys), {}}, nb::none());
+        return nb::make_tuple(PyDeviceArray{std::move(out.keys), {}}, PyDeviceArray{std::move(out.values), {}});
+      },
+      "backend"_a, "keys"_a, "values"_a.none(), "descending"_a, "workgroup"_a, "items"_a);
 }
 
 }  // namespace vyre::python

@@ -123,3 +123,45 @@ def test_errors_name_the_python_argument():
         vyre.lib.scan(x, inclusive="yes")
     with pytest.raises(vyre.DTypeError, match=r"DeviceArray of uint8"):
         vyre.lib.sum(vyre.default_backend().upload(np.zeros(4, dtype=np.uint8)))
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.float32])
+def test_sort_and_argsort_against_numpys_stable_sort(dtype):
+    for n in LENGTHS:
+        keys = _values(n, dtype, 200 + n)
+        keys[::3] = keys[: (n + 2) // 3]  # equal keys, so that stability is seen
+        np.testing.assert_array_equal(vyre.lib.sort(keys), np.sort(keys, kind="stable"))
+        np.testing.assert_array_equal(vyre.lib.argsort(keys), np.argsort(keys, kind="stable").astype(np.uint32))
+        down = vyre.lib.argsort(keys, descending=True)
+        # Descending: the reverse order, equal keys still in input order.
+        np.testing.assert_array_equal(down, np.argsort(-keys.astype(np.float64), kind="stable").astype(np.uint32))
+
+
+def test_sort_nan_last_and_pairs():
+    x = np.array([3, np.nan, -np.inf, -0.0, 0.0, -np.nan, np.inf], dtype=np.float32)
+    got = vyre.lib.sort(x)
+    np.testing.assert_array_equal(got[:5], [-np.inf, -0.0, 0.0, 3, np.inf])
+    assert np.signbit(got[1]) and not np.signbit(got[2])
+    assert np.isnan(got[5:]).all()
+    assert np.isnan(vyre.lib.sort(x, descending=True)[:2]).all()
+    keys, values = vyre.lib.sort(np.array([5, 1, 5, 0], dtype=np.uint32), np.arange(4, dtype=np.uint32))
+    np.testing.assert_array_equal(keys, [0, 1, 5, 5])
+    np.testing.assert_array_equal(values, [3, 1, 0, 2])
+    backend = vyre.default_backend()
+    on_gpu = vyre.lib.sort(backend.upload(np.array([2, 1], dtype=np.int32)))
+    assert isinstance(on_gpu, vyre.DeviceArray)
+    np.testing.assert_array_equal(on_gpu.numpy(), [1, 2])
+
+
+def test_sort_errors_name_the_python_argument():
+    keys = np.array([3, 1], dtype=np.uint32)
+    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.sort: keys are float64; it takes uint32, int32 or float32"):
+        vyre.lib.sort(np.array([1.0]))
+    with pytest.raises(vyre.DTypeError, match=r"values are int32; it takes uint32 values"):
+        vyre.lib.sort(keys, np.array([0, 1], dtype=np.int32))
+    with pytest.raises(vyre.InputError, match=r"2 keys but 3 values"):
+        vyre.lib.sort(keys, np.arange(3, dtype=np.uint32))
+    with pytest.raises(vyre.InputError, match=r"workgroup must be a power of two from 16 to 128, not 256"):
+        vyre.lib.sort(keys, workgroup=256)
+    with pytest.raises(vyre.InputError, match=r"descending must be True or False"):
+        vyre.lib.sort(keys, descending=1)

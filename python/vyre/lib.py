@@ -3,6 +3,7 @@
     import numpy as np, vyre.lib
     total = vyre.lib.sum(np.arange(1000, dtype=np.float32))          # a NumPy scalar
     offsets = vyre.lib.scan(counts, inclusive=False)                  # a NumPy array
+    keys, order = vyre.lib.sort(keys, values=np.arange(len(keys), dtype=np.uint32))
     on_gpu = vyre.lib.cumsum(backend.upload(x), backend=backend)      # a DeviceArray
 
 A NumPy array is uploaded, the kernel's passes run in one batch, and the
@@ -23,7 +24,7 @@ from . import _ext
 from ._errors import DTypeError, InputError
 from .kernel import default_backend
 
-__all__ = ["reduce", "scan", "sum", "min", "max", "cumsum"]
+__all__ = ["reduce", "scan", "sum", "min", "max", "cumsum", "sort", "argsort"]
 
 _OPS = ("sum", "min", "max", "and", "or", "xor")
 _DTYPES = (np.uint32, np.int32, np.float32, np.float64)
@@ -119,3 +120,53 @@ def max(x: Any, *, backend: Optional[Any] = None) -> Any:  # noqa: A001 - NumPy'
 def cumsum(x: Any, *, backend: Optional[Any] = None) -> Any:
     """``scan(x, 'sum')``, numpy.cumsum of the flattened array, in x's dtype."""
     return scan(x, "sum", backend=backend)
+
+
+_SORT_DTYPES = ("uint32", "int32", "float32")
+
+
+def sort(keys: Any, values: Optional[Any] = None, *, descending: bool = False, backend: Optional[Any] = None,
+         workgroup: int = 128, items: int = 8) -> Any:
+    """``keys`` in order by a stable radix sort; with ``values`` (uint32, one per key), ``(keys, values)``.
+
+    Keys are uint32, int32 or float32. Ascending is numpy.sort's order with NaN last (of either
+    sign, their bits kept) and -0.0 before +0.0; descending=True is the reverse order, NaN
+    first, equal keys still in their input order (stable both ways). NumPy in: NumPy out;
+    DeviceArrays in: DeviceArrays out.
+    """
+    _check("sum", workgroup, items, "vyre.lib.sort")
+    if not isinstance(descending, bool):
+        raise InputError(f"vyre.lib.sort: descending must be True or False, not {descending!r}")
+    if workgroup < 16 or workgroup > 128:
+        raise InputError(f"vyre.lib.sort: workgroup must be a power of two from 16 to 128, not {workgroup}")
+    backend = backend if backend is not None else default_backend()
+    device, numpy_in = _device(keys, backend, "vyre.lib.sort")
+    if device.dtype not in _SORT_DTYPES:
+        raise DTypeError(f"vyre.lib.sort: keys are {device.dtype}; it takes uint32, int32 or float32 keys")
+    device_values = None
+    if values is not None:
+        device_values, _ = _device(values, backend, "vyre.lib.sort")
+        if device_values.dtype != "uint32":
+            raise DTypeError(f"vyre.lib.sort: values are {device_values.dtype}; it takes uint32 values "
+                             "(indices: np.arange(n, dtype=np.uint32))")
+        if device_values.size != device.size:
+            raise InputError(f"vyre.lib.sort: {device.size} keys but {device_values.size} values")
+    if device.size == 0:
+        out_keys, out_values = device, device_values
+    else:
+        out_keys, out_values = _ext._lib_sort(backend, device, device_values, descending, workgroup, items)
+    if numpy_in:
+        out_keys = out_keys.numpy() if device.size else np.empty(0, dtype=device.dtype)
+        if out_values is not None:
+            out_values = out_values.numpy() if device.size else np.empty(0, dtype=np.uint32)
+    return out_keys if values is None else (out_keys, out_values)
+
+
+def argsort(keys: Any, *, descending: bool = False, backend: Optional[Any] = None) -> Any:
+    """The uint32 indices that sort ``keys`` stably (numpy.argsort(kind='stable')), as ``sort`` orders them."""
+    n = keys.size if isinstance(keys, (np.ndarray, _ext.DeviceArray)) else 0
+    backend = backend if backend is not None else default_backend()
+    index = np.arange(n, dtype=np.uint32)
+    if isinstance(keys, _ext.DeviceArray):
+        index = backend.upload(index)
+    return sort(keys, index, descending=descending, backend=backend)[1]

@@ -13,6 +13,7 @@
 #include "vyre/gpu.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
+#include "vyre/lib/sort.hpp"
 #include "vyre/values.hpp"
 
 namespace vyre::cli {
@@ -23,6 +24,7 @@ struct LibOptions {
   std::string dtype;
   std::string op = "sum";
   bool exclusive = false;
+  bool descending = false;
   std::string shape;  // WORKGROUP,ITEMS
   std::string output;
   bool json = false;
@@ -43,8 +45,8 @@ lib::ReduceOp parse_op(const std::string& text) {
   return *op;
 }
 
-lib::ReduceShape parse_shape(const std::string& text) {
-  if (text.empty()) return {};
+lib::ReduceShape parse_shape(const std::string& text, lib::ReduceShape fallback = {}) {
+  if (text.empty()) return fallback;
   const size_t comma = text.find(',');
   const auto number = [&](const std::string& part) {
     size_t used = 0;
@@ -115,10 +117,17 @@ void add_primitive(CLI::App* lib, Action& action, const std::string& name, const
   auto* cmd = lib->add_subcommand(name, what);
   auto o = std::make_shared<LibOptions>();
   cmd->add_option("--input", o->input, "x=V1,V2,... or x=@FILE (raw little-endian elements of --dtype)")->required();
-  cmd->add_option("--dtype", o->dtype, "The element type: u32, i32, f32 or f64")->required();
-  cmd->add_option("--op", o->op, "sum (default), min, max, and, or, xor (the last three for integers)");
+  cmd->add_option("--dtype", o->dtype,
+                  name == "sort" ? "The key type: u32, i32 or f32" : "The element type: u32, i32, f32 or f64")
+      ->required();
+  if (name == "sort") {
+    cmd->add_flag("--descending", o->descending, "Largest first, NaN first (default: smallest first, NaN last)");
+    cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and keys each (default 128,8)");
+  } else {
+    cmd->add_option("--op", o->op, "sum (default), min, max, and, or, xor (the last three for integers)");
+    cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and elements each (default 256,4)");
+  }
   if (name == "scan") cmd->add_flag("--exclusive", o->exclusive, "Each element's prefix before it (default: including it)");
-  cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and elements each (default 256,4)");
   cmd->add_option("--output", o->output, "Write the result's raw little-endian bytes to this file instead of printing");
   cmd->add_flag("--json", o->json, "Print {\"primitive\", \"dtype\", \"result\", \"ms\"} as one JSON object");
   cmd->add_flag("-v,--verbose", o->verbose, "Tell on stderr how long the call took");
@@ -149,6 +158,16 @@ void add_lib(CLI::App& app, Action& action) {
                   return lib::scan_bytes(backend, x, type, parse_op(o.op),
                                          o.exclusive ? lib::ScanKind::Exclusive : lib::ScanKind::Inclusive,
                                          parse_shape(o.shape));
+                });
+  add_primitive(lib, action, "sort", "The keys in order: a stable radix sort (NaN last)",
+                [](gpu::Backend& backend, const LibOptions& o, ScalarType type, const std::vector<uint8_t>& x) {
+                  if (type == ScalarType::F64)
+                    throw Error(ErrorKind::invalid_input, "--dtype: sort takes u32, i32 or f32 keys, not f64");
+                  const lib::ReduceShape shape = parse_shape(o.shape, {128, 8});
+                  return lib::sort_bytes(backend, x, type, {},
+                                         o.descending ? lib::SortOrder::Descending : lib::SortOrder::Ascending,
+                                         {shape.workgroup, shape.items})
+                      .first;
                 });
 }
 
