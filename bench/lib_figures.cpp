@@ -7,6 +7,7 @@
 // CUDA's copy for the same sizes, and scripts/h200/lib runs both.
 //
 //   lib_figures [--quick] [--log2 N]   --quick: 2^22 elements (lavapipe); default 2^28
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "vyre/gpu.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
+#include "vyre/lib/sort.hpp"
 
 namespace {
 
@@ -129,6 +131,26 @@ int main(int argc, char** argv) {
     const double ms = median_ms(reps, [&] { vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape); });
     emit("scan_sum_u32_ms_" + shape_name(shape), ms, "ms");
     emit("scan_sum_u32_gbs_" + shape_name(shape), 2 * bytes / ms / 1e6, "GB/s (N*4 read + N*4 written / time)");
+  }
+  // sort: a quarter as many keys (2^26 on the H200), as CuPy's figure.
+  const size_t m = n / 4;
+  std::vector<uint32_t> keys(m);
+  for (auto& k : keys) k = static_cast<uint32_t>(rng());
+  const auto k_buffer = backend.upload(keys);
+  uint64_t key_sum = 0;
+  for (uint32_t k : keys) key_sum += k;
+  for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 8}, vyre::lib::SortShape{128, 16},
+                                           vyre::lib::SortShape{64, 16}, vyre::lib::SortShape{128, 4}}) {
+    const std::vector<uint32_t> got = vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape)
+                                          .keys->read_as<uint32_t>();
+    uint64_t got_sum = 0;
+    for (uint32_t k : got) got_sum += k;
+    if (!std::is_sorted(got.begin(), got.end()) || got_sum != key_sum) fail("sort gave keys out of order or lost some");
+    const std::string name = std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+    const double ms =
+        median_ms(quick ? 3 : 10, [&] { vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape); });
+    emit("sort_u32_ms_" + name, ms, "ms");
+    emit("sort_u32_gkeys_" + name, static_cast<double>(m) / ms / 1e6, "Gkeys/s");
   }
   return 0;
 }

@@ -165,7 +165,7 @@ TEST(LibScan, ShapesAndAGridBeyondOneAxis) {
   const std::vector<uint32_t> x = random_values<uint32_t>(140001, 26);
   const std::vector<uint32_t> want = host_scan(x, ReduceOp::Sum, ScanKind::Inclusive);
   // {1, 2}: 70,001 workgroups on two axes, and sixteen levels.
-  for (const lib::ReduceShape shape : {lib::ReduceShape{1, 2}, lib::ReduceShape{64, 1}, lib::ReduceShape{1024, 3}})
+  for (const lib::ReduceShape shape : {lib::ReduceShape{1, 2}, lib::ReduceShape{64, 1}, lib::ReduceShape{1024, 2}})
     EXPECT_EQ(lib::scan(backend(), x, ReduceOp::Sum, ScanKind::Inclusive, shape), want)
         << shape.workgroup << "x" << shape.items;
 }
@@ -191,9 +191,9 @@ TEST(LibScan, RefusalsSayWhy) {
             std::string::npos);
   EXPECT_NE(message([] { lib::scan_pass(ScalarType::U8, ReduceOp::Sum, ScanKind::Inclusive); }).find("u32, i32, f32 or f64"),
             std::string::npos);
-  // 1024 x (4 + 1) f32 elements are 20,480 bytes of workgroup memory.
+  // 1024 x 4 f32 elements, padded by one in 32, and 1,024 totals: 20,992 bytes.
   EXPECT_NE(message([] { lib::scan(backend(), std::vector<float>{1}, ReduceOp::Sum, ScanKind::Inclusive, {1024, 4}); })
-                .find("needs 20480 bytes of workgroup memory"),
+                .find("needs 20992 bytes of workgroup memory"),
             std::string::npos);
   const std::vector<uint8_t> odd(6);
   EXPECT_NE(message([&] { lib::scan_bytes(backend(), odd, ScalarType::F32); }).find("whole f32"), std::string::npos);

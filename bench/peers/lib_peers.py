@@ -2,7 +2,7 @@
 """The peers of vyre's standard kernels (docs/benchmarks.md, "Standard kernels"), for the same
 sizes as bench/lib_figures: CUDA's device-to-device copy (the bandwidth ceiling), cupy.sum of
 f32, cupy.cumsum of u32 (in u32) and cupy.sort of u32, timed with CUDA events; or, with
---numpy, NumPy's sum and cumsum on the host. Prints JSON lines {"name", "value", "unit"}.
+--numpy, NumPy's sum, cumsum and stable sort on the host. Prints JSON lines {"name", "value", "unit"}.
 
     lib_peers.py [--numpy] [--log2 N]     default 2^28 (sort: 2^26)
 """
@@ -73,6 +73,8 @@ def numpy_figures(log2n):
 
     emit("numpy_sum_f32_ms", wall_ms(lambda: np.sum(xf)), "ms")
     emit("numpy_cumsum_u32_ms", wall_ms(lambda: np.cumsum(xu, dtype=np.uint32)), "ms")
+    keys = xu[: n // 4] * np.uint32(2654435761)
+    emit("numpy_sort_u32_ms", wall_ms(lambda: np.sort(keys, kind="stable")), "ms")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ void check_type_and_op(std::string_view primitive, ScalarType type, ReduceOp op)
                                               std::string(vyre::to_string(type)));
 }
 
-void check_shape(std::string_view primitive, ScalarType type, const ReduceShape& shape, uint32_t tile_buffers) {
+void check_shape(std::string_view primitive, ScalarType type, const ReduceShape& shape, uint64_t tile_elements) {
   const std::string name(primitive);
   if (shape.workgroup == 0 || shape.workgroup > 1024 || !std::has_single_bit(shape.workgroup))
     throw Error(ErrorKind::invalid_input,
@@ -51,7 +51,7 @@ void check_shape(std::string_view primitive, ScalarType type, const ReduceShape&
   if (shape.workgroup * shape.items < 2)
     throw Error(ErrorKind::invalid_input, name + ": a workgroup of 1 invocation needs 2 or more items");
   const uint64_t storage =
-      (uint64_t{tile_buffers} * shape.workgroup * shape.items + shape.workgroup) * element_bytes(type);
+      (tile_elements + shape.workgroup) * element_bytes(type);
   if (storage > kWorkgroupStorageBytes)
     throw Error(ErrorKind::invalid_input, name + ": workgroup " + std::to_string(shape.workgroup) + " x items " +
                                               std::to_string(shape.items) + " of " +

@@ -14,10 +14,10 @@ namespace vyre::lib::detail {
 // it does not take.
 void check_type_and_op(std::string_view primitive, ScalarType type, ReduceOp op);
 
-// Throws Error(invalid_input) for a shape out of range; `tile_buffers` is how
-// many workgroup arrays of workgroup * items elements the pass keeps, which
-// must fit WebGPU's 16 KiB of workgroup storage with one more of `workgroup`.
-void check_shape(std::string_view primitive, ScalarType type, const ReduceShape& shape, uint32_t tile_buffers);
+// Throws Error(invalid_input) for a shape out of range; `tile_elements` is
+// the workgroup memory the pass keeps beside one element per invocation,
+// which together must fit WebGPU's 16 KiB of workgroup storage.
+void check_shape(std::string_view primitive, ScalarType type, const ReduceShape& shape, uint64_t tile_elements);
 
 // The value that leaves every element as it is under `op`. A float sum's is
 // -0.0, so that a sum of negative zeros stays -0.0, as in NumPy.

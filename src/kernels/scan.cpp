@@ -20,9 +20,20 @@ using detail::grid_for;
 using detail::groups_for;
 using detail::identity;
 
+// The span in workgroup memory, one word of padding after every 32, so that
+// invocation l's run of `items` elements (l*I + k) falls in different banks
+// across l (32 banks of 4 bytes): a stride of I words alone would put
+// I invocations on one bank.
+uint64_t tile_size(const ReduceShape& shape) {
+  const uint64_t span = uint64_t{shape.workgroup} * shape.items;
+  return span + span / 32;
+}
+
+Expr at(Expr t) { return add(t, shr(t, u32(5))); }
+
 void check(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   detail::check_type_and_op("scan", type, op);
-  detail::check_shape("scan", type, shape, 1);
+  detail::check_shape("scan", type, shape, tile_size(shape));
 }
 
 std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
@@ -49,14 +60,14 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
             let("i", add(var("base"), var("t"))),
             let("v", identity(type, op)),
             if_(lt(var("i"), len("in")), {assign("v", load("in", var("i")))}),
-            store("tile", var("t"), var("v"))}),
+            store("tile", at(var("t")), var("v"))}),
       barrier(),
       let("acc", identity(type, op)),
       loop("k", u32(0), u32(items),
            {let("j", add(mul(var("l"), u32(items)), var("k"))),
-            let("x", load("tile", var("j"))),
-            inclusive ? assign("acc", combine(type, op, var("acc"), var("x"))) : store("tile", var("j"), var("acc")),
-            inclusive ? store("tile", var("j"), var("acc")) : assign("acc", combine(type, op, var("acc"), var("x")))}),
+            let("x", load("tile", at(var("j")))),
+            inclusive ? assign("acc", combine(type, op, var("acc"), var("x"))) : store("tile", at(var("j")), var("acc")),
+            inclusive ? store("tile", at(var("j")), var("acc")) : assign("acc", combine(type, op, var("acc"), var("x")))}),
       store("sums", var("l"), var("acc")),
       barrier(),
   };
@@ -76,18 +87,18 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
                      {assign("prefix", combine(type, op, var("prefix"), load("sums", sub(var("l"), u32(1)))))}));
   body.push_back(loop("k", u32(0), u32(items),
                       {let("j", add(mul(var("l"), u32(items)), var("k"))),
-                       store("tile", var("j"), combine(type, op, var("prefix"), load("tile", var("j"))))}));
+                       store("tile", at(var("j")), combine(type, op, var("prefix"), load("tile", at(var("j")))))}));
   body.push_back(barrier());
   body.push_back(loop("k", u32(0), u32(items),
                       {let("t", add(mul(var("k"), u32(w)), var("l"))),
                        let("i", add(var("base"), var("t"))),
-                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", var("t")))})}));
+                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", at(var("t"))))})}));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)
       .input("offsets", 1, type)
       .output("out", 2, type)
-      .workgroup_buffer("tile", type, w * items)
+      .workgroup_buffer("tile", type, static_cast<uint32_t>(tile_size(shape)))
       .workgroup_buffer("sums", type, w)
       .body(std::move(body))
       .build();

@@ -52,8 +52,15 @@ Expr digit_of(ScalarType key_type, SortOrder order, Expr key) {
   return bit_and(shr(ordered_bits(key_type, order, std::move(key)), load("shift", u32(0))), u32(kDigits - 1));
 }
 
+// The digit table's entry t, with one word of padding after every 16: the
+// scatter pass reads it both as table[d*W + l] (neighbouring invocations at
+// neighbouring words) and as invocation l's run of 16 (16l + j), which
+// unpadded would put 16 invocations on one of the 32 banks.
+Expr slot(Expr t) { return add(t, shr(t, u32(4))); }
+constexpr uint32_t table_size(uint32_t w) { return kDigits * w + w; }
+
 // table[d*W + l]: invocation l's count of digit d.
-Expr cell(Expr digit, uint32_t w) { return add(mul(std::move(digit), u32(w)), var("l")); }
+Expr cell(Expr digit, uint32_t w) { return slot(add(mul(std::move(digit), u32(w)), var("l"))); }
 
 std::vector<Stmt> zero_table(uint32_t w) {
   return {loop("d", u32(0), u32(kDigits), {store("table", cell(var("d"), w), u32(0))})};
@@ -87,17 +94,18 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
                        {loop("d", u32(0), u32(kDigits),
                              {let("c", cell(var("d"), w)),
                               store("table", var("c"),
-                                    add(load("table", var("c")), load("table", add(var("c"), u32(stride)))))})}));
+                                    add(load("table", var("c")),
+                                        load("table", slot(add(add(mul(var("d"), u32(w)), var("l")), u32(stride))))))})}));
     body.push_back(barrier());
   }
   body.push_back(if_(land(lt(var("l"), u32(kDigits)), lt(var("g"), var("groups"))),
-                     {store("counts", add(mul(var("l"), var("groups")), var("g")), load("table", mul(var("l"), u32(w))))}));
+                     {store("counts", add(mul(var("l"), var("groups")), var("g")), load("table", slot(mul(var("l"), u32(w)))))}));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("keys", 0, key_type)
       .input("shift", 1, ScalarType::U32)
       .output("counts", 2, ScalarType::U32)
-      .workgroup_buffer("table", ScalarType::U32, kDigits * w)
+      .workgroup_buffer("table", ScalarType::U32, table_size(w))
       .body(std::move(body))
       .build();
 }
@@ -128,7 +136,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, bool 
   // digit d held by invocations before l.
   body.push_back(let("acc", u32(0)));
   body.push_back(loop("j", u32(0), u32(kDigits),
-                      {let("t", add(mul(var("l"), u32(kDigits)), var("j"))),
+                      {let("t", slot(add(mul(var("l"), u32(kDigits)), var("j")))),
                        let("x", load("table", var("t"))),
                        store("table", var("t"), var("acc")),
                        assign("acc", add(var("acc"), var("x")))}));
@@ -145,12 +153,12 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, bool 
   body.push_back(let("before", u32(0)));
   body.push_back(if_(gt(var("l"), u32(0)), {assign("before", load("sums", sub(var("l"), u32(1))))}));
   body.push_back(loop("j", u32(0), u32(kDigits),
-                      {let("t", add(mul(var("l"), u32(kDigits)), var("j"))),
+                      {let("t", slot(add(mul(var("l"), u32(kDigits)), var("j")))),
                        store("table", var("t"), add(load("table", var("t")), var("before")))}));
   body.push_back(barrier());
   // Where each digit's keys start in the span, kept before the table's
   // cells become running counts.
-  body.push_back(if_(lt(var("l"), u32(kDigits)), {store("starts", var("l"), load("table", mul(var("l"), u32(w))))}));
+  body.push_back(if_(lt(var("l"), u32(kDigits)), {store("starts", var("l"), load("table", slot(mul(var("l"), u32(w)))))}));
   body.push_back(barrier());
   std::vector<Stmt> place = {
       let("key", load("keys", var("i"))),
@@ -170,7 +178,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, bool 
       .input("shift", 1, ScalarType::U32)
       .input("offsets", 2, ScalarType::U32)
       .output("keys_out", 3, key_type)
-      .workgroup_buffer("table", ScalarType::U32, kDigits * w)
+      .workgroup_buffer("table", ScalarType::U32, table_size(w))
       .workgroup_buffer("sums", ScalarType::U32, w)
       .workgroup_buffer("starts", ScalarType::U32, kDigits);
   if (with_values) builder.input("values", 4, ScalarType::U32).output("values_out", 5, ScalarType::U32);
