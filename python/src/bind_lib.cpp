@@ -5,6 +5,7 @@
 
 #include "bind.hpp"
 #include "device_array.hpp"
+#include "vyre/lib/bincount.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
 #include "vyre/lib/sort.hpp"
@@ -63,6 +64,17 @@ void bind_lib(nb::module_& m) {
         return nb::make_tuple(PyDeviceArray{std::move(out.keys), {}}, PyDeviceArray{std::move(out.values), {}});
       },
       "backend"_a, "keys"_a, "values"_a.none(), "descending"_a, "workgroup"_a, "items"_a);
+  m.def(
+      "_lib_bincount",
+      [](PyBackend& b, const PyDeviceArray& x, uint32_t bins) {
+        std::shared_ptr<gpu::DeviceBuffer> out;
+        {
+          nb::gil_scoped_release release;
+          out = lib::bincount(*b.backend, x.buffer, bins);
+        }
+        return PyDeviceArray{std::move(out), {}};
+      },
+      "backend"_a, "x"_a, "bins"_a);
 }
 
 }  // namespace vyre::python

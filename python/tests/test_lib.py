@@ -165,3 +165,29 @@ def test_sort_errors_name_the_python_argument():
         vyre.lib.sort(keys, workgroup=256)
     with pytest.raises(vyre.InputError, match=r"descending must be True or False"):
         vyre.lib.sort(keys, descending=1)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int32])
+def test_bincount_against_numpy(dtype):
+    rng = np.random.default_rng(7)
+    for n in LENGTHS:
+        for top in (1, 300, 5000):
+            x = rng.integers(0, top, size=n).astype(dtype)
+            got = vyre.lib.bincount(x)
+            assert got.dtype == np.uint32
+            np.testing.assert_array_equal(got, np.bincount(x))
+            np.testing.assert_array_equal(vyre.lib.bincount(x, minlength=top + 3), np.bincount(x, minlength=top + 3))
+
+
+def test_bincount_errors_and_device_arrays():
+    with pytest.raises(vyre.InputError, match=r"vyre.lib.bincount: x has the negative value -2"):
+        vyre.lib.bincount(np.array([1, -2], dtype=np.int32))
+    with pytest.raises(vyre.DTypeError, match=r"x is float32; it takes uint32 or int32"):
+        vyre.lib.bincount(np.array([1.0], dtype=np.float32))
+    with pytest.raises(vyre.InputError, match=r"minlength must be an int of 0 or more"):
+        vyre.lib.bincount(np.array([1], dtype=np.uint32), minlength=-1)
+    assert vyre.lib.bincount(np.zeros(0, dtype=np.uint32)).shape == (0,)
+    backend = vyre.default_backend()
+    counts = vyre.lib.bincount(backend.upload(np.array([0, 2, 2], dtype=np.uint32)))
+    assert isinstance(counts, vyre.DeviceArray)
+    np.testing.assert_array_equal(counts.numpy(), [1, 0, 2])

@@ -16,6 +16,7 @@ widens to 64 bits.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Optional
 
 import numpy as np
@@ -24,7 +25,7 @@ from . import _ext
 from ._errors import DTypeError, InputError
 from .kernel import default_backend
 
-__all__ = ["reduce", "scan", "sum", "min", "max", "cumsum", "sort", "argsort"]
+__all__ = ["reduce", "scan", "sum", "min", "max", "cumsum", "sort", "argsort", "bincount"]
 
 _OPS = ("sum", "min", "max", "and", "or", "xor")
 _DTYPES = (np.uint32, np.int32, np.float32, np.float64)
@@ -170,3 +171,32 @@ def argsort(keys: Any, *, descending: bool = False, backend: Optional[Any] = Non
     if isinstance(keys, _ext.DeviceArray):
         index = backend.upload(index)
     return sort(keys, index, descending=descending, backend=backend)[1]
+
+
+def bincount(x: Any, minlength: int = 0, *, backend: Optional[Any] = None) -> Any:
+    """How many times each value 0, 1, ... occurs in ``x`` (uint32 or int32), as numpy.bincount.
+
+    The result has max(x) + 1 bins, or ``minlength`` if that is more, and dtype uint32
+    (numpy.bincount's is int64: a count wraps past 2**32 - 1). A negative value raises
+    vyre.InputError, as NumPy raises ValueError. NumPy in: NumPy out; a DeviceArray: a DeviceArray.
+    """
+    if isinstance(minlength, bool) or not isinstance(minlength, int) or minlength < 0:
+        raise InputError(f"vyre.lib.bincount: minlength must be an int of 0 or more, not {minlength!r}")
+    backend = backend if backend is not None else default_backend()
+    device, numpy_in = _device(x, backend, "vyre.lib.bincount")
+    if device.dtype not in ("uint32", "int32"):
+        raise DTypeError(f"vyre.lib.bincount: x is {device.dtype}; it takes uint32 or int32 values")
+    bins = minlength
+    if device.size:
+        if device.dtype == "int32":
+            lowest = int(_ext._lib_reduce(backend, device, "min", 256, 4).numpy()[0])
+            if lowest < 0:
+                raise InputError(f"vyre.lib.bincount: x has the negative value {lowest}; bincount counts values from 0")
+        bins = builtins.max(bins, int(_ext._lib_reduce(backend, device, "max", 256, 4).numpy()[0]) + 1)
+    if bins > 2**32 - 1:
+        raise InputError("vyre.lib.bincount: the value 4294967295 would need 2**32 bins")
+    if bins == 0 or device.size == 0:
+        empty = np.zeros(bins, dtype=np.uint32)
+        return empty if numpy_in else backend.upload(empty)
+    out = _ext._lib_bincount(backend, device, bins)
+    return out.numpy() if numpy_in else out

@@ -1,0 +1,120 @@
+#include "vyre/lib/bincount.hpp"
+
+#include <string>
+
+#include "kernels/combine.hpp"
+#include "kernels/passes.hpp"
+#include "kernels/program_memo.hpp"
+#include "vyre/builder.hpp"
+#include "vyre/error.hpp"
+
+namespace vyre::lib {
+namespace {
+
+using namespace vyre::build;
+
+void check(ScalarType type, uint32_t bins, const ReduceShape& shape) {
+  if (type != ScalarType::U32 && type != ScalarType::I32)
+    throw Error(ErrorKind::invalid_input,
+                "bincount takes u32 or i32 values, not " + std::string(vyre::to_string(type)));
+  if (bins == 0) throw Error(ErrorKind::invalid_input, "bincount needs at least one bin");
+  detail::check_shape("bincount", ScalarType::U32, shape, 0);
+}
+
+// The bin of value `v`, or `bins` for one outside [0, bins): an i32 is
+// taken as its bits, so a negative one is 2^31 or more.
+Expr bin_of(ScalarType type, Expr v, uint32_t bins) {
+  Expr bits = type == ScalarType::U32 ? std::move(v) : bitcast(ScalarType::U32, std::move(v));
+  return min(std::move(bits), u32(bins));
+}
+
+CheckedProgram build_pass(const std::string& name, ScalarType type, uint32_t bins, const ReduceShape& shape) {
+  const uint32_t w = shape.workgroup;
+  const bool local = bins <= kWorkgroupBins;
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("base", mul(var("g"), u32(w * shape.items))),
+  };
+  // Adds `count` to bin b of the result, or to `outside` for bin `bins`.
+  const auto add_to_result = [&](Expr b, Expr count) {
+    return if_(lt(b, u32(bins)), {eval(atomic(AtomicOp::Add, "counts", b, count))},
+               {eval(atomic(AtomicOp::Add, "outside", u32(0), count))});
+  };
+  // Bin b = r*W + l of the workgroup's, for r in uniform bounds (a barrier
+  // follows).
+  const uint32_t rounds = (bins + 1 + w - 1) / w;
+  const auto each_bin = [&](std::vector<Stmt> then) {
+    return loop("r", u32(0), u32(rounds),
+                {let("b", add(mul(var("r"), u32(w)), var("l"))), if_(le(var("b"), u32(bins)), std::move(then))});
+  };
+  if (local) body.push_back(each_bin({store("hist", var("b"), u32(0))}));
+  if (local) body.push_back(barrier());
+  std::vector<Stmt> count_one = {let("b", bin_of(type, load("values", var("i")), bins))};
+  if (local)
+    count_one.push_back(eval(atomic(AtomicOp::Add, "hist", var("b"), u32(1))));
+  else
+    count_one.push_back(add_to_result(var("b"), u32(1)));
+  body.push_back(loop("k", u32(0), u32(shape.items),
+                      {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
+                       if_(lt(var("i"), len("values")), std::move(count_one))}));
+  if (local) {
+    body.push_back(barrier());
+    body.push_back(each_bin({let("c", load("hist", var("b"))), if_(gt(var("c"), u32(0)), {add_to_result(var("b"), var("c"))})}));
+  }
+  ProgramBuilder builder(name);
+  builder.workgroup_size(w).input("values", 0, type).output("counts", 1, ScalarType::U32).output("outside", 2,
+                                                                                                  ScalarType::U32);
+  if (local) builder.workgroup_buffer("hist", ScalarType::U32, bins + 1);
+  return builder.body(std::move(body)).build();
+}
+
+const CheckedProgram& checked_pass(ScalarType type, uint32_t bins, const ReduceShape& shape) {
+  check(type, bins, shape);
+  const std::string name = "bincount_" + std::string(vyre::to_string(type)) + "_b" + std::to_string(bins) + "_w" +
+                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  return detail::memo_program(name, [&] { return build_pass(name, type, bins, shape); });
+}
+
+uint32_t read_one(const std::shared_ptr<gpu::DeviceBuffer>& buffer) { return buffer->read_as<uint32_t>()[0]; }
+
+}  // namespace
+
+Program bincount_pass(ScalarType type, uint32_t bins, const ReduceShape& shape) {
+  return checked_pass(type, bins, shape).program();
+}
+
+std::shared_ptr<gpu::DeviceBuffer> bincount(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                            std::optional<uint32_t> bins, const ReduceShape& shape) {
+  if (!values) throw Error(ErrorKind::invalid_input, "bincount: the buffer is null");
+  const ScalarType type = values->type();
+  const uint32_t n = values->elements();
+  check(type, n == 0 ? 1 : bins.value_or(1), shape);
+  // Nothing counted: the bins asked for, none by default (NumPy's).
+  if (n == 0) return backend.upload(std::vector<uint32_t>(bins.value_or(0), 0));
+  if (!bins) {
+    if (type == ScalarType::I32) {
+      const auto lowest = static_cast<int32_t>(read_one(reduce(backend, values, ReduceOp::Min)));
+      if (lowest < 0)
+        throw Error(ErrorKind::invalid_input, "bincount counts values from 0; it was given " + std::to_string(lowest));
+    }
+    const uint32_t highest = read_one(reduce(backend, values, ReduceOp::Max));
+    if (highest == UINT32_MAX)
+      throw Error(ErrorKind::limit_exceeded, "bincount: the value 4294967295 would need 2^32 bins");
+    bins = highest + 1;
+  }
+  gpu::Pipeline pipeline = backend.compile(checked_pass(type, *bins, shape));
+  const uint32_t groups = detail::groups_for(n, shape);
+  Inputs in;
+  in.device("values", values).size("counts", *bins).size("outside", 1);
+  gpu::Batch batch(backend);
+  const gpu::DeviceOutputs out = batch.dispatch_resident(pipeline, in, detail::grid_for(groups));
+  batch.run();
+  if (const uint32_t outside = read_one(out.get("outside")); outside != 0)
+    throw Error(ErrorKind::invalid_input, "bincount: " + std::to_string(outside) + " of the " + std::to_string(n) +
+                                              " values are not in [0, " + std::to_string(*bins) +
+                                              "): give more bins, or none to count up to the largest value");
+  return out.get("counts");
+}
+
+}  // namespace vyre::lib
