@@ -39,6 +39,10 @@ TEST(CliLib, ScanAndReduceOfValuesOnTheCommandLine) {
   EXPECT_EQ(r.out, "[-5.0, -0.0, 0.0, 1.0, 3.0, \"nan\"]\n") << r.err;
   r = run_vyre({"lib", "sort", "--input", "x=3,-1,2", "--dtype", "i32", "--descending"}, cache_in(tmp));
   EXPECT_EQ(r.out, "[3, 2, -1]\n") << r.err;
+  r = run_vyre({"lib", "bincount", "--input", "x=0,3,3,1", "--dtype", "i32"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "[1, 1, 0, 2]\n") << r.err;
+  r = run_vyre({"lib", "bincount", "--input", "x=1", "--dtype", "u32", "--bins", "3", "--json"}, cache_in(tmp));
+  EXPECT_EQ(nlohmann::json::parse(r.out)["dtype"], "u32") << r.err;
 }
 
 TEST(CliLib, RawFileInAndOut) {
@@ -79,6 +83,8 @@ TEST(CliLib, RefusalsNameTheFlag) {
       {{"lib", "sort", "--input", "x=1", "--dtype", "f64"}, 3, "sort takes u32, i32 or f32 keys, not f64"},
       {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--op", "max"}, 2, "--op"},
       {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--shape", "256,4"}, 3, "from 16 to 128"},
+      {{"lib", "bincount", "--input", "x=1,5,9", "--dtype", "u32", "--bins", "5"}, 3, "2 of the 3 values are not in [0, 5)"},
+      {{"lib", "bincount", "--input", "x=1", "--dtype", "f32"}, 3, "bincount takes u32 or i32 values, not f32"},
       {{"lib"}, 2, "A subcommand is required"},
   };
   for (const auto& [args, code, message] : cases) {

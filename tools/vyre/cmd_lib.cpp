@@ -6,11 +6,13 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
+#include "vyre/lib/bincount.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
 #include "vyre/lib/sort.hpp"
@@ -25,6 +27,7 @@ struct LibOptions {
   std::string op = "sum";
   bool exclusive = false;
   bool descending = false;
+  std::optional<uint32_t> bins;
   std::string shape;  // WORKGROUP,ITEMS
   std::string output;
   bool json = false;
@@ -118,9 +121,14 @@ void add_primitive(CLI::App* lib, Action& action, const std::string& name, const
   auto o = std::make_shared<LibOptions>();
   cmd->add_option("--input", o->input, "x=V1,V2,... or x=@FILE (raw little-endian elements of --dtype)")->required();
   cmd->add_option("--dtype", o->dtype,
-                  name == "sort" ? "The key type: u32, i32 or f32" : "The element type: u32, i32, f32 or f64")
+                  name == "sort"       ? "The key type: u32, i32 or f32"
+                  : name == "bincount" ? "The value type: u32 or i32"
+                                       : "The element type: u32, i32, f32 or f64")
       ->required();
-  if (name == "sort") {
+  if (name == "bincount") {
+    cmd->add_option("--bins", o->bins, "How many bins (default: the largest value + 1); a value outside exits 3");
+    cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and values each (default 256,4)");
+  } else if (name == "sort") {
     cmd->add_flag("--descending", o->descending, "Largest first, NaN first (default: smallest first, NaN last)");
     cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and keys each (default 128,8)");
   } else {
@@ -138,8 +146,9 @@ void add_primitive(CLI::App* lib, Action& action, const std::string& name, const
       gpu::Backend backend;
       const auto start = std::chrono::steady_clock::now();
       const std::vector<uint8_t> result = body(backend, *o, type, input);
+      const ScalarType result_type = name == "bincount" ? ScalarType::U32 : type;
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      return emit(*o, name, type, result, ms);
+      return emit(*o, name, result_type, result, ms);
     };
   });
 }
@@ -168,6 +177,14 @@ void add_lib(CLI::App& app, Action& action) {
                                          o.descending ? lib::SortOrder::Descending : lib::SortOrder::Ascending,
                                          {shape.workgroup, shape.items})
                       .first;
+                });
+  add_primitive(lib, action, "bincount", "How many times each value 0, 1, ... occurs (u32 counts)",
+                [](gpu::Backend& backend, const LibOptions& o, ScalarType type, const std::vector<uint8_t>& x) {
+                  if (type != ScalarType::U32 && type != ScalarType::I32)
+                    throw Error(ErrorKind::invalid_input, "--dtype: bincount takes u32 or i32 values, not " +
+                                                              std::string(to_string(type)));
+                  if (x.empty()) return std::vector<uint8_t>(size_t{o.bins.value_or(0)} * 4, 0);
+                  return lib::bincount(backend, backend.upload(x, type), o.bins, parse_shape(o.shape))->read();
                 });
 }
 
