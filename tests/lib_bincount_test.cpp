@@ -69,7 +69,7 @@ TEST(LibBincount, RefusalsSayWhy) {
   const auto message = [](auto f) {
     try {
       f();
-    } catch (const Error& e) {
+    } catch (const Error& e) {  // invalid_input, or limit_exceeded for 2^32 bins
       return std::string(e.what());
     }
     return std::string("no error");

@@ -149,15 +149,7 @@ TEST(LibReduce, ABufferOnTheGpuStaysThere) {
 }
 
 TEST(LibReduce, RefusalsSayWhy) {
-  const auto message = [](auto f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::invalid_input);
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto f) { return test::invalid_input_message(f); };
   EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{}, ReduceOp::Min); }).find("zero elements has no value"),
             std::string::npos);
   EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{1}, ReduceOp::Xor); }).find("takes u32 or i32"),

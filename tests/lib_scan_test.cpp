@@ -178,15 +178,7 @@ TEST(LibScan, ABufferOnTheGpuStaysThere) {
 }
 
 TEST(LibScan, RefusalsSayWhy) {
-  const auto message = [](auto f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::invalid_input);
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto message = [](auto f) { return test::invalid_input_message(f); };
   EXPECT_NE(message([] { lib::scan(backend(), std::vector<float>{1}, ReduceOp::And); }).find("scan and takes u32 or i32"),
             std::string::npos);
   EXPECT_NE(message([] { lib::scan_pass(ScalarType::U8, ReduceOp::Sum, ScanKind::Inclusive); }).find("u32, i32, f32 or f64"),

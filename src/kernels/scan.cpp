@@ -16,8 +16,6 @@ namespace {
 
 using namespace vyre::build;
 using detail::combine;
-using detail::grid_for;
-using detail::groups_for;
 using detail::identity;
 
 // The span in workgroup memory, one word of padding after every 32, so that

@@ -1,11 +1,17 @@
 // Inputs for the standard kernels' tests: the lengths where passes and
-// partial workgroups change, and random values from a fixed seed.
+// partial workgroups change, random values from a fixed seed, and the
+// message of a refusal.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
+
+#include "vyre/error.hpp"
 
 namespace vyre::test {
 
@@ -23,6 +29,19 @@ std::vector<T> random_values(size_t n, uint32_t seed) {
       x = static_cast<T>(rng());
   }
   return v;
+}
+
+// What `f` throws, as text, expecting Error(invalid_input); "no error" when
+// it returns.
+template <class F>
+std::string invalid_input_message(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_input) << e.what();
+    return e.what();
+  }
+  return "no error";
 }
 
 }  // namespace vyre::test
