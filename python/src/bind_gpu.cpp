@@ -646,7 +646,8 @@ void bind_gpu(nb::module_& m) {
           },
           "array"_a)
       .def("batch", [](PyBackend& b) {
-        return PyBatch{b.backend, std::make_unique<gpu::Batch>(*b.backend), {}, {}, {}, {}};
+        auto batch = std::make_unique<gpu::Batch>(*b.backend);
+        return PyBatch{b.backend, std::move(batch), {}, {}, {}, {}};
       })
       .def_prop_ro("counters",
                    [](const PyBackend& b) {

@@ -37,7 +37,7 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, uint32_t bin
       let("base", mul(var("g"), u32(w * shape.items))),
   };
   // Adds `count` to bin b of the result, or to `outside` for bin `bins`.
-  const auto add_to_result = [&](Expr b, Expr count) {
+  const auto add_to_result = [&](const Expr& b, const Expr& count) {
     return if_(lt(b, u32(bins)), {eval(atomic(AtomicOp::Add, "counts", b, count))},
                {eval(atomic(AtomicOp::Add, "outside", u32(0), count))});
   };

@@ -27,7 +27,7 @@ uint64_t tile_size(const ReduceShape& shape) {
   return span + span / 32;
 }
 
-Expr at(Expr t) { return add(t, shr(t, u32(5))); }
+Expr at(const Expr& t) { return add(t, shr(t, u32(5))); }
 
 void check(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   detail::check_type_and_op("scan", type, op);

@@ -56,7 +56,7 @@ Expr digit_of(ScalarType key_type, SortOrder order, Expr key) {
 // scatter pass reads it both as table[d*W + l] (neighbouring invocations at
 // neighbouring words) and as invocation l's run of 16 (16l + j), which
 // unpadded would put 16 invocations on one of the 32 banks.
-Expr slot(Expr t) { return add(t, shr(t, u32(4))); }
+Expr slot(const Expr& t) { return add(t, shr(t, u32(4))); }
 constexpr uint32_t table_size(uint32_t w) { return kDigits * w + w; }
 
 // table[d*W + l]: invocation l's count of digit d.
