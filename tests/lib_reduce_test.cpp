@@ -69,7 +69,7 @@ void check_every_operator(uint32_t seed) {
       // A float sum: within the rounding of its additions (docs/lib.md).
       double exact = 0, magnitude = 0;
       for (T v : x) exact += static_cast<double>(v), magnitude += std::fabs(static_cast<double>(v));
-      const double bound = additions_bound(n, {}) * std::numeric_limits<T>::epsilon() * magnitude;
+      const double bound = additions_bound(n, lib::default_reduce_shape(backend())) * std::numeric_limits<T>::epsilon() * magnitude;
       EXPECT_LE(std::fabs(static_cast<double>(got) - exact), bound) << "sum of " << n;
     }
   }
@@ -154,7 +154,7 @@ TEST(LibReduce, RefusalsSayWhy) {
             std::string::npos);
   EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{1}, ReduceOp::Xor); }).find("takes u32 or i32"),
             std::string::npos);
-  EXPECT_NE(message([] { lib::reduce(backend(), std::vector<uint32_t>{1}, ReduceOp::Sum, {100, 4}); }).find("power of two"),
+  EXPECT_NE(message([] { lib::reduce(backend(), std::vector<uint32_t>{1}, ReduceOp::Sum, lib::ReduceShape{100, 4}); }).find("power of two"),
             std::string::npos);
   EXPECT_NE(message([] { lib::reduce_pass(ScalarType::U8, ReduceOp::Sum); }).find("u32, i32, f32 or f64"), std::string::npos);
   EXPECT_NE(message([] { lib::reduce_pass(ScalarType::U32, ReduceOp::Sum, {1, 1}); }).find("2 or more items"),

@@ -91,7 +91,7 @@ void check_every_operator(uint32_t seed) {
           continue;
         }
         // A float sum: each prefix within the rounding of its additions.
-        const double per_unit = additions_bound(n, {}) * std::numeric_limits<T>::epsilon();
+        const double per_unit = additions_bound(n, lib::default_scan_shape(backend(), scalar_type_of<T>())) * std::numeric_limits<T>::epsilon();
         double exact = 0, magnitude = 0;
         size_t worst = 0;
         for (size_t i = 0; i < n; ++i) {
@@ -184,7 +184,7 @@ TEST(LibScan, RefusalsSayWhy) {
   EXPECT_NE(message([] { lib::scan_pass(ScalarType::U8, ReduceOp::Sum, ScanKind::Inclusive); }).find("u32, i32, f32 or f64"),
             std::string::npos);
   // 1024 x 4 f32 elements, padded by one in 32, and 1,024 totals: 20,992 bytes.
-  EXPECT_NE(message([] { lib::scan(backend(), std::vector<float>{1}, ReduceOp::Sum, ScanKind::Inclusive, {1024, 4}); })
+  EXPECT_NE(message([] { lib::scan(backend(), std::vector<float>{1}, ReduceOp::Sum, ScanKind::Inclusive, lib::ReduceShape{1024, 4}); })
                 .find("needs 20992 bytes of workgroup memory"),
             std::string::npos);
   const std::vector<uint8_t> odd(6);

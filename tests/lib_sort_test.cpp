@@ -120,7 +120,7 @@ TEST(LibSort, ShapesAndAGridBeyondOneAxis) {
   const std::vector<uint32_t> many = random_values<uint32_t>((1u << 20) + 3, 35);
   std::vector<uint32_t> many_want = many;
   std::sort(many_want.begin(), many_want.end());
-  EXPECT_EQ(lib::sort(backend(), many, SortOrder::Ascending, {16, 1}), many_want);
+  EXPECT_EQ(lib::sort(backend(), many, SortOrder::Ascending, lib::SortShape{16, 1}), many_want);
 }
 
 TEST(LibSort, OnePassIsTheReferenceInterpretersResult) {
@@ -157,7 +157,7 @@ TEST(LibSort, RefusalsSayWhy) {
   const std::vector<uint32_t> keys = {3, 1, 2};
   EXPECT_NE(message([] { lib::sort_count_pass(ScalarType::F64, SortOrder::Ascending); }).find("u32, i32 or f32 keys"),
             std::string::npos);
-  EXPECT_NE(message([&] { lib::sort(backend(), keys, SortOrder::Ascending, {256, 4}); }).find("from 16 to 128"),
+  EXPECT_NE(message([&] { lib::sort(backend(), keys, SortOrder::Ascending, lib::SortShape{256, 4}); }).find("from 16 to 128"),
             std::string::npos);
   EXPECT_NE(message([&] {
               lib::sort_pairs(backend(), std::span<const uint32_t>(keys), std::span<const uint32_t>(keys).first(2));

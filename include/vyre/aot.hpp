@@ -394,6 +394,46 @@ VYRE_API bool is_tuning_record(const KeyParts& parts);
 VYRE_API std::string encode_tuning_record(const TuningRecord& record);
 VYRE_API std::optional<TuningRecord> decode_tuning_record(std::string_view text, std::string* problem = nullptr);
 
+// ---- Shape records ------------------------------------------------------------
+// What tuning chose for one of vyre::lib's families of programs (docs/lib.md,
+// "Shapes and tuning"): the shape (named counts such as "workgroup=64
+// items=32") that ran a whole call fastest for one size class on one device
+// and driver, with every candidate's timing. Kept as an entry like a tuning
+// record; the family's name stands where a program's digest would.
+
+inline constexpr uint32_t kShapeRecordFormat = 1;
+
+struct VYRE_API ShapeCandidate {
+  std::string shape;       // "workgroup=64 items=32"
+  bool ran = false;        // timed; false: `note` says why not
+  double median_ms = 0;    // of one whole call, over the repetitions
+  double min_ms = 0;
+  std::string note;
+};
+
+struct VYRE_API ShapeRecord {
+  uint32_t format = kShapeRecordFormat;
+  std::string family;      // "reduce f32 sum"
+  std::string size_class;  // "2^20 elements"
+  std::string shape;       // chosen
+  std::string fallback;    // the device class's default, which runs without tuning
+  unsigned warmup = 0;
+  unsigned repetitions = 0;
+  double tuning_ms = 0;    // the whole tuning, compiles included
+  std::vector<ShapeCandidate> candidates;  // in the order they were tried
+};
+
+// The key parts of the shape record of `family` for `size_class` on the
+// device `device_fingerprint` (the full one: device and driver).
+VYRE_API KeyParts shape_record_key_parts(std::string_view family, std::string_view size_class,
+                                         std::string_view device_fingerprint);
+// Whether an entry's key parts are a shape record's (its text is then one).
+VYRE_API bool is_shape_record(const KeyParts& parts);
+// The record as the cache keeps it (TOML), and back: nullopt with the reason
+// in `problem` for text that is no record of this format.
+VYRE_API std::string encode_shape_record(const ShapeRecord& record);
+VYRE_API std::optional<ShapeRecord> decode_shape_record(std::string_view text, std::string* problem = nullptr);
+
 namespace units {
 VYRE_API std::optional<uint64_t> parse_size(std::string_view text);
 VYRE_API std::optional<uint64_t> parse_count(std::string_view text);

@@ -1,11 +1,17 @@
-// vyre.lib's kernels in C++ (vyre::lib): each takes a DeviceArray and gives
-// one, the GIL released while it runs. python/vyre/lib.py is the surface:
-// NumPy arrays, argument checks in Python's terms, the default Backend.
+// vyre.lib's kernels in C++ (vyre::lib): each takes DeviceArrays and gives
+// DeviceArrays, the GIL released while it runs. python/vyre/lib.py is the
+// surface: NumPy arrays, argument checks in Python's terms, the default
+// Backend. Every kernel takes the same three last arguments: its shape
+// (None: chosen for the device), `tune` (None: VYRE_TUNE) and `report` (a
+// list that receives one dict per shape the call chose, or None).
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "bind.hpp"
 #include "device_array.hpp"
 #include "vyre/lib/bincount.hpp"
+#include "vyre/lib/find.hpp"
+#include "vyre/lib/options.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
 #include "vyre/lib/sort.hpp"
@@ -21,60 +27,144 @@ lib::ReduceOp op_named(const std::string& name) {
   return *op;
 }
 
+// What a call chooses its shapes by, and what it says of them.
+struct Choosing {
+  lib::Options options;
+  std::vector<lib::ShapeChoice> choices;
+
+  Choosing(std::optional<bool> tune, bool retune) : options(lib::Options::from_environment()) {
+    if (tune) options.tune = *tune;
+    options.retune = retune;
+    options.report = &choices;
+  }
+
+  // The choices as dicts, appended to `report` when it is a list.
+  void tell(nb::handle report) const {
+    if (report.is_none()) return;
+    nb::list out = nb::borrow<nb::list>(report);
+    for (const lib::ShapeChoice& c : choices) {
+      nb::dict d;
+      d["family"] = c.family;
+      d["size_class"] = c.size_class;
+      d["shape"] = c.shape;
+      d["source"] = std::string(lib::to_string(c.source));
+      d["ms"] = c.ms;
+      d["record_key"] = c.record_key;
+      out.append(d);
+    }
+  }
+};
+
+// A span shape from the keywords: none of them, the device's choice; one,
+// the other from the device class's default.
+std::optional<lib::ReduceShape> span_shape(std::optional<uint32_t> workgroup, std::optional<uint32_t> items,
+                                           const lib::ReduceShape& fallback) {
+  if (!workgroup && !items) return std::nullopt;
+  return lib::ReduceShape{workgroup.value_or(fallback.workgroup), items.value_or(fallback.items)};
+}
+
 }  // namespace
 
 void bind_lib(nb::module_& m) {
   m.def(
       "_lib_reduce",
-      [](PyBackend& b, const PyDeviceArray& x, const std::string& op, uint32_t workgroup, uint32_t items) {
+      [](PyBackend& b, const PyDeviceArray& x, const std::string& op, std::optional<uint32_t> workgroup,
+         std::optional<uint32_t> items, std::optional<bool> tune, bool retune, nb::handle report) {
         const lib::ReduceOp chosen = op_named(op);
+        const std::optional<lib::ReduceShape> shape = span_shape(workgroup, items, lib::default_reduce_shape(*b.backend));
+        Choosing choosing(tune, retune);
         std::shared_ptr<gpu::DeviceBuffer> out;
         {
           nb::gil_scoped_release release;
-          out = lib::reduce(*b.backend, x.buffer, chosen, {workgroup, items});
+          out = lib::reduce(*b.backend, x.buffer, chosen, shape, choosing.options);
         }
+        choosing.tell(report);
         return PyDeviceArray{std::move(out), {}};
       },
-      "backend"_a, "x"_a, "op"_a, "workgroup"_a, "items"_a);
+      "backend"_a, "x"_a, "op"_a, "workgroup"_a.none(), "items"_a.none(), "tune"_a.none(), "retune"_a,
+      "report"_a.none());
   m.def(
       "_lib_scan",
-      [](PyBackend& b, const PyDeviceArray& x, const std::string& op, bool inclusive, uint32_t workgroup,
-         uint32_t items) {
+      [](PyBackend& b, const PyDeviceArray& x, const std::string& op, bool inclusive, std::optional<uint32_t> workgroup,
+         std::optional<uint32_t> items, std::optional<bool> tune, bool retune, nb::handle report) {
         const lib::ReduceOp chosen = op_named(op);
+        const std::optional<lib::ReduceShape> shape =
+            span_shape(workgroup, items, lib::default_scan_shape(*b.backend, x.buffer->type()));
+        Choosing choosing(tune, retune);
         std::shared_ptr<gpu::DeviceBuffer> out;
         {
           nb::gil_scoped_release release;
           out = lib::scan(*b.backend, x.buffer, chosen, inclusive ? lib::ScanKind::Inclusive : lib::ScanKind::Exclusive,
-                          {workgroup, items});
+                          shape, choosing.options);
         }
+        choosing.tell(report);
         return PyDeviceArray{std::move(out), {}};
       },
-      "backend"_a, "x"_a, "op"_a, "inclusive"_a, "workgroup"_a, "items"_a);
+      "backend"_a, "x"_a, "op"_a, "inclusive"_a, "workgroup"_a.none(), "items"_a.none(), "tune"_a.none(), "retune"_a,
+      "report"_a.none());
   m.def(
       "_lib_sort",
-      [](PyBackend& b, const PyDeviceArray& keys, const PyDeviceArray* values, bool descending, uint32_t workgroup,
-         uint32_t items) {
+      [](PyBackend& b, const PyDeviceArray& keys, const PyDeviceArray* values, bool descending,
+         std::optional<uint32_t> workgroup, std::optional<uint32_t> items, std::optional<bool> tune, bool retune,
+         nb::handle report) {
+        std::optional<lib::SortShape> shape;
+        if (workgroup || items) {
+          const lib::SortShape fallback = lib::default_sort_shape(*b.backend);
+          shape = lib::SortShape{workgroup.value_or(fallback.workgroup), items.value_or(fallback.items)};
+        }
+        Choosing choosing(tune, retune);
         lib::SortedBuffers out;
         {
           nb::gil_scoped_release release;
           out = lib::sort(*b.backend, keys.buffer, values ? values->buffer : nullptr,
-                          descending ? lib::SortOrder::Descending : lib::SortOrder::Ascending, {workgroup, items});
+                          descending ? lib::SortOrder::Descending : lib::SortOrder::Ascending, shape, choosing.options);
         }
+        choosing.tell(report);
         if (!out.values) return nb::make_tuple(PyDeviceArray{std::move(out.keys), {}}, nb::none());
         return nb::make_tuple(PyDeviceArray{std::move(out.keys), {}}, PyDeviceArray{std::move(out.values), {}});
       },
-      "backend"_a, "keys"_a, "values"_a.none(), "descending"_a, "workgroup"_a, "items"_a);
+      "backend"_a, "keys"_a, "values"_a.none(), "descending"_a, "workgroup"_a.none(), "items"_a.none(),
+      "tune"_a.none(), "retune"_a, "report"_a.none());
   m.def(
       "_lib_bincount",
-      [](PyBackend& b, const PyDeviceArray& x, uint32_t bins) {
+      [](PyBackend& b, const PyDeviceArray& x, uint32_t bins, std::optional<bool> tune, bool retune,
+         nb::handle report) {
+        Choosing choosing(tune, retune);
         std::shared_ptr<gpu::DeviceBuffer> out;
         {
           nb::gil_scoped_release release;
-          out = lib::bincount(*b.backend, x.buffer, bins);
+          out = lib::bincount(*b.backend, x.buffer, bins, std::nullopt, choosing.options);
         }
+        choosing.tell(report);
         return PyDeviceArray{std::move(out), {}};
       },
-      "backend"_a, "x"_a, "bins"_a);
+      "backend"_a, "x"_a, "bins"_a, "tune"_a.none(), "retune"_a, "report"_a.none());
+  m.def(
+      "_lib_find",
+      [](PyBackend& b, const PyDeviceArray& haystack, const nb::list& patterns, std::optional<uint32_t> workgroup,
+         std::optional<uint32_t> chunk, std::optional<bool> tune, bool retune, nb::handle report) {
+        std::vector<std::string> bytes;  // vyre/lib.py gives bytes only
+        bytes.reserve(patterns.size());
+        for (nb::handle p : patterns) {
+          const auto pattern = nb::borrow<nb::bytes>(p);
+          bytes.emplace_back(pattern.c_str(), pattern.size());
+        }
+        std::optional<lib::FindShape> shape;
+        if (workgroup || chunk) {
+          const lib::FindShape fallback = lib::default_find_shape(*b.backend);
+          shape = lib::FindShape{workgroup.value_or(fallback.workgroup), chunk.value_or(fallback.chunk)};
+        }
+        Choosing choosing(tune, retune);
+        lib::MatchBuffers out;
+        {
+          nb::gil_scoped_release release;
+          out = lib::find(*b.backend, haystack.buffer, bytes, shape, choosing.options);
+        }
+        choosing.tell(report);
+        return nb::make_tuple(PyDeviceArray{std::move(out.pattern), {}}, PyDeviceArray{std::move(out.position), {}});
+      },
+      "backend"_a, "haystack"_a, "patterns"_a, "workgroup"_a.none(), "chunk"_a.none(), "tune"_a.none(), "retune"_a,
+      "report"_a.none());
 }
 
 }  // namespace vyre::python

@@ -117,7 +117,7 @@ def test_errors_name_the_python_argument():
         vyre.lib.min(np.zeros(0, dtype=np.float32))
     with pytest.raises(vyre.InputError, match=r"workgroup must be a power of two from 1 to 1024, not 100"):
         vyre.lib.scan(x, workgroup=100)
-    with pytest.raises(vyre.InputError, match=r"items must be a positive int, not 0"):
+    with pytest.raises(vyre.InputError, match=r"items must be a positive int or None \(chosen for the device\), not 0"):
         vyre.lib.reduce(x, items=0)
     with pytest.raises(vyre.InputError, match=r"inclusive must be True or False"):
         vyre.lib.scan(x, inclusive="yes")
@@ -191,3 +191,48 @@ def test_bincount_errors_and_device_arrays():
     counts = vyre.lib.bincount(backend.upload(np.array([0, 2, 2], dtype=np.uint32)))
     assert isinstance(counts, vyre.DeviceArray)
     np.testing.assert_array_equal(counts.numpy(), [1, 0, 2])
+
+
+def _tuned_sum_in_a_fresh_process(cache, tune):
+    """vyre.lib.sum of 5,000 float32 in a new process on `cache`, with its report."""
+    import json
+    import os
+    import subprocess
+    import sys
+    script = (
+        "import json, numpy as np, vyre.lib\n"
+        "report = []\n"
+        "x = np.arange(5000, dtype=np.float32)\n"
+        f"total = vyre.lib.sum(x, tune={tune!r}, report=report)\n"
+        "print(json.dumps({'total': float(total), 'report': report}))\n"
+    )
+    env = dict(os.environ, VYRE_AOT_CACHE_DIR=str(cache), VYRE_TUNE_WARMUP="1", VYRE_TUNE_REPETITIONS="1")
+    env.pop("VYRE_TUNE", None)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_tuned_shape_is_recorded_and_a_second_process_times_nothing(tmp_path):
+    first = _tuned_sum_in_a_fresh_process(tmp_path, True)
+    assert first["total"] == 5000 * 4999 / 2
+    [choice] = first["report"]
+    assert choice["source"] == "tuned" and choice["family"] == "reduce f32 sum"
+    assert choice["size_class"] == "2^13 elements" and choice["record_key"]
+    second = _tuned_sum_in_a_fresh_process(tmp_path, True)
+    assert second["report"] == [dict(choice, source="record", ms=second["report"][0]["ms"])]
+    # Without tuning: the device class's default, whatever the cache holds.
+    plain = _tuned_sum_in_a_fresh_process(tmp_path, False)
+    assert plain["report"][0]["source"] == "default" and plain["report"][0]["record_key"] == ""
+
+
+def test_a_given_shape_is_reported_as_given_and_tuning_arguments_are_checked():
+    report = []
+    assert vyre.lib.sum(np.ones(100, dtype=np.uint32), report=report) == 100
+    assert vyre.lib.reduce(np.ones(100, dtype=np.uint32), "sum", workgroup=64, report=report) == 100
+    assert [r["source"] for r in report] == ["default", "given"]
+    assert report[1]["shape"].startswith("workgroup=64 items=")
+    with pytest.raises(vyre.InputError, match=r"vyre.lib.sum: tune must be True, False or None"):
+        vyre.lib.sum(np.ones(3, dtype=np.uint32), tune="yes")
+    with pytest.raises(vyre.InputError, match=r"vyre.lib.scan: report must be a list"):
+        vyre.lib.scan(np.ones(3, dtype=np.uint32), report={})

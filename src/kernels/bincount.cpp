@@ -84,32 +84,63 @@ Program bincount_pass(ScalarType type, uint32_t bins, const ReduceShape& shape) 
   return checked_pass(type, bins, shape).program();
 }
 
+namespace {
+
+// One call with one shape and a number of bins: one dispatch, run and
+// waited for; the values outside the bins are counted apart.
+gpu::DeviceOutputs count_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values, uint32_t bins,
+                              const ReduceShape& shape) {
+  gpu::Pipeline pipeline = backend.compile(checked_pass(values->type(), bins, shape));
+  const uint32_t groups = detail::groups_for(values->elements(), shape);
+  Inputs in;
+  in.device("values", values).size("counts", bins).size("outside", 1);
+  gpu::Batch batch(backend);
+  gpu::DeviceOutputs out = batch.dispatch_resident(pipeline, in, detail::grid_for(groups));
+  batch.run();
+  return out;
+}
+
+detail::TunableFamily family_of(ScalarType type, uint32_t bins, uint64_t elements) {
+  return {"bincount " + std::string(vyre::to_string(type)) + " 2^" + std::to_string(detail::log2_ceil(bins)) + " bins",
+          detail::size_class_of(elements),
+          detail::span_candidates([&](const ReduceShape& s) {
+            try {
+              check(type, bins, s);
+              return true;
+            } catch (const Error&) {
+              return false;
+            }
+          }),
+          // Not measured per device yet: reduce's first default.
+          detail::values_of(ReduceShape{256, 4})};
+}
+
+}  // namespace
+
 std::shared_ptr<gpu::DeviceBuffer> bincount(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
-                                            std::optional<uint32_t> bins, const ReduceShape& shape) {
+                                            std::optional<uint32_t> bins, const std::optional<ReduceShape>& shape,
+                                            const Options& options) {
   if (!values) throw Error(ErrorKind::invalid_input, "bincount: the buffer is null");
   const ScalarType type = values->type();
   const uint32_t n = values->elements();
-  check(type, n == 0 ? 1 : bins.value_or(1), shape);
+  check(type, n == 0 ? 1 : bins.value_or(1), shape.value_or(ReduceShape{}));
   // Nothing counted: the bins asked for, none by default (NumPy's).
   if (n == 0) return backend.upload(std::vector<uint32_t>(bins.value_or(0), 0));
   if (!bins) {
     if (type == ScalarType::I32) {
-      const auto lowest = static_cast<int32_t>(read_one(reduce(backend, values, ReduceOp::Min)));
+      const auto lowest = static_cast<int32_t>(read_one(reduce(backend, values, ReduceOp::Min, std::nullopt, options)));
       if (lowest < 0)
         throw Error(ErrorKind::invalid_input, "bincount counts values from 0; it was given " + std::to_string(lowest));
     }
-    const uint32_t highest = read_one(reduce(backend, values, ReduceOp::Max));
+    const uint32_t highest = read_one(reduce(backend, values, ReduceOp::Max, std::nullopt, options));
     if (highest == UINT32_MAX)
       throw Error(ErrorKind::limit_exceeded, "bincount: the value 4294967295 would need 2^32 bins");
     bins = highest + 1;
   }
-  gpu::Pipeline pipeline = backend.compile(checked_pass(type, *bins, shape));
-  const uint32_t groups = detail::groups_for(n, shape);
-  Inputs in;
-  in.device("values", values).size("counts", *bins).size("outside", 1);
-  gpu::Batch batch(backend);
-  const gpu::DeviceOutputs out = batch.dispatch_resident(pipeline, in, detail::grid_for(groups));
-  batch.run();
+  const ReduceShape chosen = detail::choose<ReduceShape>(
+      backend, shape, family_of(type, *bins, n), options, detail::values_of, detail::reduce_shape_of,
+      [&](const ReduceShape& s) { (void)count_with(backend, values, *bins, s); });
+  const gpu::DeviceOutputs out = count_with(backend, values, *bins, chosen);
   if (const uint32_t outside = read_one(out.get("outside")); outside != 0)
     throw Error(ErrorKind::invalid_input, "bincount: " + std::to_string(outside) + " of the " + std::to_string(n) +
                                               " values are not in [0, " + std::to_string(*bins) +

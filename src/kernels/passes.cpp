@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::lib::detail {
@@ -15,6 +16,25 @@ Dim3 grid_for(uint32_t groups) {
   constexpr uint32_t kMaxGroupsX = 65535;
   if (groups <= kMaxGroupsX) return {groups, 1, 1};
   return {kMaxGroupsX, (groups + kMaxGroupsX - 1) / kMaxGroupsX, 1};
+}
+
+Expr full_span(const std::string& buffer, uint32_t span) {
+  using namespace vyre::build;
+  return land(ge(len(buffer), u32(span)), le(var("base"), sub(len(buffer), u32(span))));
+}
+
+ShapeValues values_of(const ReduceShape& shape) {
+  return {{"workgroup", shape.workgroup}, {"items", shape.items}};
+}
+
+ReduceShape reduce_shape_of(const ShapeValues& values) { return {values.at(0).second, values.at(1).second}; }
+
+std::vector<ShapeValues> span_candidates(const std::function<bool(const ReduceShape&)>& fits) {
+  std::vector<ShapeValues> out;
+  for (uint32_t w : {64u, 128u, 256u, 512u})
+    for (uint32_t items : {4u, 8u, 16u, 32u})
+      if (fits({w, items})) out.push_back(values_of(ReduceShape{w, items}));
+  return out;
 }
 
 uint32_t element_count(std::string_view primitive, size_t bytes, ScalarType type) {

@@ -4,10 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "vyre/checked.hpp"
 #include "vyre/dispatch.hpp"
 #include "vyre/gpu.hpp"
+#include "kernels/shape_tuning.hpp"
 #include "vyre/lib/reduce.hpp"
 
 namespace vyre::lib::detail {
@@ -31,6 +35,18 @@ Dim3 grid_for(uint32_t groups);
 // throws Error(invalid_input) for a partial element, Error(limit_exceeded)
 // beyond 2^32 - 1 elements.
 uint32_t element_count(std::string_view primitive, size_t bytes, ScalarType type);
+
+// Whether the span of `span` elements from the local `base` lies wholly in
+// buffer `buffer` (never wrapping), so that its loads need no check.
+Expr full_span(const std::string& buffer, uint32_t span);
+
+// ReduceShape (reduce's, scan's and bincount's) as named counts and back.
+ShapeValues values_of(const ReduceShape& shape);
+ReduceShape reduce_shape_of(const ShapeValues& values);
+
+// The spans worth timing: workgroups of 64 to 512 invocations, 4 to 32 items
+// each, those `fits` takes (a primitive's own limits on workgroup memory).
+std::vector<ShapeValues> span_candidates(const std::function<bool(const ReduceShape&)>& fits);
 
 // reduce_pass(type, op, shape), built and checked once per process (program_memo).
 const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape);

@@ -50,6 +50,8 @@ std::optional<ReduceOp> reduce_op_from_string(std::string_view name) {
 
 namespace {
 
+using detail::full_span;
+
 CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op, const ReduceShape& shape) {
   const uint32_t w = shape.workgroup;
   std::vector<Stmt> body = {
@@ -58,10 +60,16 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op,
       let("base", mul(var("g"), u32(w * shape.items))),
       let("acc", identity(type, op)),
       // Element k*W + l of the group's span: neighbouring invocations read
-      // neighbouring elements.
-      loop("k", u32(0), u32(shape.items),
-           {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
-            if_(lt(var("i"), len("in")), {assign("acc", combine(type, op, var("acc"), load("in", var("i"))))})}),
+      // neighbouring elements. A whole span in range is read with no branch
+      // between its loads, so that they can all be in flight at once; only
+      // the last, partial span checks each index.
+      if_(full_span("in", w * shape.items),
+          {loop("k", u32(0), u32(shape.items),
+                {assign("acc", combine(type, op, var("acc"),
+                                       load("in", add(var("base"), add(mul(var("k"), u32(w)), var("l"))))))})},
+          {loop("k", u32(0), u32(shape.items),
+                {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
+                 if_(lt(var("i"), len("in")), {assign("acc", combine(type, op, var("acc"), load("in", var("i"))))})})}),
       store("partial", var("l"), var("acc")),
       barrier(),
   };
@@ -101,19 +109,28 @@ Program reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   return detail::checked_reduce_pass(type, op, shape).program();
 }
 
-std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
-                                          ReduceOp op, const ReduceShape& shape) {
-  if (!values) throw Error(ErrorKind::invalid_input, "reduce: the buffer is null");
+ReduceShape default_reduce_shape(const gpu::Backend& backend) {
+  // Measured: the fastest of span_candidates for a sum of 2^28 f32 on the
+  // H200 and of 2^22 on lavapipe (docs/benchmarks.md, "Standard kernels").
+  const std::string device = detail::device_class(backend);
+  if (device == "cpu") return {128, 16};
+  if (device == "nvidia") return {64, 32};
+  return {256, 8};
+}
+
+namespace {
+
+// One call with one shape: its passes in one Batch, run and waited for.
+std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                               ReduceOp op, const ReduceShape& shape) {
   const ScalarType type = values->type();
   check(type, op, shape);
-  const uint32_t n = values->elements();
-  if (n == 0) return backend.upload(empty_reduction(type, op), type);
   gpu::Pipeline pipeline = backend.compile(detail::checked_reduce_pass(type, op, shape));
   gpu::Batch batch(backend);
   // Every pass's inputs and outputs live until the batch has run.
   std::deque<detail::Pass> passes;
   std::shared_ptr<gpu::DeviceBuffer> left = values;
-  uint32_t remaining = n;
+  uint32_t remaining = values->elements();
   do {  // at least one pass, so the result is a buffer of its own
     const uint32_t groups = groups_for(remaining, shape);
     detail::Pass& pass = passes.emplace_back();
@@ -126,11 +143,43 @@ std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shar
   return left;
 }
 
+detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType type, ReduceOp op, uint64_t elements) {
+  return {"reduce " + std::string(vyre::to_string(type)) + " " + std::string(to_string(op)),
+          detail::size_class_of(elements),
+          detail::span_candidates([&](const ReduceShape& s) {
+            try {
+              check(type, op, s);
+              return true;
+            } catch (const Error&) {
+              return false;
+            }
+          }),
+          detail::values_of(default_reduce_shape(backend))};
+}
+
+}  // namespace
+
+std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                          ReduceOp op, const std::optional<ReduceShape>& shape,
+                                          const Options& options) {
+  if (!values) throw Error(ErrorKind::invalid_input, "reduce: the buffer is null");
+  const ScalarType type = values->type();
+  detail::check_type_and_op("reduce", type, op);
+  if (shape) check(type, op, *shape);
+  const uint32_t n = values->elements();
+  if (n == 0) return backend.upload(empty_reduction(type, op), type);
+  const ReduceShape chosen = detail::choose<ReduceShape>(
+      backend, shape, family_of(backend, type, op, n), options, detail::values_of, detail::reduce_shape_of,
+      [&](const ReduceShape& s) { (void)reduce_with(backend, values, op, s); });
+  return reduce_with(backend, values, op, chosen);
+}
+
 std::vector<uint8_t> reduce_bytes(gpu::Backend& backend, std::span<const uint8_t> bytes, ScalarType type,
-                                  ReduceOp op, const ReduceShape& shape) {
-  check(type, op, shape);
+                                  ReduceOp op, const std::optional<ReduceShape>& shape, const Options& options) {
+  detail::check_type_and_op("reduce", type, op);
+  if (shape) check(type, op, *shape);
   if (detail::element_count("reduce", bytes.size(), type) == 0) return empty_reduction(type, op);
-  return reduce(backend, backend.upload(bytes, type), op, shape)->read();
+  return reduce(backend, backend.upload(bytes, type), op, shape, options)->read();
 }
 
 }  // namespace vyre::lib

@@ -161,11 +161,25 @@ Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape
   return checked_scan_pass(type, op, kind, shape).program();
 }
 
-std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
-                                        ReduceOp op, ScanKind kind, const ReduceShape& shape) {
-  if (!values) throw Error(ErrorKind::invalid_input, "scan: the buffer is null");
-  check(values->type(), op, shape);
-  if (values->elements() == 0) return values;  // nothing to scan: the empty buffer is its own scan
+ReduceShape default_scan_shape(const gpu::Backend& backend, ScalarType type) {
+  // Measured: the fastest of span_candidates for an inclusive sum of 2^28
+  // u32 on the H200 and of 2^22 on lavapipe (docs/benchmarks.md, "Standard
+  // kernels"); a shape whose tile would not fit this type's workgroup memory
+  // (f64) gives way to 256 x 4.
+  const std::string device = detail::device_class(backend);
+  const ReduceShape shape = device == "cpu" ? ReduceShape{64, 32} : device == "nvidia" ? ReduceShape{128, 16} : ReduceShape{256, 8};
+  try {
+    check(type, ReduceOp::Sum, shape);
+    return shape;
+  } catch (const Error&) {
+    return {256, 4};
+  }
+}
+
+namespace {
+
+std::shared_ptr<gpu::DeviceBuffer> scan_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                             ReduceOp op, ScanKind kind, const ReduceShape& shape) {
   gpu::Batch batch(backend);
   std::deque<detail::Pass> passes;
   detail::ScanPlan plan(backend, batch, passes, values->type(), op, kind, shape);
@@ -174,11 +188,43 @@ std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared
   return out;
 }
 
+detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType type, ReduceOp op, ScanKind kind,
+                                uint64_t elements) {
+  return {"scan " + std::string(vyre::to_string(type)) + " " + std::string(to_string(op)) +
+              (kind == ScanKind::Inclusive ? " inclusive" : " exclusive"),
+          detail::size_class_of(elements),
+          detail::span_candidates([&](const ReduceShape& s) {
+            try {
+              check(type, op, s);
+              return true;
+            } catch (const Error&) {
+              return false;
+            }
+          }),
+          detail::values_of(default_scan_shape(backend, type))};
+}
+
+}  // namespace
+
+std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                        ReduceOp op, ScanKind kind, const std::optional<ReduceShape>& shape,
+                                        const Options& options) {
+  if (!values) throw Error(ErrorKind::invalid_input, "scan: the buffer is null");
+  detail::check_type_and_op("scan", values->type(), op);
+  if (shape) check(values->type(), op, *shape);
+  if (values->elements() == 0) return values;  // nothing to scan: the empty buffer is its own scan
+  const ReduceShape chosen = detail::choose<ReduceShape>(
+      backend, shape, family_of(backend, values->type(), op, kind, values->elements()), options, detail::values_of,
+      detail::reduce_shape_of, [&](const ReduceShape& s) { (void)scan_with(backend, values, op, kind, s); });
+  return scan_with(backend, values, op, kind, chosen);
+}
+
 std::vector<uint8_t> scan_bytes(gpu::Backend& backend, std::span<const uint8_t> bytes, ScalarType type, ReduceOp op,
-                                ScanKind kind, const ReduceShape& shape) {
-  check(type, op, shape);
+                                ScanKind kind, const std::optional<ReduceShape>& shape, const Options& options) {
+  detail::check_type_and_op("scan", type, op);
+  if (shape) check(type, op, *shape);
   if (detail::element_count("scan", bytes.size(), type) == 0) return {};
-  return scan(backend, backend.upload(bytes, type), op, kind, shape)->read();
+  return scan(backend, backend.upload(bytes, type), op, kind, shape, options)->read();
 }
 
 }  // namespace vyre::lib

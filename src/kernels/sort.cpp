@@ -7,6 +7,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
 #include "kernels/scan_plan.hpp"
+#include "kernels/shape_tuning.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -207,18 +208,31 @@ Program sort_scatter_pass(ScalarType key_type, bool with_values, SortOrder order
   return checked_scatter(key_type, with_values, order, shape).program();
 }
 
-SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& keys,
-                   const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order, const SortShape& shape) {
+SortShape default_sort_shape(const gpu::Backend& backend) {
+  // Measured: the fastest shape for 2^26 u32 keys on the H200 and 2^20 on
+  // lavapipe (docs/benchmarks.md, "Standard kernels").
+  const std::string device = detail::device_class(backend);
+  return device == "cpu" || device == "nvidia" ? SortShape{128, 16} : SortShape{128, 8};
+}
+
+namespace {
+
+void check_buffers(const std::shared_ptr<gpu::DeviceBuffer>& keys, const std::shared_ptr<gpu::DeviceBuffer>& values) {
   if (!keys) throw Error(ErrorKind::invalid_input, "sort: the keys buffer is null");
-  check(keys->type(), shape);
+  check(keys->type(), SortShape{});
   if (values && values->type() != ScalarType::U32)
     throw Error(ErrorKind::invalid_input,
                 "sort takes u32 values, not " + std::string(vyre::to_string(values->type())));
   if (values && values->elements() != keys->elements())
     throw Error(ErrorKind::invalid_input, "sort: " + std::to_string(keys->elements()) + " keys but " +
                                               std::to_string(values->elements()) + " values");
+}
+
+// One call with one shape: all its passes in one Batch, run and waited for.
+SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& keys,
+                        const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order, const SortShape& shape) {
+  check(keys->type(), shape);
   const uint32_t n = keys->elements();
-  if (n == 0) return {keys, values};
   const ScalarType key_type = keys->type();
   gpu::Pipeline count = backend.compile(checked_count(key_type, order, shape));
   gpu::Pipeline scatter = backend.compile(checked_scatter(key_type, values != nullptr, order, shape));
@@ -226,7 +240,8 @@ SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffe
   const Dim3 grid = grid_for(groups);
   gpu::Batch batch(backend);
   std::deque<detail::Pass> passes;
-  detail::ScanPlan offsets(backend, batch, passes, ScalarType::U32, ReduceOp::Sum, ScanKind::Exclusive, {});
+  detail::ScanPlan offsets(backend, batch, passes, ScalarType::U32, ReduceOp::Sum, ScanKind::Exclusive,
+                           default_scan_shape(backend, ScalarType::U32));
   SortedBuffers now{keys, values};
   for (uint32_t shift = 0; shift < kKeyBits; shift += kRadixBits) {
     detail::Pass& counted = passes.emplace_back();
@@ -244,18 +259,49 @@ SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffe
   return now;
 }
 
+detail::ShapeValues sort_values_of(const SortShape& s) { return {{"workgroup", s.workgroup}, {"items", s.items}}; }
+SortShape sort_shape_of(const detail::ShapeValues& v) { return {v.at(0).second, v.at(1).second}; }
+
+detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType key_type, bool with_values, SortOrder order,
+                                uint64_t elements) {
+  detail::TunableFamily family{"sort " + std::string(vyre::to_string(key_type)) + (with_values ? " pairs" : " keys") +
+                                   (order == SortOrder::Ascending ? " ascending" : " descending"),
+                               detail::size_class_of(elements),
+                               {},
+                               sort_values_of(default_sort_shape(backend))};
+  for (uint32_t w : {32u, 64u, 128u})
+    for (uint32_t items : {4u, 8u, 16u, 32u}) family.candidates.push_back(sort_values_of({w, items}));
+  return family;
+}
+
+}  // namespace
+
+SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& keys,
+                   const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order,
+                   const std::optional<SortShape>& shape, const Options& options) {
+  check_buffers(keys, values);
+  if (shape) check(keys->type(), *shape);
+  if (keys->elements() == 0) return {keys, values};
+  const SortShape chosen = detail::choose<SortShape>(
+      backend, shape, family_of(backend, keys->type(), values != nullptr, order, keys->elements()), options,
+      sort_values_of, sort_shape_of, [&](const SortShape& s) { (void)sort_with(backend, keys, values, order, s); });
+  return sort_with(backend, keys, values, order, chosen);
+}
+
 std::pair<std::vector<uint8_t>, std::vector<uint32_t>> sort_bytes(gpu::Backend& backend,
                                                                  std::span<const uint8_t> keys, ScalarType key_type,
                                                                  std::span<const uint32_t> values, SortOrder order,
-                                                                 const SortShape& shape) {
-  check(key_type, shape);
+                                                                 const std::optional<SortShape>& shape,
+                                                                 const Options& options) {
+  check(key_type, shape.value_or(SortShape{}));
   const uint32_t n = detail::element_count("sort", keys.size(), key_type);
   if (!values.empty() && values.size() != n)
     throw Error(ErrorKind::invalid_input,
                 "sort: " + std::to_string(n) + " keys but " + std::to_string(values.size()) + " values");
   if (n == 0) return {};
   const SortedBuffers sorted =
-      sort(backend, backend.upload(keys, key_type), values.empty() ? nullptr : backend.upload(values), order, shape);
+      sort(backend, backend.upload(keys, key_type), values.empty() ? nullptr : backend.upload(values), order, shape,
+           options);
   return {sorted.keys->read(), sorted.values ? sorted.values->read_as<uint32_t>() : std::vector<uint32_t>{}};
 }
 

@@ -124,6 +124,7 @@ std::string format_entry_table(const std::vector<aot::EntryInfo>& entries) {
     if (e.readonly_layer) state += " (read-only)";
     std::string program = e.program.empty() ? "-" : printable(e.program);
     if (aot::is_tuning_record(e.parts)) program += " (tuning)";
+    if (aot::is_shape_record(e.parts)) program += " (tuning)";
     rows.push_back({e.key.substr(0, 16), program,
                     aot::units::format_size(e.wgsl_bytes + e.metadata_bytes), aot::units::format_age(now - e.last_used_unix_ms),
                     state, e.parts.fingerprint.empty() ? "-" : printable(e.parts.fingerprint)});
@@ -149,8 +150,9 @@ std::string format_entry(const aot::EntryInfo& e) {
       << "state             " << aot::to_string(e.state) << (e.problem.empty() ? "" : " (" + e.problem + ")") << "\n"
       << "directory         " << e.directory.string() << (e.readonly_layer ? " (read-only layer)" : "") << "\n";
   if (e.format != 0) out << "format            " << e.format << "\n";
-  const bool tuning = aot::is_tuning_record(e.parts);
-  if (tuning) out << "kind              tuning record (docs/tuning.md)\n";
+  const bool tuning = aot::is_tuning_record(e.parts) || aot::is_shape_record(e.parts);
+  if (aot::is_tuning_record(e.parts)) out << "kind              tuning record (docs/tuning.md)\n";
+  if (aot::is_shape_record(e.parts)) out << "kind              shape record of a standard kernel (docs/lib.md)\n";
   if (!e.parts.program_digest.empty()) {
     out << "program           " << (e.program.empty() ? "-" : printable(e.program)) << "\n"
         << "program digest    " << e.parts.program_digest << "\n"
@@ -210,6 +212,37 @@ nlohmann::json to_json(const aot::TuningRecord& r) {
           {"batch", r.batch},
           {"tuning_ms", r.tuning_ms},
           {"candidates", candidates}};
+}
+
+std::string format_shape_record(const aot::ShapeRecord& r) {
+  std::ostringstream out;
+  out << "family            " << printable(r.family) << "\n"
+      << "size class        " << printable(r.size_class) << "\n"
+      << "chosen            " << printable(r.shape) << (r.shape == r.fallback ? " (the device class's default)" : "")
+      << "\n"
+      << "default           " << printable(r.fallback) << "\n"
+      << "timing            " << r.warmup << " untimed call(s), then " << r.repetitions
+      << " timed calls per candidate, in rotating rounds; the median decides\n";
+  std::vector<std::vector<std::string>> rows{{"SHAPE", "MEDIAN MS", "MIN MS", "NOTE"}};
+  for (const aot::ShapeCandidate& c : r.candidates)
+    rows.push_back({printable(c.shape), c.ran ? fixed(c.median_ms, 4) : "-", c.ran ? fixed(c.min_ms, 4) : "-",
+                    c.shape == r.shape ? "chosen" : fit(printable(c.note), 72)});
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& r2 : rows)
+    for (size_t i = 0; i < r2.size(); ++i) widths[i] = std::max(widths[i], columns(r2[i]));
+  out << "candidates\n";
+  for (auto& r2 : rows) out << "  " << row(r2, widths);
+  return out.str();
+}
+
+nlohmann::json to_json(const aot::ShapeRecord& r) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const aot::ShapeCandidate& c : r.candidates)
+    candidates.push_back(
+        {{"shape", c.shape}, {"ran", c.ran}, {"median_ms", c.median_ms}, {"min_ms", c.min_ms}, {"note", c.note}});
+  return {{"family", r.family},       {"size_class", r.size_class},   {"shape", r.shape},
+          {"fallback", r.fallback},   {"warmup", r.warmup},           {"repetitions", r.repetitions},
+          {"tuning_ms", r.tuning_ms}, {"candidates", candidates}};
 }
 
 std::string format_driver_table(const std::vector<aot::DriverFolderInfo>& folders) {

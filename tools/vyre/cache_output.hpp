@@ -23,6 +23,9 @@ std::string format_entry(const aot::EntryInfo& entry);
 // A tuning record's choice and its candidates' timings (`cache show`).
 std::string format_tuning_record(const aot::TuningRecord& record);
 nlohmann::json to_json(const aot::TuningRecord& record);
+// vyre::lib's shape records, as `cache show` prints them.
+std::string format_shape_record(const aot::ShapeRecord& record);
+nlohmann::json to_json(const aot::ShapeRecord& record);
 std::string format_explanation(const aot::Explanation& explanation);
 std::string format_transfer(const aot::TransferReport& report);  // export and import
 

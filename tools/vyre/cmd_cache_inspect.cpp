@@ -83,7 +83,7 @@ void add_cache_show(CLI::App* cache_cmd, Action& action) {
     bool wgsl = false;
   };
   auto show_o = std::make_shared<ShowOptions>();
-  auto* show = cache_subcommand(cache_cmd, action, "show", "Show one entry, verified: a WGSL entry, or a tuning record with its candidates' timings (the raw text with --wgsl)",
+  auto* show = cache_subcommand(cache_cmd, action, "show", "Show one entry, verified: a WGSL entry, or a tuning or shape record with its candidates' timings (the raw text with --wgsl)",
                                 [show_o](aot::Cache& cache) {
                                   std::string key = resolve_key(cache, show_o->key);
                                   std::string wgsl;
@@ -92,19 +92,24 @@ void add_cache_show(CLI::App* cache_cmd, Action& action) {
                                   const bool ok = entry->state == aot::EntryState::ok;
                                   // A tuning record's text is the record; shown decoded.
                                   std::optional<aot::TuningRecord> record;
+                                  std::optional<aot::ShapeRecord> shapes;
                                   std::string problem;
                                   if (ok && aot::is_tuning_record(entry->parts))
                                     record = aot::decode_tuning_record(wgsl, &problem);
+                                  if (ok && aot::is_shape_record(entry->parts))
+                                    shapes = aot::decode_shape_record(wgsl, &problem);
                                   if (show_o->wgsl && ok) {
                                     std::cout << wgsl;
                                   } else if (show_o->json) {
                                     nlohmann::json j = nlohmann::json::parse(aot::to_json(*entry));
                                     if (record) j["tuning"] = to_json(*record);
+                                    if (shapes) j["shape_record"] = to_json(*shapes);
                                     if (!problem.empty()) j["tuning_problem"] = problem;
                                     print_json(j);
                                   } else {
                                     std::cout << format_entry(*entry);
                                     if (record) std::cout << format_tuning_record(*record);
+                                    if (shapes) std::cout << format_shape_record(*shapes);
                                     if (!problem.empty()) std::cout << "record            unusable: " << problem << "\n";
                                   }
                                   return ok && problem.empty() ? kOk : kFailure;

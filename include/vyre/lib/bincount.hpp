@@ -17,6 +17,7 @@
 
 #include "vyre/export.hpp"
 #include "vyre/gpu.hpp"
+#include "vyre/lib/options.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/program.hpp"
 
@@ -41,19 +42,24 @@ VYRE_API Program bincount_pass(ScalarType type, uint32_t bins, const ReduceShape
 VYRE_API std::shared_ptr<gpu::DeviceBuffer> bincount(gpu::Backend& backend,
                                                      const std::shared_ptr<gpu::DeviceBuffer>& values,
                                                      std::optional<uint32_t> bins = std::nullopt,
-                                                     const ReduceShape& shape = {});
+                                                     const std::optional<ReduceShape>& shape = std::nullopt,
+                                                     const Options& options = Options::from_environment());
 
 template <class T>
 std::vector<uint32_t> bincount(gpu::Backend& backend, std::span<const T> values,
-                               std::optional<uint32_t> bins = std::nullopt, const ReduceShape& shape = {}) {
+                               std::optional<uint32_t> bins = std::nullopt,
+                               const std::optional<ReduceShape>& shape = std::nullopt,
+                               const Options& options = Options::from_environment()) {
   if (values.empty()) return std::vector<uint32_t>(bins.value_or(0), 0);
-  return bincount(backend, backend.upload(values), bins, shape)->template read_as<uint32_t>();
+  return bincount(backend, backend.upload(values), bins, shape, options)->template read_as<uint32_t>();
 }
 
 template <class T>
 std::vector<uint32_t> bincount(gpu::Backend& backend, const std::vector<T>& values,
-                               std::optional<uint32_t> bins = std::nullopt, const ReduceShape& shape = {}) {
-  return bincount(backend, std::span<const T>(values), bins, shape);
+                               std::optional<uint32_t> bins = std::nullopt,
+                               const std::optional<ReduceShape>& shape = std::nullopt,
+                               const Options& options = Options::from_environment()) {
+  return bincount(backend, std::span<const T>(values), bins, shape, options);
 }
 
 }  // namespace vyre::lib

@@ -17,6 +17,7 @@
 
 #include "vyre/export.hpp"
 #include "vyre/gpu.hpp"
+#include "vyre/lib/options.hpp"
 #include "vyre/program.hpp"
 
 namespace vyre::lib {
@@ -30,10 +31,13 @@ VYRE_API std::optional<ReduceOp> reduce_op_from_string(std::string_view name);
 
 // One pass's shape: invocations per workgroup (a power of two, 1 to 1024)
 // and the elements each invocation reads, so a workgroup reduces
-// workgroup * items elements to one.
+// workgroup * items elements to one. A call given none runs the device
+// class's default, or with tuning the one measured fastest (options.hpp).
 struct VYRE_API ReduceShape {
   uint32_t workgroup = 256;
   uint32_t items = 4;
+
+  friend bool operator==(const ReduceShape&, const ReduceShape&) = default;
 };
 
 // The program of one pass: buffer `in` (runtime-sized, `type`) to buffer
@@ -51,26 +55,34 @@ VYRE_API Program reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& sh
 // elements have no value: Error(invalid_input), as NumPy's. A float sum
 // starts from -0.0, so negative zeros sum to -0.0; zero elements sum to +0.
 VYRE_API std::vector<uint8_t> reduce_bytes(gpu::Backend& backend, std::span<const uint8_t> bytes, ScalarType type,
-                                           ReduceOp op, const ReduceShape& shape = {});
+                                           ReduceOp op, const std::optional<ReduceShape>& shape = std::nullopt,
+                                           const Options& options = Options::from_environment());
 
 // The reduction of a buffer already on the GPU (Backend::upload, or a
 // dispatch_resident output), left there as a buffer of one element; its type
 // is the buffer's. Runs its passes in one Batch of its own.
 VYRE_API std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
-                                                   ReduceOp op, const ReduceShape& shape = {});
+                                                   ReduceOp op, const std::optional<ReduceShape>& shape = std::nullopt,
+                                                   const Options& options = Options::from_environment());
 
 template <class T>
-T reduce(gpu::Backend& backend, std::span<const T> values, ReduceOp op, const ReduceShape& shape = {}) {
+T reduce(gpu::Backend& backend, std::span<const T> values, ReduceOp op,
+         const std::optional<ReduceShape>& shape = std::nullopt, const Options& options = Options::from_environment()) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes());
-  const std::vector<uint8_t> one = reduce_bytes(backend, bytes, scalar_type_of<T>(), op, shape);
+  const std::vector<uint8_t> one = reduce_bytes(backend, bytes, scalar_type_of<T>(), op, shape, options);
   T out{};
   std::memcpy(&out, one.data(), sizeof(T));
   return out;
 }
 
 template <class T>
-T reduce(gpu::Backend& backend, const std::vector<T>& values, ReduceOp op, const ReduceShape& shape = {}) {
-  return reduce(backend, std::span<const T>(values), op, shape);
+T reduce(gpu::Backend& backend, const std::vector<T>& values, ReduceOp op,
+         const std::optional<ReduceShape>& shape = std::nullopt, const Options& options = Options::from_environment()) {
+  return reduce(backend, std::span<const T>(values), op, shape, options);
 }
+
+// The shape reduce runs on `backend` when given none and not tuned: the
+// device class's default (docs/lib.md, "reduce").
+VYRE_API ReduceShape default_reduce_shape(const gpu::Backend& backend);
 
 }  // namespace vyre::lib

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,18 +43,25 @@ VYRE_API Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const Re
 // order is fixed by the shape and its error bounded in docs/lib.md.
 VYRE_API std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
                                                  ReduceOp op = ReduceOp::Sum, ScanKind kind = ScanKind::Inclusive,
-                                                 const ReduceShape& shape = {});
+                                                 const std::optional<ReduceShape>& shape = std::nullopt,
+                                                 const Options& options = Options::from_environment());
 
 // The scan of `bytes` (elements of `type`, little-endian), as bytes.
 VYRE_API std::vector<uint8_t> scan_bytes(gpu::Backend& backend, std::span<const uint8_t> bytes, ScalarType type,
                                          ReduceOp op = ReduceOp::Sum, ScanKind kind = ScanKind::Inclusive,
-                                         const ReduceShape& shape = {});
+                                         const std::optional<ReduceShape>& shape = std::nullopt,
+                                         const Options& options = Options::from_environment());
+
+// The shape scan runs on `backend` for `type` when given none and not tuned:
+// the device class's default (docs/lib.md, "scan").
+VYRE_API ReduceShape default_scan_shape(const gpu::Backend& backend, ScalarType type);
 
 template <class T>
 std::vector<T> scan(gpu::Backend& backend, std::span<const T> values, ReduceOp op = ReduceOp::Sum,
-                    ScanKind kind = ScanKind::Inclusive, const ReduceShape& shape = {}) {
+                    ScanKind kind = ScanKind::Inclusive, const std::optional<ReduceShape>& shape = std::nullopt,
+                    const Options& options = Options::from_environment()) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes());
-  const std::vector<uint8_t> all = scan_bytes(backend, bytes, scalar_type_of<T>(), op, kind, shape);
+  const std::vector<uint8_t> all = scan_bytes(backend, bytes, scalar_type_of<T>(), op, kind, shape, options);
   std::vector<T> out(values.size());
   if (!out.empty()) std::memcpy(out.data(), all.data(), all.size());
   return out;
@@ -61,8 +69,9 @@ std::vector<T> scan(gpu::Backend& backend, std::span<const T> values, ReduceOp o
 
 template <class T>
 std::vector<T> scan(gpu::Backend& backend, const std::vector<T>& values, ReduceOp op = ReduceOp::Sum,
-                    ScanKind kind = ScanKind::Inclusive, const ReduceShape& shape = {}) {
-  return scan(backend, std::span<const T>(values), op, kind, shape);
+                    ScanKind kind = ScanKind::Inclusive, const std::optional<ReduceShape>& shape = std::nullopt,
+                    const Options& options = Options::from_environment()) {
+  return scan(backend, std::span<const T>(values), op, kind, shape, options);
 }
 
 }  // namespace vyre::lib

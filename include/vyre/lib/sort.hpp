@@ -13,12 +13,14 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "vyre/export.hpp"
 #include "vyre/gpu.hpp"
+#include "vyre/lib/options.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/program.hpp"
 
@@ -35,7 +37,13 @@ enum class SortOrder : uint8_t { Ascending, Descending };
 struct VYRE_API SortShape {
   uint32_t workgroup = 128;
   uint32_t items = 8;
+
+  friend bool operator==(const SortShape&, const SortShape&) = default;
 };
+
+// The shape sort runs on `backend` when given none and not tuned: the device
+// class's default (docs/lib.md, "sort").
+VYRE_API SortShape default_sort_shape(const gpu::Backend& backend);
 
 // The two programs of one pass, the digit at bit `shift` chosen by the
 // one-element buffer `shift` (0, 4, ..., 28):
@@ -55,7 +63,8 @@ struct VYRE_API SortedBuffers {
 // another key or value type, lengths that differ, or a shape out of range.
 VYRE_API SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& keys,
                             const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order = SortOrder::Ascending,
-                            const SortShape& shape = {});
+                            const std::optional<SortShape>& shape = std::nullopt,
+                            const Options& options = Options::from_environment());
 
 // Host memory in and out: `keys` as bytes of `key_type`; `values` empty or
 // one per key. Returns the sorted keys' bytes and the values in their order.
@@ -64,13 +73,15 @@ VYRE_API std::pair<std::vector<uint8_t>, std::vector<uint32_t>> sort_bytes(gpu::
                                                                           ScalarType key_type,
                                                                           std::span<const uint32_t> values,
                                                                           SortOrder order = SortOrder::Ascending,
-                                                                          const SortShape& shape = {});
+                                                                          const std::optional<SortShape>& shape = std::nullopt,
+                                                                          const Options& options = Options::from_environment());
 
 template <class T>
 std::vector<T> sort(gpu::Backend& backend, std::span<const T> keys, SortOrder order = SortOrder::Ascending,
-                    const SortShape& shape = {}) {
+                    const std::optional<SortShape>& shape = std::nullopt,
+                    const Options& options = Options::from_environment()) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(keys.data()), keys.size_bytes());
-  const auto sorted = sort_bytes(backend, bytes, scalar_type_of<T>(), {}, order, shape);
+  const auto sorted = sort_bytes(backend, bytes, scalar_type_of<T>(), {}, order, shape, options);
   std::vector<T> out(keys.size());
   if (!out.empty()) std::memcpy(out.data(), sorted.first.data(), sorted.first.size());
   return out;
@@ -78,8 +89,9 @@ std::vector<T> sort(gpu::Backend& backend, std::span<const T> keys, SortOrder or
 
 template <class T>
 std::vector<T> sort(gpu::Backend& backend, const std::vector<T>& keys, SortOrder order = SortOrder::Ascending,
-                    const SortShape& shape = {}) {
-  return sort(backend, std::span<const T>(keys), order, shape);
+                    const std::optional<SortShape>& shape = std::nullopt,
+                    const Options& options = Options::from_environment()) {
+  return sort(backend, std::span<const T>(keys), order, shape, options);
 }
 
 // The keys sorted and `values` moved with them.
@@ -87,9 +99,10 @@ template <class T>
 std::pair<std::vector<T>, std::vector<uint32_t>> sort_pairs(gpu::Backend& backend, std::span<const T> keys,
                                                            std::span<const uint32_t> values,
                                                            SortOrder order = SortOrder::Ascending,
-                                                           const SortShape& shape = {}) {
+                                                           const std::optional<SortShape>& shape = std::nullopt,
+                                                           const Options& options = Options::from_environment()) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(keys.data()), keys.size_bytes());
-  auto sorted = sort_bytes(backend, bytes, scalar_type_of<T>(), values, order, shape);
+  auto sorted = sort_bytes(backend, bytes, scalar_type_of<T>(), values, order, shape, options);
   std::vector<T> out(keys.size());
   if (!out.empty()) std::memcpy(out.data(), sorted.first.data(), sorted.first.size());
   return {std::move(out), std::move(sorted.second)};
@@ -98,16 +111,18 @@ std::pair<std::vector<T>, std::vector<uint32_t>> sort_pairs(gpu::Backend& backen
 // The indices that sort `keys`, stably (NumPy's argsort with kind='stable').
 template <class T>
 std::vector<uint32_t> argsort(gpu::Backend& backend, std::span<const T> keys, SortOrder order = SortOrder::Ascending,
-                              const SortShape& shape = {}) {
+                              const std::optional<SortShape>& shape = std::nullopt,
+                              const Options& options = Options::from_environment()) {
   std::vector<uint32_t> index(keys.size());
   for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
-  return sort_pairs(backend, keys, std::span<const uint32_t>(index), order, shape).second;
+  return sort_pairs(backend, keys, std::span<const uint32_t>(index), order, shape, options).second;
 }
 
 template <class T>
 std::vector<uint32_t> argsort(gpu::Backend& backend, const std::vector<T>& keys, SortOrder order = SortOrder::Ascending,
-                              const SortShape& shape = {}) {
-  return argsort(backend, std::span<const T>(keys), order, shape);
+                              const std::optional<SortShape>& shape = std::nullopt,
+                              const Options& options = Options::from_environment()) {
+  return argsort(backend, std::span<const T>(keys), order, shape, options);
 }
 
 }  // namespace vyre::lib
