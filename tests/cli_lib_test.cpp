@@ -6,17 +6,18 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "support/cli_lib.hpp"
 #include "support/test_support.hpp"
 
+using vyre::test::cache_in;
 using vyre::test::contains;
+using vyre::test::expect_refusals;
 using vyre::test::read_file;
 using vyre::test::run_vyre;
 using vyre::test::TempDir;
 using vyre::test::write_file;
 
 namespace {
-
-std::map<std::string, std::string> cache_in(const TempDir& tmp) { return {{"VYRE_AOT_CACHE_DIR", (tmp / "cache").string()}}; }
 
 TEST(CliLib, ScanAndReduceOfValuesOnTheCommandLine) {
   TempDir tmp;
@@ -43,6 +44,14 @@ TEST(CliLib, ScanAndReduceOfValuesOnTheCommandLine) {
   EXPECT_EQ(r.out, "[1, 1, 0, 2]\n") << r.err;
   r = run_vyre({"lib", "bincount", "--input", "x=1", "--dtype", "u32", "--bins", "3", "--json"}, cache_in(tmp));
   EXPECT_EQ(nlohmann::json::parse(r.out)["dtype"], "u32") << r.err;
+  // Narrow and bool elements: reduce and scan give their accumulator's type.
+  r = run_vyre({"lib", "reduce", "--input", "x=200,100", "--dtype", "u8", "--json"}, cache_in(tmp));
+  EXPECT_EQ(nlohmann::json::parse(r.out)["result"], 300) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["dtype"], "u32") << r.err;
+  r = run_vyre({"lib", "scan", "--input", "x=true,false,true", "--dtype", "bool"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "[1, 1, 2]\n") << r.err;
+  r = run_vyre({"lib", "sort", "--input", "x=3,-1,2,-128", "--dtype", "i8"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "[-128, -1, 2, 3]\n") << r.err;
 }
 
 TEST(CliLib, RawFileInAndOut) {
@@ -68,9 +77,9 @@ TEST(CliLib, RawFileInAndOut) {
 TEST(CliLib, RefusalsNameTheFlag) {
   TempDir tmp;
   write_file(tmp / "odd.bin", "12345");
-  const std::vector<std::tuple<std::vector<std::string>, int, std::string>> cases = {
-      {{"lib", "scan", "--input", "x=1,2", "--dtype", "u8"}, 3, "--dtype: 'u8' is not one of u32, i32, f32, f64"},
-      {{"lib", "scan", "--input", "x=1,2", "--dtype", "f32", "--op", "xor"}, 3, "scan xor takes u32 or i32"},
+  const std::vector<vyre::test::Refusal> cases = {
+      {{"lib", "scan", "--input", "x=1,2", "--dtype", "u64"}, 3, "--dtype: 'u64' is not one of u32, i32, f32, f64, f16, u8"},
+      {{"lib", "scan", "--input", "x=1,2", "--dtype", "f32", "--op", "xor"}, 3, "scan xor takes integer or bool elements"},
       {{"lib", "scan", "--input", "x=1,2", "--dtype", "u32", "--op", "prod"}, 3, "--op: 'prod' is not one of"},
       {{"lib", "scan", "--input", "y=1,2", "--dtype", "u32"}, 3, "is not x=V1,V2,... or x=@FILE"},
       {{"lib", "reduce", "--input", "x=", "--dtype", "f32", "--op", "min"}, 3, "min of zero elements has no value"},
@@ -80,22 +89,61 @@ TEST(CliLib, RefusalsNameTheFlag) {
       {{"lib", "scan", "--input", "x=1", "--dtype", "u32", "--shape", "256"}, 3, "is not WORKGROUP,ITEMS"},
       {{"lib", "scan", "--input", "x=1", "--dtype", "u32", "--shape", "100,4"}, 3, "power of two"},
       {{"lib", "scan", "--dtype", "u32"}, 2, "--input is required"},
-      {{"lib", "sort", "--input", "x=1", "--dtype", "f64"}, 3, "sort takes u32, i32 or f32 keys, not f64"},
+      {{"lib", "sort", "--input", "x=1", "--dtype", "f64"}, 3, "sort takes u32, i32, f32, f16, u8, i8, u16 or i16 keys, not f64"},
       {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--op", "max"}, 2, "--op"},
       {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--shape", "256,4"}, 3, "from 16 to 128"},
       {{"lib", "bincount", "--input", "x=1,5,9", "--dtype", "u32", "--bins", "5"}, 3, "2 of the 3 values are not in [0, 5)"},
-      {{"lib", "bincount", "--input", "x=1", "--dtype", "f32"}, 3, "bincount takes u32 or i32 values, not f32"},
+      {{"lib", "bincount", "--input", "x=1", "--dtype", "f32"}, 3, "bincount takes u32, i32, u8, i8, u16 or i16 values, not f32"},
       {{"lib"}, 2, "A subcommand is required"},
   };
-  for (const auto& [args, code, message] : cases) {
-    const auto r = run_vyre(args, cache_in(tmp));
-    EXPECT_EQ(r.exit_code, code) << args[1] << " " << args.back() << ": " << r.err;
-    EXPECT_TRUE(contains(r.err, message)) << r.err;
-    EXPECT_EQ(r.out, "");
-  }
+  expect_refusals(cases, cache_in(tmp));
   const auto help = run_vyre({"lib", "reduce", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_TRUE(contains(help.out, "--dtype"));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliLib, ATunedShapeIsRecordedAndTheNextProcessTimesNothing) {
+  TempDir tmp;
+  std::map<std::string, std::string> env = cache_in(tmp);
+  env["VYRE_TUNE_WARMUP"] = "1";
+  env["VYRE_TUNE_REPETITIONS"] = "1";
+  const std::vector<std::string> call = {"lib", "reduce", "--input", "x=1,2,3,4,5", "--dtype", "u32", "--json"};
+  std::vector<std::string> tuned = call;
+  tuned.push_back("--tune");
+  auto r = run_vyre(tuned, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], 15);
+  ASSERT_EQ(j["shapes"].size(), 1u);
+  EXPECT_EQ(j["shapes"][0]["source"], "tuned");
+  EXPECT_EQ(j["shapes"][0]["family"], "reduce u32 sum");
+  const std::string key = j["shapes"][0]["record_key"];
+  const std::string shape = j["shapes"][0]["shape"];
+
+  // VYRE_TUNE=1 as --tune: the record, nothing timed; --verbose says so.
+  env["VYRE_TUNE"] = "1";
+  std::vector<std::string> verbose = call;
+  verbose.back() = "--verbose";
+  r = run_vyre(verbose, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "15\n");
+  EXPECT_TRUE(contains(r.err, "reduce u32 sum, 2^3 elements: " + shape + " (the cache's tuning record, nothing timed"))
+      << r.err;
+  env.erase("VYRE_TUNE");
+  r = run_vyre(verbose, env);
+  EXPECT_TRUE(contains(r.err, "this device class's default (--tune to measure)")) << r.err;
+
+  r = run_vyre({"cache", "show", key}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "kind              shape record of a standard kernel")) << r.out;
+  EXPECT_TRUE(contains(r.out, "chosen            " + shape)) << r.out;
+  EXPECT_TRUE(contains(r.out, "workgroup=512 items=32")) << r.out;  // every candidate is listed
+  r = run_vyre({"cache", "show", key, "--json"}, env);
+  EXPECT_EQ(nlohmann::json::parse(r.out)["shape_record"]["shape"], shape) << r.out;
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // vyre's WGSL on a second, independent WebGPU: Dawn in headless Chromium
 // (SwiftShader), whose WGSL compiler Tint applies WGSL's full uniformity
 // analysis and its own validation. Every conformance case, construct
-// scenario, constant hazard and example runs there, and its results are
-// checked against the reference interpreter with the same rules as on
-// wgpu-native. Chromium runs once for all of them.
+// scenario, constant hazard, example and pass program of the standard
+// kernels runs there, and its results are checked against the reference
+// interpreter with the same rules as on wgpu-native. Chromium runs once for
+// all of them.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "lower/approximate_forms.hpp"
 #include "samples/approximate_forms.hpp"
 #include "support/conformance_cases.hpp"
+#include "support/lib_pass_cases.hpp"
 #include "support/programs.hpp"
 #include "support/test_support.hpp"
 #include "support/webgpu_job.hpp"
@@ -80,6 +82,10 @@ Suite build_and_run() {
     vyre::RunInputs run = vyre::read_run_file(p, source_path(std::string("examples/") + name + ".run.json"));
     s.jobs.push_back(make_webgpu_job(std::string("example/") + name, p, run.inputs, {}, run.grid));
   }
+
+  // vyre::lib's pass programs (tests/support/lib_pass_cases.cpp).
+  for (const LibPassCase& c : lib_pass_cases())
+    s.jobs.push_back(make_webgpu_job("lib/" + c.name, c.program, c.inputs, {}, c.grid));
 
   TempDir dir;
   write_file(dir / "jobs.json", to_json(s.jobs).dump());
@@ -219,6 +225,22 @@ TEST(Dawn, AProgramWithEveryConstructCompilesAndRuns) {
   const auto* out = outputs_of("every_construct");
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(words(*out, "out").size(), 40u);
+}
+
+TEST(Dawn, EveryStandardKernelPassAgreesWithTheReference) {
+  SKIP_WITHOUT_DAWN();
+  for (const LibPassCase& c : lib_pass_cases()) {
+    const auto* out = outputs_of("lib/" + c.name);
+    if (!out) continue;
+    const Outputs ref = reference::run(c.program, c.inputs, {}, c.grid);
+    for (const auto& [name, want] : ref.all()) {
+      const std::vector<uint32_t> got_words = words(*out, name);
+      std::vector<uint8_t> got(got_words.size() * 4);
+      if (!got.empty()) std::memcpy(got.data(), got_words.data(), got.size());
+      std::string why;
+      EXPECT_TRUE(lib_pass_output_agrees(c, name, got, want, why)) << c.name << " on Dawn: " << why;
+    }
+  }
 }
 
 TEST(Dawn, EveryExampleGivesItsExpectedOutputs) {

@@ -80,11 +80,29 @@ TEST(LibBincount, RefusalsSayWhy) {
   EXPECT_NE(message([] { lib::bincount(backend(), std::vector<int32_t>{1, -2}); }).find("given -2"), std::string::npos);
   EXPECT_NE(message([] { lib::bincount(backend(), std::vector<int32_t>{1, -2}, 4); }).find("1 of the 2 values"),
             std::string::npos);
-  EXPECT_NE(message([] { lib::bincount(backend(), std::vector<float>{1}, 4); }).find("u32 or i32 values, not f32"),
+  EXPECT_NE(message([] { lib::bincount(backend(), std::vector<float>{1}, 4); }).find("u32, i32, u8, i8, u16 or i16 values, not f32"),
             std::string::npos);
   EXPECT_NE(message([] { lib::bincount(backend(), std::vector<uint32_t>{1}, 0); }).find("at least one bin"),
             std::string::npos);
   EXPECT_NE(message([] { lib::bincount(backend(), std::vector<uint32_t>{UINT32_MAX}); }).find("2^32 bins"),
+            std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(LibBincount, NarrowValuesAreCountedAndNegativeOnesRefused) {
+  std::vector<uint8_t> bytes = random_values<uint8_t>(70001, 44);
+  std::vector<uint32_t> want(256, 0);
+  for (uint8_t b : bytes) ++want[b];
+  EXPECT_EQ(lib::bincount(backend(), bytes, 256), want);
+  EXPECT_EQ(lib::bincount(backend(), std::vector<uint16_t>{0, 65535, 65535}).size(), 65536u);
+  EXPECT_EQ(lib::bincount(backend(), std::vector<int8_t>{2, 0, 2}), (std::vector<uint32_t>{1, 0, 2}));
+  EXPECT_NE(test::invalid_input_message([] { lib::bincount(backend(), std::vector<int16_t>{1, -300}); }).find("given -300"),
+            std::string::npos);
+  EXPECT_NE(test::invalid_input_message([] { lib::bincount(backend(), std::vector<int8_t>{1, -3}, 4); })
+                .find("1 of the 2 values are not in [0, 4)"),
             std::string::npos);
 }
 

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "support/lib_inputs.hpp"
 #include "support/lowering_backend.hpp"
@@ -152,11 +153,12 @@ TEST(LibReduce, RefusalsSayWhy) {
   const auto message = [](auto f) { return test::invalid_input_message(f); };
   EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{}, ReduceOp::Min); }).find("zero elements has no value"),
             std::string::npos);
-  EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{1}, ReduceOp::Xor); }).find("takes u32 or i32"),
+  EXPECT_NE(message([] { lib::reduce(backend(), std::vector<float>{1}, ReduceOp::Xor); }).find("takes integer or bool elements"),
             std::string::npos);
   EXPECT_NE(message([] { lib::reduce(backend(), std::vector<uint32_t>{1}, ReduceOp::Sum, lib::ReduceShape{100, 4}); }).find("power of two"),
             std::string::npos);
-  EXPECT_NE(message([] { lib::reduce_pass(ScalarType::U8, ReduceOp::Sum); }).find("u32, i32, f32 or f64"), std::string::npos);
+  EXPECT_NE(message([] { lib::reduce_pass(ScalarType::F16, ReduceOp::Or); }).find("reduce or takes integer or bool elements"),
+            std::string::npos);
   EXPECT_NE(message([] { lib::reduce_pass(ScalarType::U32, ReduceOp::Sum, {1, 1}); }).find("2 or more items"),
             std::string::npos);
   const std::vector<uint8_t> odd(7);
@@ -164,6 +166,50 @@ TEST(LibReduce, RefusalsSayWhy) {
             std::string::npos);
   EXPECT_EQ(lib::reduce_op_from_string("xor"), ReduceOp::Xor);
   EXPECT_FALSE(lib::reduce_op_from_string("prod"));
+}
+
+}  // namespace
+
+namespace {
+
+// Narrow, bool and f16 elements reduce in their accumulator type
+// (accumulator_type): the elements widened, then folded as u32, i32 or f32.
+template <class T>
+void check_widened(uint32_t seed) {
+  using Acc = lib::accumulator_t<T>;
+  for (uint32_t n : {1u, 3u, 31u, 33u, 1001u, 65537u}) {  // odd lengths end mid-word
+    const test::Widened<T> values = test::widened_values<T>(n, seed + n);
+    const std::vector<Acc>& wide = values.wide;
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::And, ReduceOp::Or, ReduceOp::Xor}) {
+      if (std::is_same_v<T, half> && op >= ReduceOp::And) continue;
+      const Acc got = lib::reduce(backend(), std::span<const T>(values.x.get(), n), op);
+      static_assert(std::is_same_v<decltype(got), const Acc>);
+      // Eighths of at most 1000 in an f32 sum of up to 2^17 terms are exact.
+      EXPECT_EQ(got, host_fold(wide, op)) << lib::to_string(op) << " of " << n;
+    }
+  }
+}
+
+TEST(LibReduce, NarrowBoolAndF16ElementsAccumulateInTheirWiderType) {
+  EXPECT_EQ(lib::accumulator_type(ScalarType::U8), ScalarType::U32);
+  EXPECT_EQ(lib::accumulator_type(ScalarType::I16), ScalarType::I32);
+  EXPECT_EQ(lib::accumulator_type(ScalarType::Bool), ScalarType::U32);
+  EXPECT_EQ(lib::accumulator_type(ScalarType::F16), ScalarType::F32);
+  EXPECT_EQ(lib::accumulator_type(ScalarType::F64), ScalarType::F64);
+  check_widened<uint8_t>(61);
+  check_widened<int8_t>(62);
+  check_widened<uint16_t>(63);
+  check_widened<int16_t>(64);
+  check_widened<bool>(65);
+  check_widened<half>(66);
+  // 300 bytes of 255 sum past a byte's range, as NumPy's uint8 sum does.
+  EXPECT_EQ(lib::reduce(backend(), std::vector<uint8_t>(300, 255), ReduceOp::Sum), 300u * 255u);
+  const bool flags[] = {true, false, true, true};
+  EXPECT_EQ(lib::reduce(backend(), std::span<const bool>(flags), ReduceOp::Sum), 3u);
+  EXPECT_EQ(lib::reduce(backend(), std::vector<int8_t>{-128, -128, 127}, ReduceOp::Sum), -129);
+  // An f16 NaN propagates through min as an f32 NaN.
+  EXPECT_TRUE(std::isnan(lib::reduce(backend(), std::vector<half>{to_half(1), to_half(NAN)}, ReduceOp::Min)));
+  EXPECT_EQ(lib::reduce(backend(), std::vector<uint16_t>{}, ReduceOp::Sum), 0u);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 // grid goes beyond 65,535 workgroups; and the refusals.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <cmath>
 #include <limits>
 
@@ -179,9 +181,9 @@ TEST(LibScan, ABufferOnTheGpuStaysThere) {
 
 TEST(LibScan, RefusalsSayWhy) {
   const auto message = [](auto f) { return test::invalid_input_message(f); };
-  EXPECT_NE(message([] { lib::scan(backend(), std::vector<float>{1}, ReduceOp::And); }).find("scan and takes u32 or i32"),
+  EXPECT_NE(message([] { lib::scan(backend(), std::vector<float>{1}, ReduceOp::And); }).find("scan and takes integer or bool elements"),
             std::string::npos);
-  EXPECT_NE(message([] { lib::scan_pass(ScalarType::U8, ReduceOp::Sum, ScanKind::Inclusive); }).find("u32, i32, f32 or f64"),
+  EXPECT_NE(message([] { lib::scan_pass(ScalarType::F64, ReduceOp::Xor, ScanKind::Inclusive); }).find("xor takes integer or bool"),
             std::string::npos);
   // 1024 x 4 f32 elements, padded by one in 32, and 1,024 totals: 20,992 bytes.
   EXPECT_NE(message([] { lib::scan(backend(), std::vector<float>{1}, ReduceOp::Sum, ScanKind::Inclusive, lib::ReduceShape{1024, 4}); })
@@ -189,6 +191,41 @@ TEST(LibScan, RefusalsSayWhy) {
             std::string::npos);
   const std::vector<uint8_t> odd(6);
   EXPECT_NE(message([&] { lib::scan_bytes(backend(), odd, ScalarType::F32); }).find("whole f32"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Narrow, bool and f16 elements scan in their accumulator type: the running
+// fold of the widened elements, as u32, i32 or f32.
+template <class T>
+void check_widened(uint32_t seed) {
+  using Acc = lib::accumulator_t<T>;
+  for (uint32_t n : {1u, 33u, 65537u}) {
+    const test::Widened<T> values = test::widened_values<T>(n, seed + n);
+    const std::vector<Acc>& wide = values.wide;
+    // Each operator and kind is programs of its own to compile: a sample of them.
+    for (auto [op, kind] : {std::pair{ReduceOp::Sum, ScanKind::Inclusive}, std::pair{ReduceOp::Max, ScanKind::Exclusive}}) {
+      {
+        const std::vector<Acc> got = lib::scan(backend(), std::span<const T>(values.x.get(), n), op, kind);
+        // Eighths of at most 1000 in an f32 sum of up to 2^17 terms are exact.
+        EXPECT_EQ(got, host_scan(wide, op, kind)) << lib::to_string(op) << " of " << n;
+      }
+    }
+  }
+}
+
+TEST(LibScan, NarrowBoolAndF16ElementsScanInTheirWiderType) {
+  check_widened<uint8_t>(71);
+  check_widened<int8_t>(72);
+  check_widened<uint16_t>(73);
+  check_widened<int16_t>(74);
+  check_widened<bool>(75);
+  check_widened<half>(76);
+  // A running count of 255s passes a byte's range, as NumPy's cumsum of uint8 does.
+  EXPECT_EQ(lib::scan(backend(), std::vector<uint8_t>(3, 255)), (std::vector<uint32_t>{255, 510, 765}));
+  EXPECT_TRUE(lib::scan(backend(), std::vector<int16_t>{}).empty());
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // vyre::lib::sort on lavapipe: u32, i32 and f32 keys, alone and with values,
 // ascending and descending, at the lengths where workgroups and scan levels
 // change, against std::stable_sort in the documented order; edge values
-// (NaN of either sign, ±0, ±inf, integer extremes); stability; a grid
+// (NaN of either sign, ±0, ±inf, integer extremes); narrow and f16
+// keys with values of other types; stability; a grid
 // beyond one axis; one pass against the reference interpreter; refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -155,7 +158,10 @@ TEST(LibSort, ABufferOnTheGpuStaysThere) {
 TEST(LibSort, RefusalsSayWhy) {
   const auto message = [](auto f) { return test::invalid_input_message(f); };
   const std::vector<uint32_t> keys = {3, 1, 2};
-  EXPECT_NE(message([] { lib::sort_count_pass(ScalarType::F64, SortOrder::Ascending); }).find("u32, i32 or f32 keys"),
+  EXPECT_NE(message([] { lib::sort_count_pass(ScalarType::F64, SortOrder::Ascending); })
+                .find("u32, i32, f32, f16, u8, i8, u16 or i16 keys, not f64"),
+            std::string::npos);
+  EXPECT_NE(message([] { lib::sort_count_pass(ScalarType::Bool, SortOrder::Ascending); }).find("keys, not bool"),
             std::string::npos);
   EXPECT_NE(message([&] { lib::sort(backend(), keys, SortOrder::Ascending, lib::SortShape{256, 4}); }).find("from 16 to 128"),
             std::string::npos);
@@ -163,9 +169,65 @@ TEST(LibSort, RefusalsSayWhy) {
               lib::sort_pairs(backend(), std::span<const uint32_t>(keys), std::span<const uint32_t>(keys).first(2));
             }).find("3 keys but 2 values"),
             std::string::npos);
-  EXPECT_NE(message([&] { lib::sort(backend(), backend().upload(keys), backend().upload(std::vector<float>{1, 2, 3})); })
-                .find("u32 values, not f32"),
+  EXPECT_NE(message([&] { lib::sort(backend(), backend().upload(keys), backend().upload(std::vector<float>{1, 2})); })
+                .find("3 keys but 2 values"),
             std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Narrow and f16 keys: the sort's order on their values (f16 as its exact
+// f32), stable, with values of another type moved along; the fewer digit
+// passes of 8- and 16-bit keys and f16's skipped low bits change nothing.
+template <class K, class V>
+void check_narrow(uint32_t seed) {
+  for (uint32_t n : {1u, 33u, 5001u}) {  // within and beyond one workgroup's span
+    const std::vector<uint32_t> raw = random_values<uint32_t>(n, seed + n);
+    std::vector<K> keys(n);
+    std::vector<V> values(n);
+    std::vector<double> as_double(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<K, half>) {
+        const std::array<half, 6> edges = {to_half(-0.0), to_half(0.0), to_half(INFINITY), to_half(-INFINITY),
+                                           half{0x0001}, half{0x8001}};  // ±0, ±inf, ± the smallest subnormal
+        keys[i] = i % 17 < edges.size() ? edges[i % 17] : half{static_cast<uint16_t>((raw[i] & 0x7bffu) | (raw[i] & 0x8000u))};
+        as_double[i] = to_double(keys[i]);
+      } else {
+        keys[i] = static_cast<K>(raw[i] % 37 * 7);  // many equal keys, for stability
+        as_double[i] = keys[i];
+      }
+      values[i] = static_cast<V>(i);
+    }
+    for (SortOrder order : {SortOrder::Ascending, SortOrder::Descending}) {
+      std::vector<uint32_t> index(n);
+      std::iota(index.begin(), index.end(), 0u);
+      // -0 before +0 ascending (after descending), as for f32 keys.
+      const auto rank = [&](uint32_t i) { return std::pair{as_double[i], !std::signbit(as_double[i])}; };
+      std::stable_sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
+        return order == SortOrder::Ascending ? rank(a) < rank(b) : rank(b) < rank(a);
+      });
+      const auto [k, v] = lib::sort_pairs(backend(), keys, values, order);
+      ASSERT_EQ(k.size(), n);
+      for (uint32_t i = 0; i < n; ++i) {
+        ASSERT_EQ(std::memcmp(&k[i], &keys[index[i]], sizeof(K)), 0) << i << " of " << n;
+        ASSERT_EQ(v[i], values[index[i]]) << i << " of " << n;
+      }
+    }
+  }
+}
+
+TEST(LibSort, NarrowAndF16KeysWithValuesOfOtherTypes) {
+  check_narrow<uint8_t, uint32_t>(81);
+  check_narrow<int8_t, uint8_t>(82);
+  check_narrow<uint16_t, float>(83);
+  check_narrow<int16_t, int16_t>(84);
+  check_narrow<half, uint32_t>(85);
+  // u32 keys with u8 values: values of any type move with their keys.
+  const auto [k, v] = lib::sort_pairs(backend(), std::vector<uint32_t>{3, 1, 2}, std::vector<uint8_t>{30, 10, 20});
+  EXPECT_EQ(k, (std::vector<uint32_t>{1, 2, 3}));
+  EXPECT_EQ(v, (std::vector<uint8_t>{10, 20, 30}));
 }
 
 }  // namespace

@@ -6,15 +6,21 @@
 // list that receives one dict per shape the call chose, or None).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "bind.hpp"
 #include "device_array.hpp"
 #include "vyre/lib/bincount.hpp"
+#include "vyre/lib/compact.hpp"
 #include "vyre/lib/find.hpp"
+#include "vyre/lib/histogram.hpp"
+#include "vyre/lib/matmul.hpp"
 #include "vyre/lib/options.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
+#include "vyre/lib/softmax.hpp"
 #include "vyre/lib/sort.hpp"
+#include "vyre/lib/transpose.hpp"
 
 namespace vyre::python {
 namespace {
@@ -164,6 +170,107 @@ void bind_lib(nb::module_& m) {
         return nb::make_tuple(PyDeviceArray{std::move(out.pattern), {}}, PyDeviceArray{std::move(out.position), {}});
       },
       "backend"_a, "haystack"_a, "patterns"_a, "workgroup"_a.none(), "chunk"_a.none(), "tune"_a.none(), "retune"_a,
+      "report"_a.none());
+  m.def(
+      "_lib_compact",
+      [](PyBackend& b, const PyDeviceArray& x, const PyDeviceArray* mask, std::optional<uint32_t> workgroup,
+         std::optional<uint32_t> items, std::optional<bool> tune, bool retune, nb::handle report) {
+        // No mask: nonzero(x), the indices.
+        const std::optional<lib::ReduceShape> shape = span_shape(workgroup, items, lib::default_compact_shape(*b.backend));
+        Choosing choosing(tune, retune);
+        lib::Compacted out;
+        {
+          nb::gil_scoped_release release;
+          out = mask ? lib::compact(*b.backend, x.buffer, mask->buffer, shape, choosing.options)
+                     : lib::nonzero(*b.backend, x.buffer, shape, choosing.options);
+        }
+        choosing.tell(report);
+        return PyDeviceArray{std::move(out.buffer), {}};
+      },
+      "backend"_a, "x"_a, "mask"_a.none(), "workgroup"_a.none(), "items"_a.none(), "tune"_a.none(), "retune"_a,
+      "report"_a.none());
+  m.def(
+      "_lib_histogram",
+      [](PyBackend& b, const PyDeviceArray& x, uint32_t bins, double lo, double hi, std::optional<std::vector<double>> edges,
+         std::optional<uint32_t> workgroup, std::optional<uint32_t> items, std::optional<bool> tune, bool retune,
+         nb::handle report) {
+        // With `edges`, those (bins and the range unused); else bins over [lo, hi].
+        const std::optional<lib::ReduceShape> shape = span_shape(workgroup, items, lib::ReduceShape{});
+        Choosing choosing(tune, retune);
+        lib::DeviceHistogram out;
+        {
+          nb::gil_scoped_release release;
+          out = edges ? lib::histogram(*b.backend, x.buffer, std::span<const double>(*edges), shape, choosing.options)
+                      : lib::histogram(*b.backend, x.buffer, bins, lo, hi, shape, choosing.options);
+        }
+        choosing.tell(report);
+        return nb::make_tuple(PyDeviceArray{std::move(out.counts), {}}, PyDeviceArray{std::move(out.outside), {}});
+      },
+      "backend"_a, "x"_a, "bins"_a, "lo"_a, "hi"_a, "edges"_a.none(), "workgroup"_a.none(), "items"_a.none(),
+      "tune"_a.none(), "retune"_a, "report"_a.none());
+  m.def(
+      "_lib_matmul",
+      [](PyBackend& b, const PyDeviceArray& a, const PyDeviceArray& bm, uint32_t m, uint32_t n, uint32_t k,
+         std::optional<uint32_t> tile_m, std::optional<uint32_t> tile_n, std::optional<uint32_t> tile_k,
+         std::optional<uint32_t> thread_m, std::optional<uint32_t> thread_n, std::optional<bool> tune, bool retune,
+         nb::handle report) {
+        // The shape's fields given, the rest from the device class's default.
+        std::optional<lib::MatmulShape> shape;
+        if (tile_m || tile_n || tile_k || thread_m || thread_n) {
+          const lib::MatmulShape d = lib::default_matmul_shape(*b.backend);
+          shape = lib::MatmulShape{tile_m.value_or(d.tile_m), tile_n.value_or(d.tile_n), tile_k.value_or(d.tile_k),
+                                   thread_m.value_or(d.thread_m), thread_n.value_or(d.thread_n)};
+        }
+        Choosing choosing(tune, retune);
+        std::shared_ptr<gpu::DeviceBuffer> out;
+        {
+          nb::gil_scoped_release release;
+          out = lib::matmul(*b.backend, a.buffer, bm.buffer, m, n, k, shape, choosing.options);
+        }
+        choosing.tell(report);
+        return PyDeviceArray{std::move(out), {m, n}};
+      },
+      "backend"_a, "a"_a, "b"_a, "m"_a, "n"_a, "k"_a, "tile_m"_a.none(), "tile_n"_a.none(), "tile_k"_a.none(),
+      "thread_m"_a.none(), "thread_n"_a.none(), "tune"_a.none(), "retune"_a, "report"_a.none());
+  m.def(
+      "_lib_transpose",
+      [](PyBackend& b, const PyDeviceArray& x, uint32_t rows, uint32_t cols, std::optional<uint32_t> tile,
+         std::optional<uint32_t> rows_per_invocation, std::optional<bool> tune, bool retune, nb::handle report) {
+        std::optional<lib::TransposeShape> shape;
+        if (tile || rows_per_invocation) {
+          const lib::TransposeShape d = lib::default_transpose_shape(*b.backend);
+          shape = lib::TransposeShape{tile.value_or(d.tile), rows_per_invocation.value_or(d.rows_per_invocation)};
+        }
+        Choosing choosing(tune, retune);
+        std::shared_ptr<gpu::DeviceBuffer> out;
+        {
+          nb::gil_scoped_release release;
+          out = lib::transpose(*b.backend, x.buffer, rows, cols, shape, choosing.options);
+        }
+        choosing.tell(report);
+        return PyDeviceArray{std::move(out), {cols, rows}};
+      },
+      "backend"_a, "x"_a, "rows"_a, "cols"_a, "tile"_a.none(), "rows_per_invocation"_a.none(), "tune"_a.none(),
+      "retune"_a, "report"_a.none());
+  m.def(
+      "_lib_softmax",
+      [](PyBackend& b, const PyDeviceArray& x, uint32_t rows, uint32_t cols, std::optional<uint32_t> workgroup,
+         std::optional<uint32_t> lanes, std::optional<bool> tune, bool retune, nb::handle report) {
+        std::optional<lib::SoftmaxShape> shape;
+        if (workgroup || lanes) {
+          const lib::SoftmaxShape d = lib::default_softmax_shape(*b.backend, cols);
+          shape = lib::SoftmaxShape{workgroup.value_or(d.workgroup), lanes.value_or(d.lanes)};
+        }
+        Choosing choosing(tune, retune);
+        std::shared_ptr<gpu::DeviceBuffer> out;
+        {
+          nb::gil_scoped_release release;
+          out = lib::softmax(*b.backend, x.buffer, rows, cols, shape, choosing.options);
+        }
+        choosing.tell(report);
+        return PyDeviceArray{std::move(out), x.shape};  // x's shape: the rows are along its last axis
+      },
+      "backend"_a, "x"_a, "rows"_a, "cols"_a, "workgroup"_a.none(), "lanes"_a.none(), "tune"_a.none(), "retune"_a,
       "report"_a.none());
 }
 

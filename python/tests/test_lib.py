@@ -107,11 +107,11 @@ def test_errors_name_the_python_argument():
     x = np.arange(4, dtype=np.float32)
     with pytest.raises(vyre.DTypeError, match=r"vyre.lib.reduce: x must be a NumPy array or a vyre.DeviceArray, not list"):
         vyre.lib.sum([1, 2])
-    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.scan: x is int64; it takes uint32, int32, float32 or float64"):
+    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.scan: x is int64; it takes uint32, int32, float32, float64, float16, uint8"):
         vyre.lib.cumsum(np.arange(3))
     with pytest.raises(vyre.InputError, match=r"op must be one of 'sum', 'min'.*not 'prod'"):
         vyre.lib.reduce(x, "prod")
-    with pytest.raises(vyre.DTypeError, match=r"op 'xor' takes integer arrays \(uint32, int32\), not float32"):
+    with pytest.raises(vyre.DTypeError, match=r"op 'xor' takes integer or bool arrays \(uint32, int32, uint8, int8, uint16, int16, bool\), not float32"):
         vyre.lib.scan(x, "xor")
     with pytest.raises(vyre.InputError, match=r"vyre.lib.reduce: min of zero elements has no value"):
         vyre.lib.min(np.zeros(0, dtype=np.float32))
@@ -121,8 +121,9 @@ def test_errors_name_the_python_argument():
         vyre.lib.reduce(x, items=0)
     with pytest.raises(vyre.InputError, match=r"inclusive must be True or False"):
         vyre.lib.scan(x, inclusive="yes")
-    with pytest.raises(vyre.DTypeError, match=r"DeviceArray of uint8"):
-        vyre.lib.sum(vyre.default_backend().upload(np.zeros(4, dtype=np.uint8)))
+    # A DeviceArray of bytes sums into a DeviceArray of its accumulator, uint32.
+    on_gpu = vyre.lib.sum(vyre.default_backend().upload(np.full(4, 200, dtype=np.uint8)))
+    assert on_gpu.dtype == "uint32" and on_gpu.numpy()[0] == 800
 
 
 @pytest.mark.parametrize("dtype", [np.uint32, np.int32, np.float32])
@@ -155,10 +156,11 @@ def test_sort_nan_last_and_pairs():
 
 def test_sort_errors_name_the_python_argument():
     keys = np.array([3, 1], dtype=np.uint32)
-    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.sort: keys are float64; it takes uint32, int32 or float32"):
+    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.sort: keys are float64; it takes uint32, int32, float32, "
+                                              r"float16, uint8"):
         vyre.lib.sort(np.array([1.0]))
-    with pytest.raises(vyre.DTypeError, match=r"values are int32; it takes uint32 values"):
-        vyre.lib.sort(keys, np.array([0, 1], dtype=np.int32))
+    with pytest.raises(vyre.DTypeError, match=r"vyre.lib.sort: keys are bool"):
+        vyre.lib.sort(np.array([True]))
     with pytest.raises(vyre.InputError, match=r"2 keys but 3 values"):
         vyre.lib.sort(keys, np.arange(3, dtype=np.uint32))
     with pytest.raises(vyre.InputError, match=r"workgroup must be a power of two from 16 to 128, not 256"):
@@ -182,7 +184,7 @@ def test_bincount_against_numpy(dtype):
 def test_bincount_errors_and_device_arrays():
     with pytest.raises(vyre.InputError, match=r"vyre.lib.bincount: x has the negative value -2"):
         vyre.lib.bincount(np.array([1, -2], dtype=np.int32))
-    with pytest.raises(vyre.DTypeError, match=r"x is float32; it takes uint32 or int32"):
+    with pytest.raises(vyre.DTypeError, match=r"x is float32; it takes uint32, int32, uint8, int8, uint16 or int16"):
         vyre.lib.bincount(np.array([1.0], dtype=np.float32))
     with pytest.raises(vyre.InputError, match=r"minlength must be an int of 0 or more"):
         vyre.lib.bincount(np.array([1], dtype=np.uint32), minlength=-1)
@@ -236,3 +238,41 @@ def test_a_given_shape_is_reported_as_given_and_tuning_arguments_are_checked():
         vyre.lib.sum(np.ones(3, dtype=np.uint32), tune="yes")
     with pytest.raises(vyre.InputError, match=r"vyre.lib.scan: report must be a list"):
         vyre.lib.scan(np.ones(3, dtype=np.uint32), report={})
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.bool_, np.float16])
+def test_narrow_bool_and_float16_arrays_reduce_and_scan_in_their_accumulator(dtype):
+    rng = np.random.default_rng(5)
+    n = 70001
+    if dtype == np.bool_:
+        x = rng.integers(0, 2, size=n).astype(np.bool_)
+    elif dtype == np.float16:
+        x = (rng.integers(-1000, 1001, size=n) / 8).astype(np.float16)  # eighths: exact sums in float32
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
+    acc = {np.uint8: np.uint32, np.uint16: np.uint32, np.bool_: np.uint32, np.int8: np.int32, np.int16: np.int32,
+           np.float16: np.float32}[dtype]
+    wide = x.astype(acc)
+    total = vyre.lib.sum(x)
+    assert total.dtype == acc and total == wide.sum(dtype=acc)
+    assert vyre.lib.max(x) == wide.max() and vyre.lib.max(x).dtype == acc
+    running = vyre.lib.cumsum(x)
+    assert running.dtype == acc
+    np.testing.assert_array_equal(running, np.cumsum(wide, dtype=acc))
+
+
+@pytest.mark.parametrize("key_dtype, value_dtype", [(np.uint8, np.float32), (np.int16, np.uint8), (np.float16, np.int32)])
+def test_narrow_and_float16_keys_sort_with_values_of_any_dtype(key_dtype, value_dtype):
+    rng = np.random.default_rng(6)
+    if key_dtype == np.float16:
+        keys = rng.normal(size=5000).astype(np.float16)
+    else:
+        info = np.iinfo(key_dtype)
+        keys = rng.integers(info.min, info.max, size=5000, endpoint=True, dtype=key_dtype)
+    values = np.arange(5000).astype(value_dtype)
+    got_keys, got_values = vyre.lib.sort(keys, values)
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(got_keys, keys[order])
+    np.testing.assert_array_equal(got_values, values[order])
+    assert got_values.dtype == value_dtype

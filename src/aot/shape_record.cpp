@@ -4,8 +4,8 @@
 // has to refuse text that is no record.
 #include <toml++/toml.h>
 
-#include <cmath>
-#include <limits>
+#include "aot/record_fields.hpp"
+
 #include <sstream>
 
 #include "vyre/aot.hpp"
@@ -19,42 +19,13 @@ constexpr std::string_view kShapingPrefix = "shape record of vyre::lib; size cla
 constexpr size_t kMaxCandidates = 1024;
 constexpr size_t kMaxText = 4096;  // a family's name, a shape, a note
 
-// The fields of one table, keeping the first problem.
-struct Fields {
-  const toml::table& table;
-  std::string& problem;
-
-  bool fail(std::string_view name, std::string_view what) {
-    if (problem.empty()) problem = "field `" + std::string(name) + "` is missing or not " + std::string(what);
-    return false;
-  }
-  bool text(std::string_view name, std::string& out) {
-    auto v = table[name].value<std::string>();
-    if (!v || v->size() > kMaxText) return fail(name, "a string of at most 4096 bytes");
-    out = std::move(*v);
-    return true;
-  }
-  bool flag(std::string_view name, bool& out) {
-    const toml::node* n = table.get(name);
-    if (n == nullptr || !n->is_boolean()) return fail(name, "a boolean");
-    out = n->as_boolean()->get();
-    return true;
-  }
-  bool count(std::string_view name, unsigned& out) {
-    const toml::node* n = table.get(name);
-    if (n == nullptr || !n->is_integer() || n->as_integer()->get() < 0 || n->as_integer()->get() > 1'000'000)
-      return fail(name, "an integer from 0 to 1000000");
-    out = static_cast<unsigned>(n->as_integer()->get());
-    return true;
-  }
-  bool number(std::string_view name, double& out) {
-    const toml::node* n = table.get(name);
-    if (n == nullptr || !(n->is_floating_point() || n->is_integer())) return fail(name, "a number");
-    out = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
-    if (!std::isfinite(out) || out < 0) return fail(name, "a finite number, at least 0");
-    return true;
-  }
-};
+// A count read as an unsigned: 0 to a million (warm-ups, repetitions, format).
+bool count(RecordFields& fields, std::string_view name, unsigned& out) {
+  int64_t v = 0;
+  if (!fields.integer(name, 0, 1'000'000, v)) return false;
+  out = static_cast<unsigned>(v);
+  return true;
+}
 
 }  // namespace
 
@@ -110,16 +81,17 @@ std::optional<ShapeRecord> decode_shape_record(std::string_view text, std::strin
     return refuse("invalid TOML (" + std::string(e.description()) + ")");
   }
   ShapeRecord r;
-  Fields read{table, why};
+  RecordFields read{table, why};
   unsigned format = 0;
-  if (!read.count("format", format)) return refuse(why);
+  if (!count(read, "format", format)) return refuse(why);
   if (format != kShapeRecordFormat)
     return refuse("format " + std::to_string(format) + ", this vyre reads format " +
                   std::to_string(kShapeRecordFormat));
   r.format = format;
-  if (!(read.text("family", r.family) && read.text("size_class", r.size_class) && read.text("shape", r.shape) &&
-        read.text("fallback", r.fallback) && read.count("warmup", r.warmup) &&
-        read.count("repetitions", r.repetitions) && read.number("tuning_ms", r.tuning_ms)))
+  if (!(read.text("family", r.family, kMaxText) && read.text("size_class", r.size_class, kMaxText) &&
+        read.text("shape", r.shape, kMaxText) && read.text("fallback", r.fallback, kMaxText) &&
+        count(read, "warmup", r.warmup) && count(read, "repetitions", r.repetitions) &&
+        read.number("tuning_ms", r.tuning_ms)))
     return refuse(why);
   if (r.shape.empty()) return refuse("field `shape` is empty");
   const toml::array* list = table["candidate"].as_array();
@@ -129,9 +101,9 @@ std::optional<ShapeRecord> decode_shape_record(std::string_view text, std::strin
     const toml::table* t = node.as_table();
     if (t == nullptr) return refuse("a candidate is not a table");
     ShapeCandidate c;
-    Fields in{*t, why};
-    if (!(in.text("shape", c.shape) && in.flag("ran", c.ran) && in.number("median_ms", c.median_ms) &&
-          in.number("min_ms", c.min_ms) && in.text("note", c.note)))
+    RecordFields in{*t, why};
+    if (!(in.text("shape", c.shape, kMaxText) && in.flag("ran", c.ran) && in.number("median_ms", c.median_ms) &&
+          in.number("min_ms", c.min_ms) && in.text("note", c.note, kMaxText)))
       return refuse("candidate " + std::to_string(r.candidates.size() + 1) + ": " + why);
     r.candidates.push_back(std::move(c));
   }

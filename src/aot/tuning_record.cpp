@@ -4,6 +4,8 @@
 // has to refuse text that is no record.
 #include <toml++/toml.h>
 
+#include "aot/record_fields.hpp"
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -32,41 +34,8 @@ toml::table candidate_table(const TuningCandidate& c) {
   };
 }
 
-// Reads fields of one table, keeping the first problem.
-struct Reader {
-  const toml::table& table;
-  std::string& problem;
-
-  bool fail(std::string_view name, std::string_view what) {
-    if (problem.empty()) problem = "field `" + std::string(name) + "` is missing or not " + std::string(what);
-    return false;
-  }
-  bool text(std::string_view name, std::string& out) {
-    auto v = table[name].value<std::string>();
-    if (!v) return fail(name, "a string");
-    out = std::move(*v);
-    return true;
-  }
-  bool flag(std::string_view name, bool& out) {
-    const toml::node* n = table.get(name);
-    if (n == nullptr || !n->is_boolean()) return fail(name, "a boolean");
-    out = n->as_boolean()->get();
-    return true;
-  }
-  bool integer(std::string_view name, int64_t lo, int64_t hi, int64_t& out) {
-    const toml::node* n = table.get(name);
-    if (n == nullptr || !n->is_integer() || n->as_integer()->get() < lo || n->as_integer()->get() > hi)
-      return fail(name, "an integer in range");
-    out = n->as_integer()->get();
-    return true;
-  }
-  bool number(std::string_view name, double& out) {
-    const toml::node* n = table.get(name);
-    if (n == nullptr || !(n->is_floating_point() || n->is_integer())) return fail(name, "a number");
-    out = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
-    if (!std::isfinite(out) || out < 0) return fail(name, "a finite number, at least 0");
-    return true;
-  }
+// The record's fields, and the two kinds of its own.
+struct Reader : RecordFields {
   bool dim3(std::string_view name, Dim3& out) {
     const toml::array* a = table[name].as_array();
     if (a == nullptr || a->size() != 3) return fail(name, "three integers");

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "kernels/bin_counts.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
@@ -14,59 +15,33 @@ namespace {
 using namespace vyre::build;
 
 void check(ScalarType type, uint32_t bins, const ReduceShape& shape) {
-  if (type != ScalarType::U32 && type != ScalarType::I32)
-    throw Error(ErrorKind::invalid_input,
-                "bincount takes u32 or i32 values, not " + std::string(vyre::to_string(type)));
+  if (type != ScalarType::U32 && type != ScalarType::I32 && type != ScalarType::U8 && type != ScalarType::I8 &&
+      type != ScalarType::U16 && type != ScalarType::I16)
+    throw Error(ErrorKind::invalid_input, "bincount takes u32, i32, u8, i8, u16 or i16 values, not " +
+                                              std::string(vyre::to_string(type)));
   if (bins == 0) throw Error(ErrorKind::invalid_input, "bincount needs at least one bin");
   detail::check_shape("bincount", ScalarType::U32, shape, 0);
 }
 
-// The bin of value `v`, or `bins` for one outside [0, bins): an i32 is
-// taken as its bits, so a negative one is 2^31 or more.
+// The bin of value `v`, or `bins` for one outside [0, bins): a signed value
+// (loaded as i32) is taken as its bits, so a negative one is 2^31 or more.
 Expr bin_of(ScalarType type, Expr v, uint32_t bins) {
-  Expr bits = type == ScalarType::U32 ? std::move(v) : bitcast(ScalarType::U32, std::move(v));
+  Expr bits = value_type(type) == ScalarType::U32 ? std::move(v) : bitcast(ScalarType::U32, std::move(v));
   return min(std::move(bits), u32(bins));
 }
 
 CheckedProgram build_pass(const std::string& name, ScalarType type, uint32_t bins, const ReduceShape& shape) {
-  const uint32_t w = shape.workgroup;
-  const bool local = bins <= kWorkgroupBins;
-  std::vector<Stmt> body = {
-      let("l", lid()),
-      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("base", mul(var("g"), u32(w * shape.items))),
-  };
-  // Adds `count` to bin b of the result, or to `outside` for bin `bins`.
-  const auto add_to_result = [&](const Expr& b, const Expr& count) {
-    return if_(lt(b, u32(bins)), {eval(atomic(AtomicOp::Add, "counts", b, count))},
-               {eval(atomic(AtomicOp::Add, "outside", u32(0), count))});
-  };
-  // Bin b = r*W + l of the workgroup's, for r in uniform bounds (a barrier
-  // follows).
-  const uint32_t rounds = (bins + 1 + w - 1) / w;
-  const auto each_bin = [&](std::vector<Stmt> then) {
-    return loop("r", u32(0), u32(rounds),
-                {let("b", add(mul(var("r"), u32(w)), var("l"))), if_(le(var("b"), u32(bins)), std::move(then))});
-  };
-  if (local) body.push_back(each_bin({store("hist", var("b"), u32(0))}));
-  if (local) body.push_back(barrier());
-  std::vector<Stmt> count_one = {let("b", bin_of(type, load("values", var("i")), bins))};
-  if (local)
-    count_one.push_back(eval(atomic(AtomicOp::Add, "hist", var("b"), u32(1))));
-  else
-    count_one.push_back(add_to_result(var("b"), u32(1)));
-  body.push_back(loop("k", u32(0), u32(shape.items),
-                      {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
-                       if_(lt(var("i"), len("values")), std::move(count_one))}));
-  if (local) {
-    body.push_back(barrier());
-    body.push_back(each_bin({let("c", load("hist", var("b"))), if_(gt(var("c"), u32(0)), {add_to_result(var("b"), var("c"))})}));
-  }
   ProgramBuilder builder(name);
-  builder.workgroup_size(w).input("values", 0, type).output("counts", 1, ScalarType::U32).output("outside", 2,
-                                                                                                  ScalarType::U32);
-  if (local) builder.workgroup_buffer("hist", ScalarType::U32, bins + 1);
-  return builder.body(std::move(body)).build();
+  builder.workgroup_size(shape.workgroup)
+      .input("values", 0, type)
+      .output("counts", 1, ScalarType::U32)
+      .output("outside", 2, ScalarType::U32);
+  detail::declare_bin_memory(builder, bins);
+  return builder
+      .body(detail::count_into_bins(bins, shape, [&] {
+        return std::vector<Stmt>{let("b", bin_of(type, load("values", var("i")), bins))};
+      }))
+      .build();
 }
 
 const CheckedProgram& checked_pass(ScalarType type, uint32_t bins, const ReduceShape& shape) {
@@ -103,14 +78,8 @@ gpu::DeviceOutputs count_with(gpu::Backend& backend, const std::shared_ptr<gpu::
 detail::TunableFamily family_of(ScalarType type, uint32_t bins, uint64_t elements) {
   return {"bincount " + std::string(vyre::to_string(type)) + " 2^" + std::to_string(detail::log2_ceil(bins)) + " bins",
           detail::size_class_of(elements),
-          detail::span_candidates([&](const ReduceShape& s) {
-            try {
-              check(type, bins, s);
-              return true;
-            } catch (const Error&) {
-              return false;
-            }
-          }),
+          detail::span_candidates(
+              [&](const ReduceShape& s) { return detail::accepted([&] { check(type, bins, s); }); }),
           // Not measured per device yet: reduce's first default.
           detail::values_of(ReduceShape{256, 4})};
 }
@@ -127,7 +96,7 @@ std::shared_ptr<gpu::DeviceBuffer> bincount(gpu::Backend& backend, const std::sh
   // Nothing counted: the bins asked for, none by default (NumPy's).
   if (n == 0) return backend.upload(std::vector<uint32_t>(bins.value_or(0), 0));
   if (!bins) {
-    if (type == ScalarType::I32) {
+    if (value_type(type) == ScalarType::I32) {
       const auto lowest = static_cast<int32_t>(read_one(reduce(backend, values, ReduceOp::Min, std::nullopt, options)));
       if (lowest < 0)
         throw Error(ErrorKind::invalid_input, "bincount counts values from 0; it was given " + std::to_string(lowest));

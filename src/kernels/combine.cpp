@@ -19,6 +19,10 @@ bool is_foldable_type(ScalarType t) {
   return t == ScalarType::U32 || t == ScalarType::I32 || t == ScalarType::F32 || t == ScalarType::F64;
 }
 
+// Every element type vyre buffers have: the narrow ones, bool and f16
+// accumulate in a wider type (accumulator_type).
+bool is_element_type(ScalarType t) { return is_foldable_type(t) || is_narrow(t) || t == ScalarType::Bool || t == ScalarType::F16; }
+
 bool is_bitwise(ReduceOp op) { return op == ReduceOp::And || op == ReduceOp::Or || op == ReduceOp::Xor; }
 
 // Whether a float is NaN, decided on the bits of its f32 (an f64 NaN converts
@@ -32,11 +36,11 @@ Expr is_nan(ScalarType type, Expr x) {
 
 void check_type_and_op(std::string_view primitive, ScalarType type, ReduceOp op) {
   const std::string name(primitive);
-  if (!is_foldable_type(type))
-    throw Error(ErrorKind::invalid_input,
-                name + " takes u32, i32, f32 or f64 elements, not " + std::string(vyre::to_string(type)));
+  if (!is_element_type(type))
+    throw Error(ErrorKind::invalid_input, name + " takes u32, i32, f32, f64, f16, u8, i8, u16, i16 or bool elements, not " +
+                                              std::string(vyre::to_string(type)));
   if (is_bitwise(op) && is_float(type))
-    throw Error(ErrorKind::invalid_input, name + " " + std::string(to_string(op)) + " takes u32 or i32 elements, not " +
+    throw Error(ErrorKind::invalid_input, name + " " + std::string(to_string(op)) + " takes integer or bool elements (u32, i32, u8, i8, u16, i16, bool), not " +
                                               std::string(vyre::to_string(type)));
 }
 
@@ -58,6 +62,12 @@ void check_shape(std::string_view primitive, ScalarType type, const ReduceShape&
                                               std::string(vyre::to_string(type)) + " needs " +
                                               std::to_string(storage) +
                                               " bytes of workgroup memory; WebGPU promises 16384");
+}
+
+Expr widened(ScalarType type, Expr loaded) {
+  if (type == ScalarType::Bool) return select(std::move(loaded), u32(1), u32(0));
+  if (type == ScalarType::F16) return cast(ScalarType::F32, std::move(loaded));
+  return loaded;  // a narrow load is already a u32 or i32
 }
 
 uint64_t identity_bits(ScalarType type, ReduceOp op) {

@@ -19,6 +19,10 @@ void check_type_and_op(std::string_view primitive, ScalarType type, ReduceOp op)
 // which together must fit WebGPU's 16 KiB of workgroup storage.
 void check_shape(std::string_view primitive, ScalarType type, const ReduceShape& shape, uint64_t tile_elements);
 
+// An element of `type` as loaded from a buffer, as a value of
+// accumulator_type(type): a bool as 0 or 1, an f16 converted (exactly) to f32.
+Expr widened(ScalarType type, Expr loaded);
+
 // The value that leaves every element as it is under `op`. A float sum's is
 // -0.0, so that a sum of negative zeros stays -0.0, as in NumPy.
 Expr identity(ScalarType type, ReduceOp op);

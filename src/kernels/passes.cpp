@@ -29,6 +29,15 @@ ShapeValues values_of(const ReduceShape& shape) {
 
 ReduceShape reduce_shape_of(const ShapeValues& values) { return {values.at(0).second, values.at(1).second}; }
 
+bool accepted(const std::function<void()>& check) {
+  try {
+    check();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 std::vector<ShapeValues> span_candidates(const std::function<bool(const ReduceShape&)>& fits) {
   std::vector<ShapeValues> out;
   for (uint32_t w : {64u, 128u, 256u, 512u})

@@ -44,6 +44,10 @@ Expr full_span(const std::string& buffer, uint32_t span);
 ShapeValues values_of(const ReduceShape& shape);
 ReduceShape reduce_shape_of(const ShapeValues& values);
 
+// Whether `check` returns without throwing Error: a shape a primitive's
+// checks accept.
+bool accepted(const std::function<void()>& check);
+
 // The spans worth timing: workgroups of 64 to 512 invocations, 4 to 32 items
 // each, those `fits` takes (a primitive's own limits on workgroup memory).
 std::vector<ShapeValues> span_candidates(const std::function<bool(const ReduceShape&)>& fits);

@@ -23,7 +23,7 @@ constexpr std::array kOpNames{"sum", "min", "max", "and", "or", "xor"};
 
 void check(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   detail::check_type_and_op("reduce", type, op);
-  detail::check_shape("reduce", type, shape, 0);
+  detail::check_shape("reduce", accumulator_type(type), shape, 0);
 }
 
 // The reduction of zero elements: the identity, but +0 for a sum (NumPy's,
@@ -32,8 +32,9 @@ std::vector<uint8_t> empty_reduction(ScalarType type, ReduceOp op) {
   if (op == ReduceOp::Min || op == ReduceOp::Max)
     throw Error(ErrorKind::invalid_input,
                 "reduce " + std::string(to_string(op)) + " of zero elements has no value (NumPy refuses it too)");
-  const uint64_t bits = op == ReduceOp::Sum ? 0 : detail::identity_bits(type, op);
-  std::vector<uint8_t> one(element_bytes(type));
+  const ScalarType acc = accumulator_type(type);
+  const uint64_t bits = op == ReduceOp::Sum ? 0 : detail::identity_bits(acc, op);
+  std::vector<uint8_t> one(element_bytes(acc));
   for (size_t k = 0; k < one.size(); ++k) one[k] = static_cast<uint8_t>(bits >> (8 * k));
   return one;
 }
@@ -41,6 +42,18 @@ std::vector<uint8_t> empty_reduction(ScalarType type, ReduceOp op) {
 }  // namespace
 
 std::string_view to_string(ReduceOp op) { return kOpNames.at(static_cast<size_t>(op)); }
+
+ScalarType accumulator_type(ScalarType element) {
+  switch (element) {
+    case ScalarType::U8:
+    case ScalarType::U16:
+    case ScalarType::Bool: return ScalarType::U32;
+    case ScalarType::I8:
+    case ScalarType::I16: return ScalarType::I32;
+    case ScalarType::F16: return ScalarType::F32;
+    default: return element;
+  }
+}
 
 std::optional<ReduceOp> reduce_op_from_string(std::string_view name) {
   for (size_t i = 0; i < kOpNames.size(); ++i)
@@ -54,22 +67,24 @@ using detail::full_span;
 
 CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op, const ReduceShape& shape) {
   const uint32_t w = shape.workgroup;
+  const ScalarType acc = accumulator_type(type);
+  const auto element = [&](const Expr& i) { return detail::widened(type, load("in", i)); };
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
       let("base", mul(var("g"), u32(w * shape.items))),
-      let("acc", identity(type, op)),
+      let("acc", identity(acc, op)),
       // Element k*W + l of the group's span: neighbouring invocations read
       // neighbouring elements. A whole span in range is read with no branch
       // between its loads, so that they can all be in flight at once; only
       // the last, partial span checks each index.
       if_(full_span("in", w * shape.items),
           {loop("k", u32(0), u32(shape.items),
-                {assign("acc", combine(type, op, var("acc"),
-                                       load("in", add(var("base"), add(mul(var("k"), u32(w)), var("l"))))))})},
+                {assign("acc", combine(acc, op, var("acc"),
+                                       element(add(var("base"), add(mul(var("k"), u32(w)), var("l"))))))})},
           {loop("k", u32(0), u32(shape.items),
                 {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
-                 if_(lt(var("i"), len("in")), {assign("acc", combine(type, op, var("acc"), load("in", var("i"))))})})}),
+                 if_(lt(var("i"), len("in")), {assign("acc", combine(acc, op, var("acc"), element(var("i"))))})})}),
       store("partial", var("l"), var("acc")),
       barrier(),
   };
@@ -77,7 +92,7 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op,
   for (uint32_t stride = w / 2; stride > 0; stride /= 2) {
     body.push_back(if_(lt(var("l"), u32(stride)),
                        {store("partial", var("l"),
-                              combine(type, op, load("partial", var("l")), load("partial", add(var("l"), u32(stride)))))}));
+                              combine(acc, op, load("partial", var("l")), load("partial", add(var("l"), u32(stride)))))}));
     body.push_back(barrier());
   }
   // A two-axis grid has workgroups past the last span: they must not store,
@@ -86,8 +101,8 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op,
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)
-      .output("out", 1, type)
-      .workgroup_buffer("partial", type, w)
+      .output("out", 1, acc)
+      .workgroup_buffer("partial", acc, w)
       .body(std::move(body))
       .build();
 }
@@ -125,7 +140,9 @@ std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std:
                                                ReduceOp op, const ReduceShape& shape) {
   const ScalarType type = values->type();
   check(type, op, shape);
-  gpu::Pipeline pipeline = backend.compile(detail::checked_reduce_pass(type, op, shape));
+  // The first pass widens the elements to their accumulator; the rest reduce that.
+  gpu::Pipeline first = backend.compile(detail::checked_reduce_pass(type, op, shape));
+  gpu::Pipeline rest = backend.compile(detail::checked_reduce_pass(accumulator_type(type), op, shape));
   gpu::Batch batch(backend);
   // Every pass's inputs and outputs live until the batch has run.
   std::deque<detail::Pass> passes;
@@ -135,7 +152,7 @@ std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std:
     const uint32_t groups = groups_for(remaining, shape);
     detail::Pass& pass = passes.emplace_back();
     pass.inputs.device("in", left).size("out", groups);
-    pass.outputs = batch.dispatch_resident(pipeline, pass.inputs, grid_for(groups));
+    pass.outputs = batch.dispatch_resident(passes.size() == 1 ? first : rest, pass.inputs, grid_for(groups));
     left = pass.outputs.get("out");
     remaining = groups;
   } while (remaining > 1);
@@ -146,14 +163,8 @@ std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std:
 detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType type, ReduceOp op, uint64_t elements) {
   return {"reduce " + std::string(vyre::to_string(type)) + " " + std::string(to_string(op)),
           detail::size_class_of(elements),
-          detail::span_candidates([&](const ReduceShape& s) {
-            try {
-              check(type, op, s);
-              return true;
-            } catch (const Error&) {
-              return false;
-            }
-          }),
+          detail::span_candidates(
+              [&](const ReduceShape& s) { return detail::accepted([&] { check(type, op, s); }); }),
           detail::values_of(default_reduce_shape(backend))};
 }
 
@@ -167,7 +178,7 @@ std::shared_ptr<gpu::DeviceBuffer> reduce(gpu::Backend& backend, const std::shar
   detail::check_type_and_op("reduce", type, op);
   if (shape) check(type, op, *shape);
   const uint32_t n = values->elements();
-  if (n == 0) return backend.upload(empty_reduction(type, op), type);
+  if (n == 0) return backend.upload(empty_reduction(type, op), accumulator_type(type));
   const ReduceShape chosen = detail::choose<ReduceShape>(
       backend, shape, family_of(backend, type, op, n), options, detail::values_of, detail::reduce_shape_of,
       [&](const ReduceShape& s) { (void)reduce_with(backend, values, op, s); });

@@ -31,7 +31,7 @@ Expr at(const Expr& t) { return add(t, shr(t, u32(5))); }
 
 void check(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   detail::check_type_and_op("scan", type, op);
-  detail::check_shape("scan", type, shape, tile_size(shape));
+  detail::check_shape("scan", accumulator_type(type), shape, tile_size(shape));
 }
 
 std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
@@ -46,6 +46,7 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
   const bool inclusive = kind == ScanKind::Inclusive;
+  const ScalarType acc = accumulator_type(type);
   // The span is loaded and stored with neighbouring invocations at
   // neighbouring elements (k*W + l); each invocation scans its own I
   // consecutive elements (l*I + k) in workgroup memory in between.
@@ -53,19 +54,26 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
       let("base", mul(var("g"), u32(w * items))),
-      loop("k", u32(0), u32(items),
-           {let("t", add(mul(var("k"), u32(w)), var("l"))),
-            let("i", add(var("base"), var("t"))),
-            let("v", identity(type, op)),
-            if_(lt(var("i"), len("in")), {assign("v", load("in", var("i")))}),
-            store("tile", at(var("t")), var("v"))}),
+      // A whole span in range is loaded with no branch between its loads
+      // (and stored the same way below); the last, partial one checks each.
+      let("whole", detail::full_span("in", w * items)),
+      if_(var("whole"),
+          {loop("k", u32(0), u32(items),
+                {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                 store("tile", at(var("t")), detail::widened(type, load("in", add(var("base"), var("t")))))})},
+          {loop("k", u32(0), u32(items),
+                {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                 let("i", add(var("base"), var("t"))),
+                 let("v", identity(acc, op)),
+                 if_(lt(var("i"), len("in")), {assign("v", detail::widened(type, load("in", var("i"))))}),
+                 store("tile", at(var("t")), var("v"))})}),
       barrier(),
-      let("acc", identity(type, op)),
+      let("acc", identity(acc, op)),
       loop("k", u32(0), u32(items),
            {let("j", add(mul(var("l"), u32(items)), var("k"))),
             let("x", load("tile", at(var("j")))),
-            inclusive ? assign("acc", combine(type, op, var("acc"), var("x"))) : store("tile", at(var("j")), var("acc")),
-            inclusive ? store("tile", at(var("j")), var("acc")) : assign("acc", combine(type, op, var("acc"), var("x")))}),
+            inclusive ? assign("acc", combine(acc, op, var("acc"), var("x"))) : store("tile", at(var("j")), var("acc")),
+            inclusive ? store("tile", at(var("j")), var("acc")) : assign("acc", combine(acc, op, var("acc"), var("x")))}),
       store("sums", var("l"), var("acc")),
       barrier(),
   };
@@ -74,7 +82,7 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
     const std::string t = "s" + std::to_string(stride);
     body.push_back(let(t, load("sums", var("l"))));
     body.push_back(if_(ge(var("l"), u32(stride)),
-                       {assign(t, combine(type, op, load("sums", sub(var("l"), u32(stride))), var(t)))}));
+                       {assign(t, combine(acc, op, load("sums", sub(var("l"), u32(stride))), var(t)))}));
     body.push_back(barrier());
     body.push_back(store("sums", var("l"), var(t)));
     body.push_back(barrier());
@@ -82,22 +90,26 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
   // The invocation's offset: the span's, then the invocations before it.
   body.push_back(let("prefix", load("offsets", var("g"))));
   body.push_back(if_(gt(var("l"), u32(0)),
-                     {assign("prefix", combine(type, op, var("prefix"), load("sums", sub(var("l"), u32(1)))))}));
+                     {assign("prefix", combine(acc, op, var("prefix"), load("sums", sub(var("l"), u32(1)))))}));
   body.push_back(loop("k", u32(0), u32(items),
                       {let("j", add(mul(var("l"), u32(items)), var("k"))),
-                       store("tile", at(var("j")), combine(type, op, var("prefix"), load("tile", at(var("j")))))}));
+                       store("tile", at(var("j")), combine(acc, op, var("prefix"), load("tile", at(var("j")))))}));
   body.push_back(barrier());
-  body.push_back(loop("k", u32(0), u32(items),
-                      {let("t", add(mul(var("k"), u32(w)), var("l"))),
-                       let("i", add(var("base"), var("t"))),
-                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", at(var("t"))))})}));
+  body.push_back(if_(var("whole"),
+                     {loop("k", u32(0), u32(items),
+                           {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                            store("out", add(var("base"), var("t")), load("tile", at(var("t"))))})},
+                     {loop("k", u32(0), u32(items),
+                           {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                            let("i", add(var("base"), var("t"))),
+                            if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", at(var("t"))))})})}));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)
-      .input("offsets", 1, type)
-      .output("out", 2, type)
-      .workgroup_buffer("tile", type, static_cast<uint32_t>(tile_size(shape)))
-      .workgroup_buffer("sums", type, w)
+      .input("offsets", 1, acc)
+      .output("out", 2, acc)
+      .workgroup_buffer("tile", acc, static_cast<uint32_t>(tile_size(shape)))
+      .workgroup_buffer("sums", acc, w)
       .body(std::move(body))
       .build();
 }
@@ -117,28 +129,29 @@ namespace detail {
 
 ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
                    ScanKind kind, const ReduceShape& shape)
-    : type_(type),
+    : type_(accumulator_type(type)),
       op_(op),
       kind_(kind),
       shape_(shape),
       batch_(batch),
       passes_(passes),
-      reduce_(backend.compile(checked_reduce_pass(type, op, shape))),
+      reduce_top_(backend.compile(checked_reduce_pass(type, op, shape))),
+      reduce_(backend.compile(checked_reduce_pass(type_, op, shape))),
       last_(backend.compile(checked_scan_pass(type, op, kind, shape))),
-      inner_(kind == ScanKind::Exclusive ? gpu::Pipeline()
-                                          : backend.compile(checked_scan_pass(type, op, ScanKind::Exclusive, shape))) {}
+      inner_(backend.compile(checked_scan_pass(type_, op, ScanKind::Exclusive, shape))) {}
 
 std::shared_ptr<gpu::DeviceBuffer> ScanPlan::record(const std::shared_ptr<gpu::DeviceBuffer>& values) {
   // A user's exclusive float sum starts from +0 (the sum of nothing, as
   // NumPy's); the spans' offsets start from the identity, so negative zeros
   // stay negative.
   const uint64_t first = kind_ == ScanKind::Exclusive && op_ == ReduceOp::Sum ? 0 : identity_bits(type_, op_);
-  return level(values, last_, first);
+  return level(values, true, first);
 }
 
-// Scans `values` with `pipeline`, the first span starting from `first`.
-std::shared_ptr<gpu::DeviceBuffer> ScanPlan::level(const std::shared_ptr<gpu::DeviceBuffer>& values,
-                                                   gpu::Pipeline& pipeline, uint64_t first) {
+// Scans `values` (the caller's at the top level, the spans' sums below it),
+// the first span starting from `first`.
+std::shared_ptr<gpu::DeviceBuffer> ScanPlan::level(const std::shared_ptr<gpu::DeviceBuffer>& values, bool top,
+                                                   uint64_t first) {
   const uint32_t n = values->elements();
   const uint32_t groups = groups_for(n, shape_);
   Pass& pass = passes_.emplace_back();
@@ -147,11 +160,11 @@ std::shared_ptr<gpu::DeviceBuffer> ScanPlan::level(const std::shared_ptr<gpu::De
   } else {
     Pass& sums = passes_.emplace_back();
     sums.inputs.device("in", values).size("out", groups);
-    sums.outputs = batch_.dispatch_resident(reduce_, sums.inputs, grid_for(groups));
-    pass.inputs.device("offsets", level(sums.outputs.get("out"), inner(), first));
+    sums.outputs = batch_.dispatch_resident(top ? reduce_top_ : reduce_, sums.inputs, grid_for(groups));
+    pass.inputs.device("offsets", level(sums.outputs.get("out"), false, first));
   }
   pass.inputs.device("in", values).size("out", n);
-  pass.outputs = batch_.dispatch_resident(pipeline, pass.inputs, grid_for(groups));
+  pass.outputs = batch_.dispatch_resident(top ? last_ : inner_, pass.inputs, grid_for(groups));
   return pass.outputs.get("out");
 }
 
@@ -193,14 +206,8 @@ detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType type, Re
   return {"scan " + std::string(vyre::to_string(type)) + " " + std::string(to_string(op)) +
               (kind == ScanKind::Inclusive ? " inclusive" : " exclusive"),
           detail::size_class_of(elements),
-          detail::span_candidates([&](const ReduceShape& s) {
-            try {
-              check(type, op, s);
-              return true;
-            } catch (const Error&) {
-              return false;
-            }
-          }),
+          detail::span_candidates(
+              [&](const ReduceShape& s) { return detail::accepted([&] { check(type, op, s); }); }),
           detail::values_of(default_scan_shape(backend, type))};
 }
 
@@ -212,7 +219,7 @@ std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared
   if (!values) throw Error(ErrorKind::invalid_input, "scan: the buffer is null");
   detail::check_type_and_op("scan", values->type(), op);
   if (shape) check(values->type(), op, *shape);
-  if (values->elements() == 0) return values;  // nothing to scan: the empty buffer is its own scan
+  if (values->elements() == 0) return backend.upload(std::vector<uint8_t>{}, accumulator_type(values->type()));
   const ReduceShape chosen = detail::choose<ReduceShape>(
       backend, shape, family_of(backend, values->type(), op, kind, values->elements()), options, detail::values_of,
       detail::reduce_shape_of, [&](const ReduceShape& s) { (void)scan_with(backend, values, op, kind, s); });

@@ -22,19 +22,18 @@ class ScanPlan {
   std::shared_ptr<gpu::DeviceBuffer> record(const std::shared_ptr<gpu::DeviceBuffer>& values);
 
  private:
-  gpu::Pipeline& inner() { return kind_ == ScanKind::Exclusive ? last_ : inner_; }
-  std::shared_ptr<gpu::DeviceBuffer> level(const std::shared_ptr<gpu::DeviceBuffer>& values, gpu::Pipeline& pipeline,
-                                           uint64_t first);
+  std::shared_ptr<gpu::DeviceBuffer> level(const std::shared_ptr<gpu::DeviceBuffer>& values, bool top, uint64_t first);
 
-  ScalarType type_;
+  ScalarType type_;  // the accumulator's: the result's and every level's below the top
   ReduceOp op_;
   ScanKind kind_;
   ReduceShape shape_;
   gpu::Batch& batch_;
   std::deque<Pass>& passes_;  // every pass's inputs and outputs, alive until the batch has run
-  gpu::Pipeline reduce_;
-  gpu::Pipeline last_;
-  gpu::Pipeline inner_;  // the spans' exclusive scan, where the user's is inclusive
+  gpu::Pipeline reduce_top_;  // the caller's elements' spans, widened to the accumulator
+  gpu::Pipeline reduce_;      // the spans' sums below the top
+  gpu::Pipeline last_;        // the caller's elements, their kind of scan
+  gpu::Pipeline inner_;       // the spans' sums, always exclusive
 };
 
 }  // namespace vyre::lib::detail

@@ -219,7 +219,7 @@ ShapeValues choose_shape(gpu::Backend& backend, const TunableFamily& family, con
       }
     }
   }
-  const ShapeValues chosen = shape_from_text(record->shape, family.fallback).value_or(family.fallback);
+  ShapeValues chosen = shape_from_text(record->shape, family.fallback).value_or(family.fallback);
   {
     std::lock_guard<std::mutex> lock(memo().mutex);
     memo().choices[memo_key] = chosen;

@@ -21,10 +21,24 @@ constexpr uint32_t kRadixBits = 4;
 constexpr uint32_t kDigits = 1u << kRadixBits;
 constexpr uint32_t kKeyBits = 32;
 
+bool is_key_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::U32:
+    case ScalarType::I32:
+    case ScalarType::F32:
+    case ScalarType::U8:
+    case ScalarType::I8:
+    case ScalarType::U16:
+    case ScalarType::I16:
+    case ScalarType::F16: return true;
+    default: return false;
+  }
+}
+
 void check(ScalarType key_type, const SortShape& shape) {
-  if (key_type != ScalarType::U32 && key_type != ScalarType::I32 && key_type != ScalarType::F32)
-    throw Error(ErrorKind::invalid_input,
-                "sort takes u32, i32 or f32 keys, not " + std::string(vyre::to_string(key_type)));
+  if (!is_key_type(key_type))
+    throw Error(ErrorKind::invalid_input, "sort takes u32, i32, f32, f16, u8, i8, u16 or i16 keys, not " +
+                                              std::string(vyre::to_string(key_type)));
   if (shape.workgroup < 16 || shape.workgroup > 128 || !std::has_single_bit(shape.workgroup))
     throw Error(ErrorKind::invalid_input, "sort: the workgroup is a power of two from 16 to 128 (its digit table "
                                           "must fit 16 KiB of workgroup memory), not " +
@@ -35,13 +49,40 @@ void check(ScalarType key_type, const SortShape& shape) {
 
 ReduceShape span_of(const SortShape& shape) { return {shape.workgroup, shape.items}; }
 
-// The key as a u32 whose unsigned order is the sort's order: i32 with its
-// sign bit flipped; f32 with every bit flipped when negative and the sign
-// bit set when not, and every NaN the largest of all; all of it flipped
-// again for a descending sort.
+// The key's digits that the passes sort by: [first, end) in steps of 4 bits.
+// Narrow keys have 8 or 16 bits; an f16 key, widened exactly to f32, has
+// zeros (ones once flipped) in its f32's 13 lowest bits, the same in every
+// key of one sign, so those passes would change nothing.
+struct KeyBits {
+  uint32_t first = 0;
+  uint32_t end = kKeyBits;
+};
+KeyBits key_bits(ScalarType key_type) {
+  switch (key_type) {
+    case ScalarType::U8:
+    case ScalarType::I8: return {0, 8};
+    case ScalarType::U16:
+    case ScalarType::I16: return {0, 16};
+    case ScalarType::F16: return {12, kKeyBits};
+    default: return {};
+  }
+}
+
+// The key as a u32 whose unsigned order (in its key_bits) is the sort's
+// order: u8 and u16 as loaded; i32 with its sign bit flipped, i8 and i16
+// with theirs (in their 8 or 16 bits); f32, and f16 widened to it, with
+// every bit flipped when negative and the sign bit set when not, and every
+// NaN the largest of all; all of it flipped again for a descending sort.
 Expr ordered_bits(ScalarType key_type, SortOrder order, Expr key) {
-  Expr bits = key_type == ScalarType::U32 ? std::move(key) : bitcast(ScalarType::U32, std::move(key));
+  if (key_type == ScalarType::F16) {
+    key = cast(ScalarType::F32, std::move(key));
+    key_type = ScalarType::F32;
+  }
+  const ScalarType loaded = value_type(key_type);
+  Expr bits = loaded == ScalarType::U32 ? std::move(key) : bitcast(ScalarType::U32, std::move(key));
   if (key_type == ScalarType::I32) bits = bit_xor(std::move(bits), u32(0x80000000u));
+  if (key_type == ScalarType::I8) bits = bit_and(bit_xor(std::move(bits), u32(0x80u)), u32(0xffu));
+  if (key_type == ScalarType::I16) bits = bit_and(bit_xor(std::move(bits), u32(0x8000u)), u32(0xffffu));
   if (key_type == ScalarType::F32) {
     Expr flipped = select(eq(shr(bits, u32(31)), u32(1)), bit_not(bits), bit_or(bits, u32(0x80000000u)));
     bits = select(gt(bit_and(bits, u32(0x7fffffffu)), u32(0x7f800000u)), u32(0xffffffffu), std::move(flipped));
@@ -111,8 +152,9 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
       .build();
 }
 
-CheckedProgram build_scatter(const std::string& name, ScalarType key_type, bool with_values, SortOrder order,
-                             const SortShape& shape) {
+CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
+                             SortOrder order, const SortShape& shape) {
+  const bool with_values = value_type.has_value();
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
   std::vector<Stmt> body = {
@@ -182,7 +224,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, bool 
       .workgroup_buffer("table", ScalarType::U32, table_size(w))
       .workgroup_buffer("sums", ScalarType::U32, w)
       .workgroup_buffer("starts", ScalarType::U32, kDigits);
-  if (with_values) builder.input("values", 4, ScalarType::U32).output("values_out", 5, ScalarType::U32);
+  if (with_values) builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
   return builder.body(std::move(body)).build();
 }
 
@@ -192,10 +234,13 @@ const CheckedProgram& checked_count(ScalarType key_type, SortOrder order, const 
   return detail::memo_program(name, [&] { return build_count(name, key_type, order, shape); });
 }
 
-const CheckedProgram& checked_scatter(ScalarType key_type, bool with_values, SortOrder order, const SortShape& shape) {
+const CheckedProgram& checked_scatter(ScalarType key_type, std::optional<ScalarType> value_type, SortOrder order,
+                                      const SortShape& shape) {
   check(key_type, shape);
-  const std::string name = std::string(with_values ? "sort_scatter_pairs_" : "sort_scatter_") + suffix(key_type, order, shape);
-  return detail::memo_program(name, [&] { return build_scatter(name, key_type, with_values, order, shape); });
+  const std::string name =
+      (value_type ? "sort_scatter_pairs_" + std::string(vyre::to_string(*value_type)) + "_" : std::string("sort_scatter_")) +
+      suffix(key_type, order, shape);
+  return detail::memo_program(name, [&] { return build_scatter(name, key_type, value_type, order, shape); });
 }
 
 }  // namespace
@@ -205,7 +250,7 @@ Program sort_count_pass(ScalarType key_type, SortOrder order, const SortShape& s
 }
 
 Program sort_scatter_pass(ScalarType key_type, bool with_values, SortOrder order, const SortShape& shape) {
-  return checked_scatter(key_type, with_values, order, shape).program();
+  return checked_scatter(key_type, with_values ? std::optional(ScalarType::U32) : std::nullopt, order, shape).program();
 }
 
 SortShape default_sort_shape(const gpu::Backend& backend) {
@@ -220,9 +265,6 @@ namespace {
 void check_buffers(const std::shared_ptr<gpu::DeviceBuffer>& keys, const std::shared_ptr<gpu::DeviceBuffer>& values) {
   if (!keys) throw Error(ErrorKind::invalid_input, "sort: the keys buffer is null");
   check(keys->type(), SortShape{});
-  if (values && values->type() != ScalarType::U32)
-    throw Error(ErrorKind::invalid_input,
-                "sort takes u32 values, not " + std::string(vyre::to_string(values->type())));
   if (values && values->elements() != keys->elements())
     throw Error(ErrorKind::invalid_input, "sort: " + std::to_string(keys->elements()) + " keys but " +
                                               std::to_string(values->elements()) + " values");
@@ -235,7 +277,8 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
   const uint32_t n = keys->elements();
   const ScalarType key_type = keys->type();
   gpu::Pipeline count = backend.compile(checked_count(key_type, order, shape));
-  gpu::Pipeline scatter = backend.compile(checked_scatter(key_type, values != nullptr, order, shape));
+  gpu::Pipeline scatter = backend.compile(
+      checked_scatter(key_type, values ? std::optional(values->type()) : std::nullopt, order, shape));
   const uint32_t groups = detail::groups_for(n, span_of(shape));
   const Dim3 grid = grid_for(groups);
   gpu::Batch batch(backend);
@@ -243,7 +286,8 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
   detail::ScanPlan offsets(backend, batch, passes, ScalarType::U32, ReduceOp::Sum, ScanKind::Exclusive,
                            default_scan_shape(backend, ScalarType::U32));
   SortedBuffers now{keys, values};
-  for (uint32_t shift = 0; shift < kKeyBits; shift += kRadixBits) {
+  const KeyBits bits = key_bits(key_type);
+  for (uint32_t shift = bits.first; shift < bits.end; shift += kRadixBits) {
     detail::Pass& counted = passes.emplace_back();
     counted.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).size("counts", kDigits * groups);
     counted.outputs = batch.dispatch_resident(count, counted.inputs, grid);
@@ -262,9 +306,10 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
 detail::ShapeValues sort_values_of(const SortShape& s) { return {{"workgroup", s.workgroup}, {"items", s.items}}; }
 SortShape sort_shape_of(const detail::ShapeValues& v) { return {v.at(0).second, v.at(1).second}; }
 
-detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType key_type, bool with_values, SortOrder order,
-                                uint64_t elements) {
-  detail::TunableFamily family{"sort " + std::string(vyre::to_string(key_type)) + (with_values ? " pairs" : " keys") +
+detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType key_type,
+                                const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order, uint64_t elements) {
+  detail::TunableFamily family{"sort " + std::string(vyre::to_string(key_type)) +
+                                   (values ? " pairs of " + std::string(vyre::to_string(values->type())) : " keys") +
                                    (order == SortOrder::Ascending ? " ascending" : " descending"),
                                detail::size_class_of(elements),
                                {},
@@ -283,7 +328,7 @@ SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffe
   if (shape) check(keys->type(), *shape);
   if (keys->elements() == 0) return {keys, values};
   const SortShape chosen = detail::choose<SortShape>(
-      backend, shape, family_of(backend, keys->type(), values != nullptr, order, keys->elements()), options,
+      backend, shape, family_of(backend, keys->type(), values, order, keys->elements()), options,
       sort_values_of, sort_shape_of, [&](const SortShape& s) { (void)sort_with(backend, keys, values, order, s); });
   return sort_with(backend, keys, values, order, chosen);
 }
@@ -303,6 +348,19 @@ std::pair<std::vector<uint8_t>, std::vector<uint32_t>> sort_bytes(gpu::Backend& 
       sort(backend, backend.upload(keys, key_type), values.empty() ? nullptr : backend.upload(values), order, shape,
            options);
   return {sorted.keys->read(), sorted.values ? sorted.values->read_as<uint32_t>() : std::vector<uint32_t>{}};
+}
+
+std::pair<std::vector<uint8_t>, std::vector<uint8_t>> sort_pairs_bytes(
+    gpu::Backend& backend, std::span<const uint8_t> keys, ScalarType key_type, std::span<const uint8_t> values,
+    ScalarType value_type, SortOrder order, const std::optional<SortShape>& shape, const Options& options) {
+  check(key_type, shape.value_or(SortShape{}));
+  const uint32_t n = detail::element_count("sort", keys.size(), key_type);
+  const uint32_t m = detail::element_count("sort", values.size(), value_type);
+  if (m != n) throw Error(ErrorKind::invalid_input, "sort: " + std::to_string(n) + " keys but " + std::to_string(m) + " values");
+  if (n == 0) return {};
+  const SortedBuffers sorted =
+      sort(backend, backend.upload(keys, key_type), backend.upload(values, value_type), order, shape, options);
+  return {sorted.keys->read(), sorted.values->read()};
 }
 
 }  // namespace vyre::lib

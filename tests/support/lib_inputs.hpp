@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "vyre/error.hpp"
+#include "vyre/half.hpp"
+#include "vyre/lib/reduce.hpp"
 
 namespace vyre::test {
 
@@ -29,6 +32,33 @@ std::vector<T> random_values(size_t n, uint32_t seed) {
       x = static_cast<T>(rng());
   }
   return v;
+}
+
+// n elements of a narrow, bool or f16 type from a fixed seed, and each
+// widened to its accumulator (lib::accumulator_t): f16 as eighths of at most
+// 1000, whose f32 sums of up to 2^17 terms are exact; bools a third true.
+template <class T>
+struct Widened {
+  std::unique_ptr<T[]> x;  // not a vector: std::vector<bool> holds no bools
+  std::vector<lib::accumulator_t<T>> wide;
+};
+template <class T>
+Widened<T> widened_values(uint32_t n, uint32_t seed) {
+  const std::vector<uint32_t> raw = random_values<uint32_t>(n, seed);
+  Widened<T> out{std::unique_ptr<T[]>(new T[n]), std::vector<lib::accumulator_t<T>>(n)};
+  for (uint32_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, half>) {
+      out.x[i] = to_half(static_cast<double>(static_cast<int32_t>(raw[i] % 2001) - 1000) / 8);
+      out.wide[i] = static_cast<float>(to_double(out.x[i]));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      out.x[i] = raw[i] % 3 == 0;
+      out.wide[i] = out.x[i] ? 1 : 0;
+    } else {
+      out.x[i] = static_cast<T>(raw[i]);
+      out.wide[i] = static_cast<lib::accumulator_t<T>>(out.x[i]);
+    }
+  }
+  return out;
 }
 
 // What `f` throws, as text, expecting Error(invalid_input); "no error" when

@@ -171,6 +171,21 @@ std::string format_entry(const aot::EntryInfo& e) {
   return out.str();
 }
 
+namespace {
+
+// A record's candidates under their heading, each column as wide as its
+// widest cell.
+std::string candidates_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) widths[i] = std::max(widths[i], columns(r[i]));
+  std::string out = "candidates\n";
+  for (const auto& r : rows) out += "  " + row(r, widths);
+  return out;
+}
+
+}  // namespace
+
 std::string format_tuning_record(const aot::TuningRecord& r) {
   std::ostringstream out;
   out << "size class        " << r.size_class << "\n"
@@ -185,11 +200,7 @@ std::string format_tuning_record(const aot::TuningRecord& r) {
     rows.push_back({dim3_text(c.workgroup), std::to_string(c.vector_width), c.ran ? fixed(c.median_ms, 4) : "-",
                     c.ran ? fixed(c.min_ms, 4) : "-", chosen ? "chosen" : fit(printable(c.note), 72)});
   }
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& r2 : rows)
-    for (size_t i = 0; i < r2.size(); ++i) widths[i] = std::max(widths[i], columns(r2[i]));
-  out << "candidates\n";
-  for (auto& r2 : rows) out << "  " << row(r2, widths);
+  out << candidates_table(rows);
   return out.str();
 }
 
@@ -227,11 +238,7 @@ std::string format_shape_record(const aot::ShapeRecord& r) {
   for (const aot::ShapeCandidate& c : r.candidates)
     rows.push_back({printable(c.shape), c.ran ? fixed(c.median_ms, 4) : "-", c.ran ? fixed(c.min_ms, 4) : "-",
                     c.shape == r.shape ? "chosen" : fit(printable(c.note), 72)});
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& r2 : rows)
-    for (size_t i = 0; i < r2.size(); ++i) widths[i] = std::max(widths[i], columns(r2[i]));
-  out << "candidates\n";
-  for (auto& r2 : rows) out << "  " << row(r2, widths);
+  out << candidates_table(rows);
   return out.str();
 }
 

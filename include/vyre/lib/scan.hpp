@@ -30,7 +30,8 @@ namespace vyre::lib {
 // (+0 for a float sum).
 enum class ScanKind : uint8_t { Inclusive, Exclusive };
 
-// The program of the last pass: buffer `in` to buffer `out`, each workgroup g
+// The program of the last pass: buffer `in` to buffer `out` (of
+// accumulator_type(type), as `offsets`), each workgroup g
 // (wid.x + wid.y * nwg.x) scanning elements [g*W*I, (g+1)*W*I) from
 // offsets[g], combined in front. Types and operators are reduce's; the
 // shape too, but the workgroup's span is held in workgroup memory, so
@@ -38,7 +39,7 @@ enum class ScanKind : uint8_t { Inclusive, Exclusive };
 VYRE_API Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape = {});
 
 // The scan of a buffer already on the GPU, as a new buffer of its length and
-// type, left there. Runs its passes in one Batch of its own. Integer sums
+// its type's accumulator_type (reduce.hpp), left there. Runs its passes in one Batch of its own. Integer sums
 // wrap at 32 bits (NumPy's cumsum widens to 64: docs/lib.md). A float sum's
 // order is fixed by the shape and its error bounded in docs/lib.md.
 VYRE_API std::shared_ptr<gpu::DeviceBuffer> scan(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
@@ -57,18 +58,19 @@ VYRE_API std::vector<uint8_t> scan_bytes(gpu::Backend& backend, std::span<const 
 VYRE_API ReduceShape default_scan_shape(const gpu::Backend& backend, ScalarType type);
 
 template <class T>
-std::vector<T> scan(gpu::Backend& backend, std::span<const T> values, ReduceOp op = ReduceOp::Sum,
-                    ScanKind kind = ScanKind::Inclusive, const std::optional<ReduceShape>& shape = std::nullopt,
-                    const Options& options = Options::from_environment()) {
+std::vector<accumulator_t<T>> scan(gpu::Backend& backend, std::span<const T> values, ReduceOp op = ReduceOp::Sum,
+                                   ScanKind kind = ScanKind::Inclusive,
+                                   const std::optional<ReduceShape>& shape = std::nullopt,
+                                   const Options& options = Options::from_environment()) {
   const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes());
   const std::vector<uint8_t> all = scan_bytes(backend, bytes, scalar_type_of<T>(), op, kind, shape, options);
-  std::vector<T> out(values.size());
+  std::vector<accumulator_t<T>> out(values.size());
   if (!out.empty()) std::memcpy(out.data(), all.data(), all.size());
   return out;
 }
 
 template <class T>
-std::vector<T> scan(gpu::Backend& backend, const std::vector<T>& values, ReduceOp op = ReduceOp::Sum,
+std::vector<accumulator_t<T>> scan(gpu::Backend& backend, const std::vector<T>& values, ReduceOp op = ReduceOp::Sum,
                     ScanKind kind = ScanKind::Inclusive, const std::optional<ReduceShape>& shape = std::nullopt,
                     const Options& options = Options::from_environment()) {
   return scan(backend, std::span<const T>(values), op, kind, shape, options);

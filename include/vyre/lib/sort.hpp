@@ -58,9 +58,11 @@ struct VYRE_API SortedBuffers {
   std::shared_ptr<gpu::DeviceBuffer> values;  // null when none were given
 };
 
-// Sorts buffers already on the GPU into new ones, left there. `values`
-// (u32, as many as keys) may be null. Throws Error(invalid_input) for
-// another key or value type, lengths that differ, or a shape out of range.
+// Sorts buffers already on the GPU into new ones, left there. Keys are u32,
+// i32, f32, f16 (where the device has it), u8, i8, u16 or i16; `values`, of
+// any element type and as many as keys, may be null. Throws
+// Error(invalid_input) for another key type, lengths that differ, or a shape
+// out of range.
 VYRE_API SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& keys,
                             const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order = SortOrder::Ascending,
                             const std::optional<SortShape>& shape = std::nullopt,
@@ -75,6 +77,12 @@ VYRE_API std::pair<std::vector<uint8_t>, std::vector<uint32_t>> sort_bytes(gpu::
                                                                           SortOrder order = SortOrder::Ascending,
                                                                           const std::optional<SortShape>& shape = std::nullopt,
                                                                           const Options& options = Options::from_environment());
+
+// Keys and values of any element type as bytes; the sorted keys' and values' bytes.
+VYRE_API std::pair<std::vector<uint8_t>, std::vector<uint8_t>> sort_pairs_bytes(
+    gpu::Backend& backend, std::span<const uint8_t> keys, ScalarType key_type, std::span<const uint8_t> values,
+    ScalarType value_type, SortOrder order = SortOrder::Ascending, const std::optional<SortShape>& shape = std::nullopt,
+    const Options& options = Options::from_environment());
 
 template <class T>
 std::vector<T> sort(gpu::Backend& backend, std::span<const T> keys, SortOrder order = SortOrder::Ascending,
@@ -94,18 +102,28 @@ std::vector<T> sort(gpu::Backend& backend, const std::vector<T>& keys, SortOrder
   return sort(backend, std::span<const T>(keys), order, shape, options);
 }
 
-// The keys sorted and `values` moved with them.
-template <class T>
-std::pair<std::vector<T>, std::vector<uint32_t>> sort_pairs(gpu::Backend& backend, std::span<const T> keys,
-                                                           std::span<const uint32_t> values,
-                                                           SortOrder order = SortOrder::Ascending,
-                                                           const std::optional<SortShape>& shape = std::nullopt,
-                                                           const Options& options = Options::from_environment()) {
-  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(keys.data()), keys.size_bytes());
-  auto sorted = sort_bytes(backend, bytes, scalar_type_of<T>(), values, order, shape, options);
-  std::vector<T> out(keys.size());
-  if (!out.empty()) std::memcpy(out.data(), sorted.first.data(), sorted.first.size());
-  return {std::move(out), std::move(sorted.second)};
+// The keys sorted and `values` (any element type) moved with them.
+template <class K, class V>
+std::pair<std::vector<K>, std::vector<V>> sort_pairs(gpu::Backend& backend, std::span<const K> keys,
+                                                     std::span<const V> values, SortOrder order = SortOrder::Ascending,
+                                                     const std::optional<SortShape>& shape = std::nullopt,
+                                                     const Options& options = Options::from_environment()) {
+  const auto sorted = sort_pairs_bytes(
+      backend, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(keys.data()), keys.size_bytes()),
+      scalar_type_of<K>(), std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes()),
+      scalar_type_of<V>(), order, shape, options);
+  std::pair<std::vector<K>, std::vector<V>> out{std::vector<K>(keys.size()), std::vector<V>(values.size())};
+  if (!keys.empty()) std::memcpy(out.first.data(), sorted.first.data(), sorted.first.size());
+  if (!values.empty()) std::memcpy(out.second.data(), sorted.second.data(), sorted.second.size());
+  return out;
+}
+
+template <class K, class V>
+std::pair<std::vector<K>, std::vector<V>> sort_pairs(gpu::Backend& backend, const std::vector<K>& keys,
+                                                     const std::vector<V>& values, SortOrder order = SortOrder::Ascending,
+                                                     const std::optional<SortShape>& shape = std::nullopt,
+                                                     const Options& options = Options::from_environment()) {
+  return sort_pairs(backend, std::span<const K>(keys), std::span<const V>(values), order, shape, options);
 }
 
 // The indices that sort `keys`, stably (NumPy's argsort with kind='stable').
