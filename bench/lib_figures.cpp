@@ -1,47 +1,56 @@
 // The standard kernels' figures (docs/benchmarks.md, "Standard kernels"):
-// vyre::lib::reduce (sum of f32) and vyre::lib::scan (inclusive sum of u32)
-// on a buffer already on the GPU, each call planning, recording, running and
-// waiting for its passes, at every shape of a small grid, the default first.
-// Each result is checked against the host before it is timed. Prints JSON
-// lines {"name", "value", "unit"}; bench/lib_peers.py prints CuPy's and
-// CUDA's copy for the same sizes, and scripts/h200/lib runs both.
+// every vyre::lib primitive on buffers already on the GPU, each call
+// planning, recording, running and waiting for its passes (a call's
+// overhead is in every figure), in the device class's default shape and in
+// the shape tuning chooses, timed afresh (retune; the tuning's own time and
+// the choice reported), and a next call that finds the choice and times
+// nothing. Each result is checked against the host before it is timed.
+// Prints JSON lines {"name", "value", "unit"}; bench/peers/lib_peers.py
+// prints CuPy's (or NumPy's) for the same sizes, and scripts/h200/standard_kernels runs
+// both.
 //
-//   lib_figures [--quick] [--log2 N]   --quick: 2^22 elements (lavapipe); default 2^28
+//   lib_figures [--quick] [--only NAME]   --quick: lavapipe's sizes (docs/benchmarks.md)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "support/json_lines.hpp"
 #include "vyre/gpu.hpp"
+#include "vyre/lib/compact.hpp"
+#include "vyre/lib/find.hpp"
+#include "vyre/lib/histogram.hpp"
+#include "vyre/lib/matmul.hpp"
 #include "vyre/lib/reduce.hpp"
 #include "vyre/lib/scan.hpp"
+#include "vyre/lib/softmax.hpp"
 #include "vyre/lib/sort.hpp"
+#include "vyre/lib/transpose.hpp"
 
 namespace {
 
 using vyre::bench::emit;
+using vyre::bench::emit_text;
 using vyre::bench::median;
+using vyre::lib::Options;
 using vyre::lib::ReduceOp;
-using vyre::lib::ReduceShape;
 using Clock = std::chrono::steady_clock;
+using Buffer = std::shared_ptr<vyre::gpu::DeviceBuffer>;
 
 [[noreturn]] void fail(const std::string& why) {
   (void)std::fprintf(stderr, "lib_figures: %s\n", why.c_str());
   std::exit(1);
 }
 
-std::string shape_name(const ReduceShape& s) { return std::to_string(s.workgroup) + "x" + std::to_string(s.items); }
-
-// Median milliseconds of `reps` calls of f, after two to warm up.
-template <class F>
-double median_ms(int reps, F&& f) {
-  f();
+// Median milliseconds of `reps` calls of f, after one to warm up.
+double median_ms(int reps, const std::function<void()>& f) {
   f();
   std::vector<double> ms;
   for (int i = 0; i < reps; ++i) {
@@ -52,105 +61,245 @@ double median_ms(int reps, F&& f) {
   return median(ms);
 }
 
-const std::vector<ReduceShape> kShapes = {{256, 4}, {256, 8}, {256, 16}, {512, 8}, {1024, 4}, {128, 16}, {64, 32}};
+struct Sizes {
+  uint32_t log2_reduce, log2_sort, log2_find, matmul, transpose, softmax_rows, softmax_cols;
+};
+constexpr Sizes kH200{28, 26, 28, 4096, 8192, 65536, 1024};
+constexpr Sizes kQuick{22, 20, 22, 512, 2048, 4096, 1024};
+
+// One primitive's figures: `call(options)` runs one whole call; `moved` is
+// the bytes it must move at least (0: report time only), `unit_per_ms` a
+// rate's numerator (keys, flops) with its unit.
+struct Figure {
+  std::string name;
+  std::function<void(const Options&)> call;
+  double moved = 0;
+  double work = 0;
+  std::string work_unit;
+};
+
+// Calls f until `ms` have passed: a GPU's clocks come up under load, and a
+// figure timed on a cold device measures its ramp (as tuning would).
+void warm_up(const Figure& f, double ms) {
+  const auto start = Clock::now();
+  do f.call(Options{});
+  while (std::chrono::duration<double, std::milli>(Clock::now() - start).count() < ms);
+}
+
+void run(const Figure& f, int reps, double warm_ms) {
+  warm_up(f, warm_ms);
+  Options defaults;
+  std::vector<vyre::lib::ShapeChoice> report;
+  defaults.report = &report;
+  f.call(defaults);
+  const std::string default_shape = report.empty() ? "?" : report.front().shape;
+  const double default_ms = median_ms(reps, [&] { f.call(Options{}); });
+  emit_text(f.name + "_default_shape", default_shape);
+  emit(f.name + "_default_ms", default_ms, "ms");
+  // Tuning afresh (retune: a record from an earlier run is replaced).
+  report.clear();
+  Options tune;
+  tune.tune = true;
+  tune.retune = true;
+  tune.report = &report;
+  const auto t = Clock::now();
+  f.call(tune);
+  tune.retune = false;
+  const double tuning_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  const std::string tuned_shape = report.empty() ? "?" : report.front().shape;
+  emit_text(f.name + "_tuned_shape", tuned_shape);
+  emit(f.name + "_tuning_ms", tuning_ms, "ms (the first tuned call, its candidates timed)");
+  tune.report = nullptr;
+  const double tuned_ms = median_ms(reps, [&] { f.call(tune); });
+  emit(f.name + "_tuned_ms", tuned_ms, "ms");
+  emit(f.name + "_tuned_over_default", default_ms / tuned_ms, "x (default time / tuned time)");
+  // The next call finds the choice: nothing timed.
+  report.clear();
+  tune.report = &report;
+  f.call(tune);
+  emit_text(f.name + "_next_call_source", report.empty() ? "?" : std::string(vyre::lib::to_string(report.front().source)));
+  const double best = std::min(default_ms, tuned_ms);
+  if (f.moved > 0) emit(f.name + "_gbs", f.moved / best / 1e6, "GB/s (bytes it must move / the faster time)");
+  if (f.work > 0) emit(f.name + "_rate", f.work / best / 1e6, f.work_unit);
+}
+
+// The first pass of a reduce alone, 20 dispatches in one Batch: the
+// kernel's time without a call's planning, submission and wait.
+double first_pass_ms(vyre::gpu::Backend& backend, const vyre::Program& pass, const Buffer& in, uint64_t n,
+                     const vyre::lib::ReduceShape& shape, int reps) {
+  vyre::gpu::Pipeline pipeline = backend.compile(pass);
+  const uint64_t per_group = uint64_t{shape.workgroup} * shape.items;
+  const auto groups = static_cast<uint32_t>((n + per_group - 1) / per_group);
+  const vyre::Dim3 grid = groups <= 65535 ? vyre::Dim3{groups, 1, 1} : vyre::Dim3{65535, (groups + 65534) / 65535, 1};
+  vyre::Inputs inputs;
+  inputs.device("in", in).size("out", groups);
+  return median_ms(reps, [&] {
+           vyre::gpu::Batch batch(backend);
+           std::vector<vyre::gpu::DeviceOutputs> outs;
+           for (int k = 0; k < 20; ++k) outs.push_back(batch.dispatch_resident(pipeline, inputs, grid));
+           batch.run();
+         }) /
+         20;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
-  int log2n = 28;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true, log2n = 22;
-    else if (std::strcmp(argv[i], "--log2") == 0 && i + 1 < argc) log2n = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     else fail(std::string("unknown argument ") + argv[i]);
   }
-  const size_t n = size_t{1} << log2n;
-  const int reps = quick ? 5 : 20;
+  const Sizes s = quick ? kQuick : kH200;
+  const int reps = quick ? 3 : 20;
+  setenv("VYRE_TUNE_WARMUP", "1", 0);
+  setenv("VYRE_TUNE_REPETITIONS", quick ? "3" : "5", 0);
   vyre::gpu::Backend backend;
-  (void)std::fprintf(stderr, "lib_figures: %s, 2^%d elements\n", backend.adapter().name.c_str(), log2n);
+  (void)std::fprintf(stderr, "lib_figures: %s\n", backend.adapter().name.c_str());
+  std::mt19937 rng(1);
+  std::vector<Figure> figures;
 
-  // Small integers in floats, so that the sum is exact in any order.
+  // reduce: sum of f32 (small integers, so the sum is exact in any order below 2^24 per partial).
+  const size_t n = size_t{1} << s.log2_reduce;
   std::vector<float> xf(n);
   std::vector<uint32_t> xu(n);
-  std::mt19937 rng(1);
   double exact = 0;
   for (size_t i = 0; i < n; ++i) {
     xu[i] = rng() & 0xff;
     xf[i] = static_cast<float>(xu[i] & 0xf);
     exact += xf[i];
   }
-  const auto f_buffer = backend.upload(xf);
-  const auto u_buffer = backend.upload(xu);
-  std::vector<uint32_t> want(n);
-  uint32_t acc = 0;
-  for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
-  const double bytes = static_cast<double>(n) * 4;
-
-  // The GPU's clocks come up before anything is timed.
-  for (int k = 0; k < (quick ? 2 : 200); ++k) vyre::lib::reduce(backend, f_buffer, ReduceOp::Sum);
-  // What a call costs beside its kernels: finding the pass's pipeline (its
-  // program is built once per process; reduce_pass copies it, and compile
-  // checks the copy), and a whole call on 4,096 elements (one pass).
+  const Buffer f_buffer = backend.upload(xf);
+  const Buffer u_buffer = backend.upload(xu);
   {
-    const double compile =
-        median_ms(reps, [&] { (void)backend.compile(vyre::lib::reduce_pass(vyre::ScalarType::F32, ReduceOp::Sum)); });
-    emit("reduce_pass_copy_check_and_compile_hit_ms", compile, "ms");
-    const auto small = backend.upload(std::vector<float>(4096, 1.0f));
-    emit("reduce_call_4096_ms", median_ms(reps, [&] { vyre::lib::reduce(backend, small, ReduceOp::Sum); }), "ms");
+    const float got = vyre::lib::reduce(backend, f_buffer, ReduceOp::Sum)->read_as<float>()[0];
+    if (std::fabs(got - exact) > 1e-6 * exact) fail("reduce gave a wrong sum");
   }
-  for (const ReduceShape& shape : kShapes) {
-    const float got = vyre::lib::reduce(backend, f_buffer, ReduceOp::Sum, shape)->read_as<float>()[0];
-    // Every partial sum is an integer below 2^24 only when n is small; the
-    // total of 2^28 values up to 15 is not, so check within its rounding.
-    if (std::fabs(got - exact) > 1e-6 * exact) fail("reduce " + shape_name(shape) + " gave a wrong sum");
-    const double ms = median_ms(reps, [&] { vyre::lib::reduce(backend, f_buffer, ReduceOp::Sum, shape); });
-    emit("reduce_sum_f32_ms_" + shape_name(shape), ms, "ms");
-    // The first pass alone, 20 in one Batch: the kernel's own time, without
-    // a call's planning, submission and wait.
-    vyre::gpu::Pipeline first = backend.compile(vyre::lib::reduce_pass(vyre::ScalarType::F32, ReduceOp::Sum, shape));
-    const uint64_t per_group = uint64_t{shape.workgroup} * shape.items;
-    const uint32_t groups = static_cast<uint32_t>((n + per_group - 1) / per_group);
-    const vyre::Dim3 grid = groups <= 65535 ? vyre::Dim3{groups, 1, 1} : vyre::Dim3{65535, (groups + 65534) / 65535, 1};
-    vyre::Inputs in;
-    in.device("in", f_buffer).size("out", groups);
-    const double pass_ms = median_ms(reps, [&] {
-      vyre::gpu::Batch batch(backend);
-      std::vector<vyre::gpu::DeviceOutputs> outs;
-      for (int k = 0; k < 20; ++k) outs.push_back(batch.dispatch_resident(first, in, grid));
-      batch.run();
-    }) / 20;
-    emit("reduce_first_pass_f32_ms_" + shape_name(shape), pass_ms, "ms");
-    emit("reduce_first_pass_f32_gbs_" + shape_name(shape), bytes / pass_ms / 1e6, "GB/s (N*4 bytes read / time)");
-    emit("reduce_sum_f32_gbs_" + shape_name(shape), bytes / ms / 1e6, "GB/s (N*4 bytes read / time)");
+  figures.push_back({"reduce_sum_f32", [&](const Options& o) { vyre::lib::reduce(backend, f_buffer, ReduceOp::Sum, std::nullopt, o); },
+                     4.0 * n, 0, ""});
+  // scan: inclusive sum of u32.
+  {
+    std::vector<uint32_t> want(n);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
+    if (vyre::lib::scan(backend, u_buffer)->read_as<uint32_t>() != want) fail("scan gave a wrong prefix");
   }
-  for (const ReduceShape& shape : kShapes) {
-    if (shape.workgroup * (shape.items + 1) * 4 > 16384) continue;  // the span does not fit workgroup memory
-    if (vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape)->read_as<uint32_t>() !=
-        want)
-      fail("scan " + shape_name(shape) + " gave a wrong prefix");
-    const double ms = median_ms(reps, [&] { vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape); });
-    emit("scan_sum_u32_ms_" + shape_name(shape), ms, "ms");
-    emit("scan_sum_u32_gbs_" + shape_name(shape), 2 * bytes / ms / 1e6, "GB/s (N*4 read + N*4 written / time)");
-  }
-  // sort: a quarter as many keys (2^26 on the H200), as CuPy's figure.
-  const size_t m = n / 4;
+  figures.push_back({"scan_sum_u32",
+                     [&](const Options& o) {
+                       vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, std::nullopt, o);
+                     },
+                     8.0 * n, 0, ""});
+  // sort: u32 keys.
+  const size_t m = size_t{1} << s.log2_sort;
   std::vector<uint32_t> keys(m);
   for (auto& k : keys) k = static_cast<uint32_t>(rng());
-  const auto k_buffer = backend.upload(keys);
-  uint64_t key_sum = 0;
-  for (uint32_t k : keys) key_sum += k;
-  for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 8}, vyre::lib::SortShape{128, 16},
-                                           vyre::lib::SortShape{64, 16}, vyre::lib::SortShape{128, 4}}) {
-    const std::vector<uint32_t> got = vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape)
-                                          .keys->read_as<uint32_t>();
-    uint64_t got_sum = 0;
-    for (uint32_t k : got) got_sum += k;
-    if (!std::is_sorted(got.begin(), got.end()) || got_sum != key_sum) fail("sort gave keys out of order or lost some");
-    const std::string name = std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
-    const double ms =
-        median_ms(quick ? 3 : 10, [&] { vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape); });
-    emit("sort_u32_ms_" + name, ms, "ms");
-    emit("sort_u32_gkeys_" + name, static_cast<double>(m) / ms / 1e6, "Gkeys/s");
+  const Buffer k_buffer = backend.upload(keys);
+  {
+    std::vector<uint32_t> want = keys;
+    std::sort(want.begin(), want.end());
+    if (vyre::lib::sort(backend, k_buffer, nullptr).keys->read_as<uint32_t>() != want) fail("sort gave a wrong order");
+  }
+  figures.push_back({"sort_u32",
+                     [&](const Options& o) { vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, std::nullopt, o); },
+                     0, static_cast<double>(m), "Gkeys/s"});
+  // histogram: 256 bins of the f32 values in [0, 16).
+  {
+    std::vector<uint32_t> want(256, 0);
+    for (float x : xf) ++want[static_cast<size_t>(x * 16)];
+    if (vyre::lib::histogram(backend, f_buffer, 256, 0.0, 16.0).counts->read_as<uint32_t>() != want)
+      fail("histogram gave wrong counts");
+  }
+  figures.push_back({"histogram_f32_256",
+                     [&](const Options& o) { vyre::lib::histogram(backend, f_buffer, 256, 0.0, 16.0, std::nullopt, o); },
+                     4.0 * n, 0, ""});
+  // compact: the u32 values whose u8 mask is set, about half.
+  std::vector<uint8_t> mask(n);
+  std::vector<uint32_t> kept;
+  for (size_t i = 0; i < n; ++i) {
+    mask[i] = static_cast<uint8_t>(xu[i] & 1);
+    if (mask[i]) kept.push_back(xu[i]);
+  }
+  const Buffer mask_buffer = backend.upload(mask);
+  if (vyre::lib::compact(backend, u_buffer, mask_buffer).buffer->read_as<uint32_t>() != kept) fail("compact lost values");
+  figures.push_back({"compact_u32_by_u8",
+                     [&](const Options& o) { vyre::lib::compact(backend, u_buffer, mask_buffer, std::nullopt, o); },
+                     5.0 * n + 4.0 * static_cast<double>(kept.size()), 0, ""});
+  // find: 1,000 secret-like patterns in random uppercase bytes, some planted.
+  const size_t bytes = size_t{1} << s.log2_find;
+  std::vector<uint8_t> haystack(bytes);
+  for (auto& c : haystack) c = static_cast<uint8_t>('A' + rng() % 26);
+  std::vector<std::string> patterns;
+  for (int p = 0; p < 1000; ++p) {
+    std::string t = "AKIA";
+    for (int k = 0; k < 12; ++k) t += static_cast<char>('A' + rng() % 26);
+    patterns.push_back(t);
+  }
+  for (size_t at = 12345; at + 16 < bytes; at += bytes / 64) std::memcpy(&haystack[at], patterns[at % 1000].data(), 16);
+  const Buffer hay_buffer = backend.upload(haystack);
+  if (vyre::lib::find(backend, hay_buffer, patterns).position->elements() < 32) fail("find missed the planted patterns");
+  figures.push_back({"find_1000_patterns", [&](const Options& o) { vyre::lib::find(backend, hay_buffer, patterns, std::nullopt, o); },
+                     static_cast<double>(bytes), 0, ""});
+  // matmul: square f32.
+  const uint32_t d = s.matmul;
+  std::vector<float> a(size_t{d} * d), bm(size_t{d} * d);
+  for (auto& x : a) x = static_cast<float>(rng() % 17) - 8;
+  for (auto& x : bm) x = static_cast<float>(rng() % 17) - 8;
+  const Buffer a_buffer = backend.upload(a);
+  const Buffer b_buffer = backend.upload(bm);
+  {
+    const std::vector<float> c = vyre::lib::matmul(backend, a_buffer, b_buffer, d, d, d)->read_as<float>();
+    for (uint32_t i : {0u, d / 3, d - 1}) {  // a few elements, exact: small integers
+      double want = 0;
+      for (uint32_t k = 0; k < d; ++k) want += double(a[size_t{i} * d + k]) * bm[size_t{k} * d + (d - 1 - i)];
+      if (c[size_t{i} * d + (d - 1 - i)] != static_cast<float>(want)) fail("matmul gave a wrong element");
+    }
+  }
+  figures.push_back({"matmul_f32", [&](const Options& o) { vyre::lib::matmul(backend, a_buffer, b_buffer, d, d, d, std::nullopt, o); },
+                     0, 2.0 * d * d * d / 1e3, "TFLOP/s (2 M N K / time)"});
+  // transpose: square f32.
+  const uint32_t t = s.transpose;
+  std::vector<float> xt(size_t{t} * t);
+  for (size_t i = 0; i < xt.size(); ++i) xt[i] = static_cast<float>(i);
+  const Buffer t_buffer = backend.upload(xt);
+  {
+    const std::vector<float> out = vyre::lib::transpose(backend, t_buffer, t, t)->read_as<float>();
+    if (out[1] != xt[t] || out[size_t{t} * t - 2] != xt[size_t{t} * (t - 1) - 1]) fail("transpose misplaced values");
+  }
+  figures.push_back({"transpose_f32", [&](const Options& o) { vyre::lib::transpose(backend, t_buffer, t, t, std::nullopt, o); },
+                     8.0 * t * t, 0, ""});
+  // softmax: rows of f32.
+  const uint32_t rows = s.softmax_rows, cols = s.softmax_cols;
+  std::vector<float> xs(size_t{rows} * cols);
+  for (auto& x : xs) x = static_cast<float>(rng() % 2001) / 100 - 10;
+  const Buffer s_buffer = backend.upload(xs);
+  {
+    const std::vector<float> out = vyre::lib::softmax(backend, s_buffer, rows, cols)->read_as<float>();
+    const double row = std::accumulate(out.begin(), out.begin() + cols, 0.0);
+    if (std::fabs(row - 1) > 1e-4) fail("softmax's first row does not sum to 1");
+  }
+  figures.push_back({"softmax_f32", [&](const Options& o) { vyre::lib::softmax(backend, s_buffer, rows, cols, std::nullopt, o); },
+                     8.0 * rows * cols, 0, ""});
+
+  // What a call costs beside its kernels: a whole reduce of 4,096 elements
+  // (one pass), planning, recording, submitting and waiting.
+  {
+    const Buffer small = backend.upload(std::vector<float>(4096, 1.0f));
+    emit("reduce_call_4096_ms", median_ms(reps, [&] { vyre::lib::reduce(backend, small, ReduceOp::Sum); }), "ms");
+  }
+  for (const Figure& f : figures)
+    if (only.empty() || f.name.rfind(only, 0) == 0) run(f, reps, quick ? 0 : 500);
+  // reduce's first pass alone, for what a call adds to its kernel.
+  if (only.empty() || only == "reduce_first_pass") {
+    for (const vyre::lib::ReduceShape shape : {vyre::lib::ReduceShape{64, 32}, vyre::lib::ReduceShape{256, 32},
+                                               vyre::lib::ReduceShape{256, 4}}) {
+      const std::string name = std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+      const double ms =
+          first_pass_ms(backend, vyre::lib::reduce_pass(vyre::ScalarType::F32, ReduceOp::Sum, shape), f_buffer, n, shape, reps);
+      emit("reduce_first_pass_ms_" + name, ms, "ms");
+      emit("reduce_first_pass_gbs_" + name, 4.0 * n / ms / 1e6, "GB/s (N*4 read / time)");
+    }
   }
   return 0;
 }

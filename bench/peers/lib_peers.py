@@ -1,32 +1,77 @@
 #!/usr/bin/env python3
-"""The peers of vyre's standard kernels (docs/benchmarks.md, "Standard kernels"), for the same
-sizes as bench/lib_figures: CUDA's device-to-device copy (the bandwidth ceiling), cupy.sum of
-f32, cupy.cumsum of u32 (in u32) and cupy.sort of u32, timed with CUDA events; or, with
---numpy, NumPy's sum, cumsum and stable sort on the host. Prints JSON lines {"name", "value", "unit"}.
+"""The peers of vyre's standard kernels (docs/benchmarks.md, "Standard kernels"), at the sizes of
+bench/lib_figures (--quick for lavapipe's): CUDA's device-to-device copy (the bandwidth ceiling)
+and CuPy's sum, cumsum, sort, histogram, boolean-mask compaction, matmul (cuBLAS SGEMM, TF32 off),
+transpose and softmax, timed with CUDA events; or, with --numpy, NumPy's on the host. Prints JSON
+lines {"name", "value", "unit"}. find has no CuPy or NumPy peer.
 
-    lib_peers.py [--numpy] [--log2 N]     default 2^28 (sort: 2^26)
+    lib_peers.py [--numpy] [--quick]
 """
 import json
+import os
 import statistics
 import sys
 import time
 
-
-def arg(name, default):
-    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+H200 = dict(log2_reduce=28, log2_sort=26, matmul=4096, transpose=8192, softmax_rows=65536, softmax_cols=1024)
+QUICK = dict(log2_reduce=22, log2_sort=20, matmul=512, transpose=2048, softmax_rows=4096, softmax_cols=1024)
 
 
 def emit(name, value, unit):
     print(json.dumps({"name": name, "value": round(value, 6), "unit": unit}), flush=True)
 
 
-def cupy_figures(log2n):
+def figures(xp, timed, sizes, prefix):
+    """The same inputs as lib_figures (their values, not their bits: a different generator)."""
+    n = 1 << sizes["log2_reduce"]
+    rng = xp.random.default_rng(1)
+    xu = rng.integers(0, 256, size=n, dtype=xp.uint32)
+    xf = (xu & 0xF).astype(xp.float32)
+    if prefix == "cupy":
+        dst = xp.empty_like(xu)
+        copy = timed(lambda: xp.cuda.runtime.memcpy(dst.data.ptr, xu.data.ptr, n * 4, 3))  # device to device
+        emit("cuda_copy_ms", copy, "ms")
+        emit("cuda_copy_gbs", 2 * n * 4 / copy / 1e6, "GB/s (N*4 read + N*4 written / time)")
+    t = timed(lambda: xp.sum(xf))
+    emit(f"{prefix}_sum_f32_ms", t, "ms")
+    emit(f"{prefix}_sum_f32_gbs", n * 4 / t / 1e6, "GB/s (N*4 read / time)")
+    t = timed(lambda: xp.cumsum(xu, dtype=xp.uint32))
+    emit(f"{prefix}_cumsum_u32_ms", t, "ms")
+    emit(f"{prefix}_cumsum_u32_gbs", 2 * n * 4 / t / 1e6, "GB/s (N*4 read + N*4 written / time)")
+    keys = xu[: 1 << sizes["log2_sort"]] * xp.uint32(2654435761)
+    t = timed(lambda: xp.sort(keys, kind="stable") if prefix == "numpy" else xp.sort(keys))
+    emit(f"{prefix}_sort_u32_ms", t, "ms")
+    emit(f"{prefix}_sort_u32_gkeys", keys.size / t / 1e6, "Gkeys/s")
+    t = timed(lambda: xp.histogram(xf, bins=256, range=(0.0, 16.0)))
+    emit(f"{prefix}_histogram_f32_256_ms", t, "ms")
+    mask = (xu & 1).astype(xp.bool_)
+    t = timed(lambda: xu[mask])
+    emit(f"{prefix}_compact_u32_ms", t, "ms")
+    d = sizes["matmul"]
+    a = (rng.integers(0, 17, size=(d, d)) - 8).astype(xp.float32)
+    b = (rng.integers(0, 17, size=(d, d)) - 8).astype(xp.float32)
+    t = timed(lambda: xp.matmul(a, b))
+    emit(f"{prefix}_matmul_f32_ms", t, "ms")
+    emit(f"{prefix}_matmul_f32_tflops", 2 * d ** 3 / t / 1e9, "TFLOP/s (2 M N K / time)")
+    s = sizes["transpose"]
+    x = xp.arange(s * s, dtype=xp.float32).reshape(s, s)
+    t = timed(lambda: xp.ascontiguousarray(x.T))
+    emit(f"{prefix}_transpose_f32_ms", t, "ms")
+    emit(f"{prefix}_transpose_f32_gbs", 8 * s * s / t / 1e6, "GB/s (N*4 read + N*4 written / time)")
+    rows, cols = sizes["softmax_rows"], sizes["softmax_cols"]
+    xs = (rng.integers(0, 2001, size=(rows, cols)) / 100 - 10).astype(xp.float32)
+
+    def softmax():
+        e = xp.exp(xs - xs.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    t = timed(softmax)
+    emit(f"{prefix}_softmax_f32_ms", t, "ms")
+
+
+def cupy_figures(sizes):
+    os.environ.setdefault("CUPY_TF32", "0")  # SGEMM in full f32, as the goal says (read at import)
     import cupy as cp
-    n = 1 << log2n
-    rng = cp.random.default_rng(1)
-    xf = (rng.integers(0, 16, size=n, dtype=cp.uint32)).astype(cp.float32)
-    xu = rng.integers(0, 256, size=n, dtype=cp.uint32)
-    dst = cp.empty_like(xu)
 
     def events_ms(f, reps=20):
         f(), f()
@@ -40,27 +85,11 @@ def cupy_figures(log2n):
             times.append(cp.cuda.get_elapsed_time(start, end))
         return statistics.median(times)
 
-    copy = events_ms(lambda: cp.cuda.runtime.memcpy(dst.data.ptr, xu.data.ptr, n * 4, 3))  # device to device
-    emit("cuda_copy_ms", copy, "ms")
-    emit("cuda_copy_gbs", 2 * n * 4 / copy / 1e6, "GB/s (N*4 read + N*4 written / time)")
-    s = events_ms(lambda: cp.sum(xf))
-    emit("cupy_sum_f32_ms", s, "ms")
-    emit("cupy_sum_f32_gbs", n * 4 / s / 1e6, "GB/s (N*4 read / time)")
-    c = events_ms(lambda: cp.cumsum(xu, dtype=cp.uint32))
-    emit("cupy_cumsum_u32_ms", c, "ms")
-    emit("cupy_cumsum_u32_gbs", 2 * n * 4 / c / 1e6, "GB/s (N*4 read + N*4 written / time)")
-    keys = xu[: 1 << (log2n - 2)] * cp.uint32(2654435761)
-    t = events_ms(lambda: cp.sort(keys), reps=10)
-    emit("cupy_sort_u32_2^%d_ms" % (log2n - 2), t, "ms")
-    emit("cupy_sort_u32_2^%d_gkeys" % (log2n - 2), keys.size / t / 1e6, "Gkeys/s")
+    figures(cp, events_ms, sizes, "cupy")
 
 
-def numpy_figures(log2n):
+def numpy_figures(sizes):
     import numpy as np
-    n = 1 << log2n
-    rng = np.random.default_rng(1)
-    xf = rng.integers(0, 16, size=n, dtype=np.uint32).astype(np.float32)
-    xu = rng.integers(0, 256, size=n, dtype=np.uint32)
 
     def wall_ms(f, reps=5):
         f()
@@ -71,14 +100,12 @@ def numpy_figures(log2n):
             times.append((time.perf_counter() - t) * 1e3)
         return statistics.median(times)
 
-    emit("numpy_sum_f32_ms", wall_ms(lambda: np.sum(xf)), "ms")
-    emit("numpy_cumsum_u32_ms", wall_ms(lambda: np.cumsum(xu, dtype=np.uint32)), "ms")
-    keys = xu[: n // 4] * np.uint32(2654435761)
-    emit("numpy_sort_u32_ms", wall_ms(lambda: np.sort(keys, kind="stable")), "ms")
+    figures(np, wall_ms, sizes, "numpy")
 
 
 if __name__ == "__main__":
+    sizes = QUICK if "--quick" in sys.argv else H200
     if "--numpy" in sys.argv:
-        numpy_figures(arg("--log2", 22))
+        numpy_figures(sizes)
     else:
-        cupy_figures(arg("--log2", 28))
+        cupy_figures(sizes)

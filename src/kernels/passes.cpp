@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::lib::detail {
@@ -16,11 +15,6 @@ Dim3 grid_for(uint32_t groups) {
   constexpr uint32_t kMaxGroupsX = 65535;
   if (groups <= kMaxGroupsX) return {groups, 1, 1};
   return {kMaxGroupsX, (groups + kMaxGroupsX - 1) / kMaxGroupsX, 1};
-}
-
-Expr full_span(const std::string& buffer, uint32_t span) {
-  using namespace vyre::build;
-  return land(ge(len(buffer), u32(span)), le(var("base"), sub(len(buffer), u32(span))));
 }
 
 ShapeValues values_of(const ReduceShape& shape) {

@@ -36,10 +36,6 @@ Dim3 grid_for(uint32_t groups);
 // beyond 2^32 - 1 elements.
 uint32_t element_count(std::string_view primitive, size_t bytes, ScalarType type);
 
-// Whether the span of `span` elements from the local `base` lies wholly in
-// buffer `buffer` (never wrapping), so that its loads need no check.
-Expr full_span(const std::string& buffer, uint32_t span);
-
 // ReduceShape (reduce's, scan's and bincount's) as named counts and back.
 ShapeValues values_of(const ReduceShape& shape);
 ReduceShape reduce_shape_of(const ShapeValues& values);

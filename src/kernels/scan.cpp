@@ -54,19 +54,12 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
       let("base", mul(var("g"), u32(w * items))),
-      // A whole span in range is loaded with no branch between its loads
-      // (and stored the same way below); the last, partial one checks each.
-      let("whole", detail::full_span("in", w * items)),
-      if_(var("whole"),
-          {loop("k", u32(0), u32(items),
-                {let("t", add(mul(var("k"), u32(w)), var("l"))),
-                 store("tile", at(var("t")), detail::widened(type, load("in", add(var("base"), var("t")))))})},
-          {loop("k", u32(0), u32(items),
-                {let("t", add(mul(var("k"), u32(w)), var("l"))),
-                 let("i", add(var("base"), var("t"))),
-                 let("v", identity(acc, op)),
-                 if_(lt(var("i"), len("in")), {assign("v", detail::widened(type, load("in", var("i"))))}),
-                 store("tile", at(var("t")), var("v"))})}),
+      loop("k", u32(0), u32(items),
+           {let("t", add(mul(var("k"), u32(w)), var("l"))),
+            let("i", add(var("base"), var("t"))),
+            let("v", identity(acc, op)),
+            if_(lt(var("i"), len("in")), {assign("v", detail::widened(type, load("in", var("i"))))}),
+            store("tile", at(var("t")), var("v"))}),
       barrier(),
       let("acc", identity(acc, op)),
       loop("k", u32(0), u32(items),
@@ -95,14 +88,10 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
                       {let("j", add(mul(var("l"), u32(items)), var("k"))),
                        store("tile", at(var("j")), combine(acc, op, var("prefix"), load("tile", at(var("j")))))}));
   body.push_back(barrier());
-  body.push_back(if_(var("whole"),
-                     {loop("k", u32(0), u32(items),
-                           {let("t", add(mul(var("k"), u32(w)), var("l"))),
-                            store("out", add(var("base"), var("t")), load("tile", at(var("t"))))})},
-                     {loop("k", u32(0), u32(items),
-                           {let("t", add(mul(var("k"), u32(w)), var("l"))),
-                            let("i", add(var("base"), var("t"))),
-                            if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", at(var("t"))))})})}));
+  body.push_back(loop("k", u32(0), u32(items),
+                      {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                       let("i", add(var("base"), var("t"))),
+                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", at(var("t"))))})}));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)
@@ -175,12 +164,13 @@ Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape
 }
 
 ReduceShape default_scan_shape(const gpu::Backend& backend, ScalarType type) {
-  // Measured: the fastest of span_candidates for an inclusive sum of 2^28
-  // u32 on the H200 and of 2^22 on lavapipe (docs/benchmarks.md, "Standard
+  // Measured: tuning's choice for an inclusive sum of 2^28 u32 on the H200
+  // (64 x 8 and 64 x 4, 1.46x the former default 128 x 16 in both runs) and
+  // the fastest for 2^22 on lavapipe (docs/benchmarks.md, "Standard
   // kernels"); a shape whose tile would not fit this type's workgroup memory
   // (f64) gives way to 256 x 4.
   const std::string device = detail::device_class(backend);
-  const ReduceShape shape = device == "cpu" ? ReduceShape{64, 32} : device == "nvidia" ? ReduceShape{128, 16} : ReduceShape{256, 8};
+  const ReduceShape shape = device == "cpu" ? ReduceShape{64, 32} : device == "nvidia" ? ReduceShape{64, 8} : ReduceShape{256, 8};
   try {
     check(type, ReduceOp::Sum, shape);
     return shape;
