@@ -359,7 +359,7 @@ TEST(F64Gpu, AProgramRunsWhereTheDeviceHasShaderF64AndIsRefusedWhereItIsMasked) 
   const std::string wgsl = lower_to_wgsl(p);
   EXPECT_NE(wgsl.find("0.1lf"), std::string::npos) << wgsl;
   EXPECT_EQ(wgsl.find("enable"), std::string::npos) << wgsl;  // naga needs no directive for f64
-  EXPECT_NE(shaping_signature(p).find("shader-f64"), std::string::npos);
+  EXPECT_NE(shaping_signature(p).find("shader-f64=2"), std::string::npos);
   EXPECT_EQ(shaping_signature(p).find("shader-f16"), std::string::npos);
   if (device_has_f64()) {
     Inputs in;

@@ -18,11 +18,12 @@ std::string shaping_signature(const CheckedProgram& program, const ShaderOptions
   if (const std::string forms = lowering::chosen_forms_text(program, options); !forms.empty())
     add("approximate=" + forms);
   // The device feature an f16 or f64 program needs (format version 4);
-  // every other program's signature, and key, is as before. f16's carries
-  // the revision of how f16 is written (2: conversions to f16 rounded on
-  // the bits), so that change reaches f16 programs' keys alone.
+  // every other program's signature, and key, is as before. Each carries
+  // the revision of how its type is written (f16's 2: conversions to f16
+  // rounded on the bits; f64's 2: round, trunc and ceil keep a zero's
+  // sign), so that a change reaches that type's programs' keys alone.
   if (uses_f16(program.program())) add("shader-f16=2");
-  if (uses_f64(program.program())) add("shader-f64");
+  if (uses_f64(program.program())) add("shader-f64=2");
   if (options.loop_guard && program.has_loop()) add("loop_guard");
   if (options.domain_guard) add("domain_guard");
   if (options.vector_width != 1) {

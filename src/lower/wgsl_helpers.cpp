@@ -116,6 +116,30 @@ constexpr std::array kFixedHelpers{
                 "  if (bits == 0x7f800000u || x >= 4294967295.0lf) { return 4294967295u; }\n"
                 "  return u32(x);\n"
                 "}\n"},
+    // round, trunc and ceil of an f64 from floor alone, which every device
+    // seen gets right: lavapipe (Mesa 22.3.6, LLVM 15) on an AMD EPYC host
+    // gave x itself for round and trunc of values past 2^24 (16777217.5) and
+    // +0 for -0. The magnitude is rounded, then given x's sign (read off
+    // f32(x), as above), so that round(-0.3) is -0; a - floor(a) is exact
+    // below 2^52, from where every f64 is an integer.
+    FixedHelper{"vyre_f64_trunc",
+                "fn vyre_f64_trunc(x: f64) -> f64 {\n"
+                "  let m = floor(abs(x));\n"
+                "  return select(m, -m, bitcast<u32>(f32(x)) >= 0x80000000u);\n"
+                "}\n"},
+    FixedHelper{"vyre_f64_round",
+                "fn vyre_f64_round(x: f64) -> f64 {\n"
+                "  let a = abs(x);\n"
+                "  var m = a;\n"
+                "  if (a < 4503599627370496.0lf) {\n"
+                "    let f = floor(a);\n"
+                "    let d = a - f;\n"
+                "    m = f;\n"
+                "    if (d > 0.5lf || (d == 0.5lf && f - 2.0lf * floor(f * 0.5lf) != 0.0lf)) { m = f + 1.0lf; }\n"
+                "  }\n"
+                "  return select(m, -m, bitcast<u32>(f32(x)) >= 0x80000000u);\n"
+                "}\n"},
+    FixedHelper{"vyre_f64_ceil", "fn vyre_f64_ceil(x: f64) -> f64 {\n  return -floor(-x);\n}\n"},
     FixedHelper{"vyre_f64_to_i32",
                 "fn vyre_f64_to_i32(x: f64) -> i32 {\n"
                 "  let bits = bitcast<u32>(f32(x));\n"

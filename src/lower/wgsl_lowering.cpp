@@ -600,6 +600,8 @@ class WgslLowering {
         {Op::Cos, "cos"},          {Op::Tan, "tan"},               {Op::Tanh, "tanh"},
         {Op::Floor, "floor"},      {Op::Ceil, "ceil"},             {Op::Round, "round"},
         {Op::Trunc, "trunc"},      {Op::Fract, "fract"}};
+    if (t == ScalarType::F64 && (op == Op::Round || op == Op::Trunc || op == Op::Ceil))
+      return helpers_.use(std::string("vyre_f64_") + kCalls.at(op)) + "(" + a + ")";  // keeps a zero's sign
     switch (op) {
       case Op::Neg: return "(-" + a + ")";
       case Op::Not: return "(!" + a + ")";

@@ -32,3 +32,13 @@ PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" pkg-config --exists vyre
 echo "== installed CLI"
 "$tmp/prefix/bin/vyre" --version
 "$tmp/prefix/bin/vyre" hash "$src/examples/xor.json"
+
+echo "== shell completions and man page"
+for f in share/bash-completion/completions/vyre share/zsh/site-functions/_vyre \
+         share/fish/vendor_completions.d/vyre.fish share/man/man1/vyre.1; do
+  test -s "$tmp/prefix/$f" || { echo "cmake --install did not install $f" >&2; exit 1; }
+done
+# What bash offers from the installed script, as a user's shell would.
+offered=$(bash -c "source '$tmp/prefix/share/bash-completion/completions/vyre'; COMP_WORDS=(vyre ca); COMP_CWORD=1; _vyre; echo \"\${COMPREPLY[*]}\"")
+[ "$offered" = cache ] || { echo "the installed bash completion offers '$offered' for 'vyre ca'" >&2; exit 1; }
+MANPATH="$tmp/prefix/share/man" man -w vyre >/dev/null

@@ -41,6 +41,9 @@ void add_devices(CLI::App& app, Action& action);
 void add_demo(CLI::App& app, Action& action);
 void add_cache(CLI::App& app, Action& action);
 void add_lib(CLI::App& app, Action& action);
+void add_help(CLI::App& app, Action& action);
+void add_version(CLI::App& app, Action& action);
+void add_completions(CLI::App& app, Action& action);
 
 // A write of the command's output that the system refused (exit kWriteError).
 class WriteError : public std::runtime_error {

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli.hpp"
+#include "command_tree.hpp"
 #include "runtime_dir.hpp"
 #include "vyre/error.hpp"
 #include "vyre/version.hpp"
@@ -29,7 +30,16 @@ int main(int argc, char** argv) try {
   add_demo(app, action);
   add_cache(app, action);
   add_lib(app, action);
+  add_help(app, action);
+  add_version(app, action);
+  add_completions(app, action);
 
+  // An unknown command or flag is named with the nearest one before CLI11
+  // parses (whose message would blame the first word it could not place).
+  if (const std::optional<std::string> wrong = misuse(app, argc, argv)) {
+    std::cerr << *wrong << "\n";
+    return kUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
