@@ -54,10 +54,12 @@ void report_given(const TunableFamily& family, const ShapeValues& shape, const O
 
 // choose_shape over a primitive's own shape type (ReduceShape, SortShape,
 // ...): `values_of` and `shape_of` convert it to named counts and back.
-template <class Shape>
+// They are template parameters, not std::function: a std::function of a
+// public type's signature would export that signature's typeinfo from
+// libvyre (the export check, tests/CMakeLists.txt).
+template <class Shape, class ValuesOf, class ShapeOf>
 Shape choose(gpu::Backend& backend, const std::optional<Shape>& given, const TunableFamily& family,
-             const Options& options, const std::function<ShapeValues(const Shape&)>& values_of,
-             const std::function<Shape(const ShapeValues&)>& shape_of, const std::function<void(const Shape&)>& run) {
+             const Options& options, ValuesOf values_of, ShapeOf shape_of, const std::function<void(const Shape&)>& run) {
   if (given) {
     report_given(family, values_of(*given), options);
     return *given;
