@@ -16,7 +16,7 @@
 # it is skipped. A folder of src/ without a line fails the configuration.
 
 function(vyre_module name)
-  cmake_parse_arguments(M "WEBGPU" "" "HEADERS;DEPENDS;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(M "WEBGPU;NO_UNITY" "" "HEADERS;DEPENDS;LIBRARIES" ${ARGN})
   if(name MATCHES "^/|/$|//|\\.")
     message(FATAL_ERROR "vyre_module(${name}): name a folder of src/ as a relative path such as aot/remote")
   endif()
@@ -25,6 +25,7 @@ function(vyre_module name)
   set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_DEPENDS ${M_DEPENDS})
   set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_WEBGPU ${M_WEBGPU})
   set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_LIBRARIES ${M_LIBRARIES})
+  set_property(GLOBAL PROPERTY VYRE_MODULE_${name}_NO_UNITY ${M_NO_UNITY})
 endfunction()
 
 # The module and everything it may include, in `out`.
@@ -159,6 +160,13 @@ function(vyre_modules_finish)
     endif()
     target_compile_options(${target} PRIVATE -Wpedantic)
     vyre_warnings(${target})
+    # VYRE_UNITY_BUILD: a module's files compiled a batch at a time (the
+    # headers parsed once a batch), except in a module marked NO_UNITY, whose
+    # files keep same-named helpers in their anonymous namespaces.
+    get_property(no_unity GLOBAL PROPERTY VYRE_MODULE_${m}_NO_UNITY)
+    if(VYRE_UNITY_BUILD AND NOT no_unity)
+      set_target_properties(${target} PROPERTIES UNITY_BUILD ON)
+    endif()
     # Exported: what include/vyre marks VYRE_API, nothing else (tests/exports/).
     set_target_properties(${target} PROPERTIES
       CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON POSITION_INDEPENDENT_CODE ON)

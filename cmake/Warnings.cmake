@@ -1,12 +1,11 @@
 # Warnings for the project's own code (docs/ci.md): every target built from
 # this repository's sources compiles with -Wall -Wextra, and with VYRE_WERROR
-# (on by default in a top-level build, off in `pip install .`) a warning is an
-# error. Set per target, never on the directory: third-party code built in the
+# (off by default; on in scripts/setup, scripts/sanitize and scripts/fuzz,
+# so in CI) a warning is an error. Set per target, never on the directory: third-party code built in the
 # tree (nanobind's static library) keeps its own flags, and nothing reaches the
 # installed package's interface, so a consumer's build never gets -Werror
 # (tests/install/ checks). Third-party headers come in as system headers
-# (-isystem), where compilers do not warn. A packager with a newer compiler
-# can configure with -DVYRE_WERROR=OFF (or `cmake --compile-no-warning-as-error`).
+# (-isystem), where compilers do not warn.
 function(vyre_warnings)
   foreach(target ${ARGN})
     target_compile_options(${target} PRIVATE -Wall -Wextra)

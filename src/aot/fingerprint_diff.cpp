@@ -9,7 +9,13 @@ namespace vyre::aot {
 std::vector<std::string> fingerprint_differences(std::string_view cached, std::string_view now) {
   std::vector<std::string> out;
   if (cached == now) return out;
-  auto quoted = [](std::string_view s) { return "\"" + std::string(s) + "\""; };
+  // Built by appending: GCC 12 at -O3 misreads `"\"" + std::string(s)` as an overlapping copy (-Wrestrict).
+  auto quoted = [](std::string_view s) {
+    std::string q;
+    q.reserve(s.size() + 2);
+    q.append(1, '"').append(s).append(1, '"');
+    return q;
+  };
   auto a = fingerprint_fields(cached);
   auto b = fingerprint_fields(now);
   if (!a || !b) {

@@ -33,6 +33,13 @@ struct DispatchPlan {
   Dim3 grid{0, 1, 1};
   std::optional<Dim3> domain;       // the launch domain (Inputs::dim), when given
   std::vector<BufferPlan> buffers;  // every non-workgroup buffer, canonical order
+
+  // The plan of `buffer` (one of the program's), or null for a workgroup buffer.
+  const BufferPlan* plan_of(const Buffer* buffer) const {
+    for (const BufferPlan& b : buffers)
+      if (b.buffer == buffer) return &b;
+    return nullptr;
+  }
 };
 
 // Plans the dispatches of one program and its shader options. Reuses the

@@ -33,12 +33,6 @@ struct WorkgroupUse {
   }
 };
 
-const BufferPlan* plan_of(const DispatchPlan& plan, const Buffer* buffer) {
-  for (const BufferPlan& b : plan.buffers)
-    if (b.buffer == buffer) return &b;
-  return nullptr;
-}
-
 // The device's own limit on workgroups per axis is checked when the
 // dispatch is planned on it; this only keeps the count a u32.
 constexpr uint64_t kMaxGroupsPerAxis = 0xffffffffull;
@@ -65,7 +59,7 @@ std::optional<Dim3> retiled_grid(const Program& program, const DispatchPlan& pla
   // past L, runs the same work.
   if (widening && widening->index == FlatIndex::GidX && invocations[1] == 1 && invocations[2] == 1 &&
       shape[1] == 1 && shape[2] == 1) {
-    const BufferPlan* guard = plan_of(plan, &program.buffers[widening->guard]);
+    const BufferPlan* guard = plan.plan_of(&program.buffers[widening->guard]);
     if (guard != nullptr && invocations[0] >= guard->elements) {
       const uint64_t length = std::max<uint64_t>(guard->elements, 1);
       const uint64_t groups = (length + shape[0] - 1) / shape[0];

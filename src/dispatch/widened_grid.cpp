@@ -3,23 +3,13 @@
 #include <algorithm>
 
 namespace vyre {
-namespace {
-
-const BufferPlan* plan_of(const DispatchPlan& plan, const Buffer* buffer) {
-  for (const BufferPlan& b : plan.buffers)
-    if (b.buffer == buffer) return &b;
-  return nullptr;
-}
-
-}  // namespace
-
 std::optional<Dim3> widened_grid(const Program& program, const Widening& widening, const DispatchPlan& plan) {
-  const BufferPlan* guard = plan_of(plan, &program.buffers[widening.guard]);
+  const BufferPlan* guard = plan.plan_of(&program.buffers[widening.guard]);
   if (guard == nullptr) return std::nullopt;
   const uint64_t length = guard->elements;
   if (length == 0 || length % kWideWidth != 0) return std::nullopt;
   for (const Widening::Access& a : widening.buffers) {
-    const BufferPlan* b = plan_of(plan, &program.buffers[a.buffer]);
+    const BufferPlan* b = plan.plan_of(&program.buffers[a.buffer]);
     if (b == nullptr || b->elements < length) return std::nullopt;
   }
   const Dim3& g = plan.grid;

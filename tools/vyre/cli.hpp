@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +17,11 @@
 #include "vyre/program.hpp"
 
 namespace vyre::cli {
+
+// Milliseconds from `start` to now, for the timings commands print.
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 // Exit codes, documented in docs/cli.md.
 enum Exit : int {

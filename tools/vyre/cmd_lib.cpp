@@ -373,10 +373,6 @@ void add_select_options(CLI::App* cmd, const std::shared_ptr<SelectOptions>& o, 
   cmd->add_flag("-v,--verbose", o->verbose, "Tell on stderr which shape ran and how long the call took");
 }
 
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 void add_compact(CLI::App* lib, Action& action) {
   auto* cmd = lib->add_subcommand("compact", "The elements whose mask element is nonzero, in order (x[mask != 0])");
   auto o = std::make_shared<SelectOptions>();

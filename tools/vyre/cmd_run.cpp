@@ -45,10 +45,6 @@ struct RunOptions {
 // Unless told otherwise, `vyre run` gives up on a dispatch after ten minutes.
 constexpr double kDefaultTimeoutSeconds = 600;
 
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::string fmt_ms(double ms) {
   char buf[32];
   (void)std::snprintf(buf, sizeof buf, "%.2f ms", ms);  // timings: far under 32

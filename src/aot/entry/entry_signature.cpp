@@ -9,14 +9,19 @@
 #include "sys/safe_file.hpp"
 
 namespace vyre::aot {
-namespace {
-
-constexpr uint64_t kMaxKeyFileBytes = 16u << 10;
-
+// Named, not anonymous: EntrySigner::Key and TrustedKeys::Key hold one, and a
+// class of external linkage with a member of an anonymous type is an error
+// once a unity build puts this file beside another (-Wsubobject-linkage).
+namespace entry_signature_detail {
 struct PkeyDeleter {
   void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
 };
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
+}  // namespace entry_signature_detail
+using Pkey = std::unique_ptr<EVP_PKEY, entry_signature_detail::PkeyDeleter>;
+
+namespace {
+
+constexpr uint64_t kMaxKeyFileBytes = 16u << 10;
 
 std::string to_hex(const unsigned char* bytes, size_t n) {
   static constexpr char kHex[] = "0123456789abcdef";
