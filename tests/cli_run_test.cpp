@@ -258,11 +258,19 @@ TEST(CliRun, DemoShowsAMissThenHitsAndWhichCacheWasWarm) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("passes 2 and 3 hit vyre's cache for every example"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("every pass printed identical outputs"), std::string::npos) << r.out;
-  // The driver column: off in pass 2; in pass 3 warm, unless the driver is
-  // not one vyre points (then "driver's").
-  const size_t pass2 = r.out.find("pass 2:"), pass3 = r.out.find("pass 3:"), end = r.out.find("device:");
-  ASSERT_TRUE(pass2 != std::string::npos && pass3 != std::string::npos && end != std::string::npos) << r.out;
-  const std::string second = r.out.substr(pass2, pass3 - pass2), third = r.out.substr(pass3, end - pass3);
+  // The driver column: in pass 1 never warm (each program new to the
+  // driver: "empty" first, then "others'"); off in pass 2; in pass 3 warm,
+  // unless the driver is not one vyre points (then "driver's").
+  const size_t pass1 = r.out.find("pass 1:"), pass2 = r.out.find("pass 2:"), pass3 = r.out.find("pass 3:"),
+               end = r.out.find("device:");
+  ASSERT_TRUE(pass1 != std::string::npos && pass2 != std::string::npos && pass3 != std::string::npos &&
+              end != std::string::npos)
+      << r.out;
+  const std::string first = r.out.substr(pass1, pass2 - pass1), second = r.out.substr(pass2, pass3 - pass2),
+                    third = r.out.substr(pass3, end - pass3);
+  EXPECT_EQ(first.find(" warm "), std::string::npos) << first;
+  EXPECT_TRUE(first.find(" miss  empty ") != std::string::npos || first.find(" miss  driver's ") != std::string::npos)
+      << first;
   EXPECT_NE(second.find(" hit   off "), std::string::npos) << second;
   EXPECT_EQ(second.find(" warm "), std::string::npos) << second;
   EXPECT_TRUE(third.find(" hit   warm ") != std::string::npos || third.find(" hit   driver's ") != std::string::npos)
