@@ -490,7 +490,9 @@ class VYRE_API Cache {
                              const std::optional<std::string>& device_fingerprint = std::nullopt);
   // `device_fingerprint`: also what is kept of that device's driver data.
   Explanation explain(const KeyParts& parts, const std::optional<std::string>& device_fingerprint = std::nullopt) const;
-  // The driver pipeline data folders of the writable directory, by id.
+  // The driver pipeline data folders of the writable directory, by id, with
+  // the data of first starts that have ended counted toward their folder
+  // (read only: nothing is moved).
   std::vector<DriverFolderInfo> driver_folders() const;
   // PING to the remote server or every cluster node; empty without a
   // remote tier.

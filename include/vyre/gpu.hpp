@@ -376,8 +376,9 @@ class VYRE_API Batch {
 // read through BackendOptions::from_environment() only.
 class VYRE_API KeyTarget {
  public:
-  // `fingerprint` empty: the override setting, else the local adapter's (a
-  // Backend opened here with `local_options`; Error(no_adapter) without one).
+  // `fingerprint` empty: the override setting, else the fingerprint of the
+  // adapter a Backend with `local_options` would open, read without opening
+  // a device (Error(no_adapter) without one).
   static KeyTarget resolve(std::string_view fingerprint, const BackendOptions& local_options = {});
   static KeyTarget of_backend(std::shared_ptr<const Backend> backend);
 

@@ -38,6 +38,13 @@ std::vector<driver::Folder> driver_folders_of(const CacheDirectory* writable) {
   return driver::list(writable->path());
 }
 
+// The same folders for what only reads (stats, driver_folders, explain):
+// nothing is moved.
+std::vector<driver::Folder> driver_folders_seen(const CacheDirectory* writable) {
+  if (writable == nullptr) return {};
+  return driver::list_as_filed(writable->path());
+}
+
 }  // namespace
 
 std::string_view to_string(EntryState state) {
@@ -83,7 +90,7 @@ CacheStats Cache::stats() {
     s.entries = stored->entries;
     s.bytes = stored->bytes;
   }
-  for (const auto& f : driver_folders_of(impl_->writable)) {
+  for (const auto& f : driver_folders_seen(impl_->writable)) {
     ++s.driver_folders;
     s.driver_bytes += f.bytes;
   }
@@ -92,7 +99,7 @@ CacheStats Cache::stats() {
 
 std::vector<DriverFolderInfo> Cache::driver_folders() const {
   std::vector<DriverFolderInfo> out;
-  for (const auto& f : driver_folders_of(impl_->writable)) out.push_back(to_info(f));
+  for (const auto& f : driver_folders_seen(impl_->writable)) out.push_back(to_info(f));
   return out;
 }
 
@@ -366,7 +373,7 @@ Explanation Cache::explain(const KeyParts& parts, const std::optional<std::strin
   Explanation x;
   if (device_fingerprint) {
     x.device_fingerprint = *device_fingerprint;
-    for (const auto& f : driver_folders_of(impl_->writable))
+    for (const auto& f : driver_folders_seen(impl_->writable))
       if (f.id == driver::folder_id(*device_fingerprint)) x.driver_folder = to_info(f);
   }
   auto component = [&](std::string name, const std::string& value) {

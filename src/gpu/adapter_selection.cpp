@@ -145,4 +145,11 @@ std::vector<AdapterInfo> enumerate_adapters(const BackendOptions& options) {
   return infos;
 }
 
+AdapterInfo chosen_adapter(const BackendOptions& options) {
+  const BackendOptions environment = BackendOptions::from_environment();
+  const BackendChoice backends = choose_backends(options.backend, environment.backend);
+  std::vector<FoundAdapter> adapters = find_adapters(backends);
+  return std::move(adapters[select_adapter(adapters, backends, options.adapter, environment.adapter)].info);
+}
+
 }  // namespace vyre::gpu

@@ -28,4 +28,9 @@ std::vector<FoundAdapter> find_adapters(const BackendChoice& backends);
 size_t select_adapter(const std::vector<FoundAdapter>& adapters, const BackendChoice& backends,
                       const std::optional<std::string>& requested, const std::optional<std::string>& from_environment);
 
+// The adapter a Backend with `options` would open, described without
+// opening a device: no device, so the driver writes nothing (the cache's
+// inspection commands name a device's keys this way).
+AdapterInfo chosen_adapter(const BackendOptions& options);
+
 }  // namespace vyre::gpu

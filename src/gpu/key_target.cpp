@@ -1,5 +1,6 @@
 // gpu::KeyTarget: the one rule for which device's cache entries the cache's
 // tools (`vyre cache explain`, `warm`; vyre.cache.explain) name.
+#include "gpu/adapter_selection.hpp"
 #include "vyre/gpu.hpp"
 
 namespace vyre::gpu {
@@ -14,7 +15,10 @@ KeyTarget KeyTarget::resolve(std::string_view fingerprint, const BackendOptions&
     t.fingerprint_ = *settings.fingerprint_override;  // as a Backend takes it: whole
     t.is_override_ = true;
   } else {
-    t.backend_ = std::make_shared<const Backend>(local_options);
+    // The adapter's own fingerprint, read without opening a device: the same
+    // keys as a Backend there (wgsl_target), and the driver writes nothing.
+    t.fingerprint_ = chosen_adapter(local_options).fingerprint;
+    t.widen_ = local_options.widen.value_or(t.widen_);  // as the Backend would take it
   }
   return t;
 }

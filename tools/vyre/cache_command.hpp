@@ -58,4 +58,23 @@ CLI::App* cache_subcommand(CLI::App* parent, Action& action, const std::string& 
   return cmd;
 }
 
+// The environment's cache for a command that only reads (stats, ls, show,
+// explain): a cache directory that does not exist is not made, and the
+// command sees it empty (its read-only layers and remote tier still read).
+aot::Cache inspected_cache();
+
+// Adds a subcommand that only reads the cache: it runs with inspected_cache().
+template <class Body>
+CLI::App* inspecting_subcommand(CLI::App* parent, Action& action, const std::string& name, const std::string& help,
+                                Body body) {
+  auto* cmd = parent->add_subcommand(name, help);
+  cmd->callback([&action, body] {
+    action = [body] {
+      aot::Cache cache = inspected_cache();
+      return body(cache);
+    };
+  });
+  return cmd;
+}
+
 }  // namespace vyre::cli

@@ -59,7 +59,13 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
   std::string layers;
   for (const auto& d : options.readonly_directories) layers += (layers.empty() ? "" : ":") + d.string();
   const uint64_t lookups = s.hits + s.misses;
-  out << "directory         " << (cache.directory() ? cache.directory()->string() : "(none: no disk cache)") << "\n"
+  // A directory the settings name but nothing has made yet: inspected_cache.
+  const auto named = aot::CacheOptions::from_environment().directory;
+  out << "directory         "
+      << (cache.directory() ? cache.directory()->string()
+          : named         ? named->string() + " (not made yet: nothing cached)"
+                          : "(none: no disk cache)")
+      << "\n"
       << "read-only layers  " << (layers.empty() ? "(none)" : layers) << "\n"
       << "entries           " << s.entries << " of at most " << limit_text(options.max_entries, false) << "\n"
       << "size              " << aot::units::format_size(s.bytes + s.driver_bytes) << " of at most "

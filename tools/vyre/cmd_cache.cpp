@@ -45,6 +45,15 @@ std::string resolve_key(const aot::Cache& cache, const std::string& given) {
   return found;
 }
 
+aot::Cache inspected_cache() {
+  aot::CacheOptions options = aot::CacheOptions::from_environment();
+  std::error_code ec;
+  // symlink_status: a dangling link is not absent (opening it says why).
+  if (options.directory && !std::filesystem::exists(std::filesystem::symlink_status(*options.directory, ec)))
+    options.directory.reset();
+  return aot::Cache(std::move(options));
+}
+
 void print_json(const nlohmann::json& j) { std::cout << j.dump() << "\n"; }
 
 void print_json_text(const std::string& text) { std::cout << text << "\n"; }

@@ -13,7 +13,7 @@ namespace vyre::cli {
 void add_cache_stats(CLI::App* cache_cmd, Action& action) {
   auto json_stats = std::make_shared<bool>(false);
   auto* stats =
-      cache_subcommand(cache_cmd, action, "stats", "Counters of every process that used the cache, and its size",
+      inspecting_subcommand(cache_cmd, action, "stats", "Counters of every process that used the cache, and its size",
                        [json_stats](aot::Cache& cache) {
                          aot::CacheStats s = cache.stats();
                          if (*json_stats) {
@@ -40,7 +40,7 @@ void add_cache_zero_stats(CLI::App* cache_cmd, Action& action) {
 void add_cache_ls(CLI::App* cache_cmd, Action& action) {
   auto json_ls = std::make_shared<bool>(false);
   auto driver_ls = std::make_shared<bool>(false);
-  auto* ls = cache_subcommand(cache_cmd, action, "ls", "List entries: key, program, size, age, state, fingerprint",
+  auto* ls = inspecting_subcommand(cache_cmd, action, "ls", "List entries: key, program, size, age, state, fingerprint",
                               [json_ls, driver_ls](aot::Cache& cache) {
                                 if (*driver_ls) {
                                   const auto folders = cache.driver_folders();
@@ -83,7 +83,7 @@ void add_cache_show(CLI::App* cache_cmd, Action& action) {
     bool wgsl = false;
   };
   auto show_o = std::make_shared<ShowOptions>();
-  auto* show = cache_subcommand(cache_cmd, action, "show", "Show one entry, verified: a WGSL entry, or a tuning or shape record with its candidates' timings (the raw text with --wgsl)",
+  auto* show = inspecting_subcommand(cache_cmd, action, "show", "Show one entry, verified: a WGSL entry, or a tuning or shape record with its candidates' timings (the raw text with --wgsl)",
                                 [show_o](aot::Cache& cache) {
                                   std::string key = resolve_key(cache, show_o->key);
                                   std::string wgsl;

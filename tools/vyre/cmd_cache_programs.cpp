@@ -35,7 +35,7 @@ void add_cache_explain(CLI::App* cache_cmd, Action& action) {
     bool json = false;
   };
   auto explain_o = std::make_shared<ExplainOptions>();
-  auto* explain = cache_subcommand(
+  auto* explain = inspecting_subcommand(
       cache_cmd, action, "explain", "Print each component of a program's key and its hash; on a miss, what differs",
       [explain_o](aot::Cache& cache) {
         const CheckedProgram program = load_program(explain_o->file);

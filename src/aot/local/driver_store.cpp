@@ -258,10 +258,14 @@ sys::Result<void> mark_pending(const fs::path& pending_data, std::string_view fi
   return write_small_file(pending_data.parent_path(), std::string(kFingerprintFile), fingerprint);
 }
 
-size_t adopt_finished_pending(const fs::path& cache_dir) {
+namespace {
+
+// Pending folders whose process has ended and which were marked, with the
+// fingerprint each names.
+std::vector<std::pair<fs::path, std::string>> finished_pending(const fs::path& cache_dir) {
   const fs::path root = cache_dir / kFolder;
-  if (!own_directory(root)) return 0;
   std::vector<std::pair<fs::path, std::string>> finished;
+  if (!own_directory(root)) return finished;
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
@@ -274,10 +278,33 @@ size_t adopt_finished_pending(const fs::path& cache_dir) {
     if (auto fingerprint = read_small_file(it->path() / kFingerprintFile))
       finished.emplace_back(it->path(), *fingerprint);
   }
+  return finished;
+}
+
+}  // namespace
+
+size_t adopt_finished_pending(const fs::path& cache_dir) {
   size_t adopted = 0;
-  for (const auto& [pending, fingerprint] : finished)
+  for (const auto& [pending, fingerprint] : finished_pending(cache_dir))
     if (adopt_pending(cache_dir, pending / kDataFolder, fingerprint)) ++adopted;
   return adopted;
+}
+
+std::vector<Folder> list_as_filed(const fs::path& cache_dir) {
+  std::vector<Folder> out = list(cache_dir);
+  for (const auto& [pending, fingerprint] : finished_pending(cache_dir)) {
+    const Folder seen = read_folder(pending, folder_id(fingerprint));
+    auto same = std::find_if(out.begin(), out.end(), [&](const Folder& f) { return f.id == seen.id; });
+    if (same == out.end()) {
+      out.push_back(seen);
+      continue;
+    }
+    same->bytes += seen.bytes;
+    same->files += seen.files;
+    same->last_used_ms = std::max(same->last_used_ms, seen.last_used_ms);
+  }
+  std::sort(out.begin(), out.end(), [](const Folder& a, const Folder& b) { return a.id < b.id; });
+  return out;
 }
 
 sys::Result<void> remove_folder(const fs::path& folder) {

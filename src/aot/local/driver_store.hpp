@@ -48,6 +48,12 @@ struct Folder {
 // folders or the selection records).
 std::vector<Folder> list(const std::filesystem::path& cache_dir);
 
+// The folders as they will be once the first starts that have ended are
+// filed (adopt_finished_pending), found without moving anything: for the
+// commands that only read. A finished pending folder counts toward the
+// folder of its fingerprint (its path: the filed folder's when there is one).
+std::vector<Folder> list_as_filed(const std::filesystem::path& cache_dir);
+
 // Pending folders older than `cutoff_ms` (their process ended before it
 // could adopt them), for cleanup to sweep.
 std::vector<std::filesystem::path> stale_pending(const std::filesystem::path& cache_dir, int64_t cutoff_ms);
