@@ -44,18 +44,25 @@ std::string resolve_key(const aot::Cache& cache, const std::string& given);
 void print_json(const nlohmann::json& j);
 void print_json_text(const std::string& json_text);  // JSON the library made (aot::to_json)
 
-// Adds a subcommand whose body runs with the cache from the environment.
-template <class Body>
-CLI::App* cache_subcommand(CLI::App* parent, Action& action, const std::string& name, const std::string& help,
-                           Body body) {
+// Adds a subcommand whose body runs with the cache `open` gives.
+template <class Open, class Body>
+CLI::App* subcommand_on_cache(CLI::App* parent, Action& action, const std::string& name, const std::string& help,
+                              Open open, Body body) {
   auto* cmd = parent->add_subcommand(name, help);
-  cmd->callback([&action, body] {
-    action = [body] {
-      aot::Cache cache = aot::Cache::from_environment();
+  cmd->callback([&action, open, body] {
+    action = [open, body] {
+      aot::Cache cache = open();
       return body(cache);
     };
   });
   return cmd;
+}
+
+// Adds a subcommand whose body runs with the cache from the environment.
+template <class Body>
+CLI::App* cache_subcommand(CLI::App* parent, Action& action, const std::string& name, const std::string& help,
+                           Body body) {
+  return subcommand_on_cache(parent, action, name, help, [] { return aot::Cache::from_environment(); }, body);
 }
 
 // The environment's cache for a command that only reads (stats, ls, show,
@@ -67,14 +74,7 @@ aot::Cache inspected_cache();
 template <class Body>
 CLI::App* inspecting_subcommand(CLI::App* parent, Action& action, const std::string& name, const std::string& help,
                                 Body body) {
-  auto* cmd = parent->add_subcommand(name, help);
-  cmd->callback([&action, body] {
-    action = [body] {
-      aot::Cache cache = inspected_cache();
-      return body(cache);
-    };
-  });
-  return cmd;
+  return subcommand_on_cache(parent, action, name, help, [] { return inspected_cache(); }, body);
 }
 
 }  // namespace vyre::cli
