@@ -39,8 +39,9 @@ inline constexpr uint64_t kMaxInputFileBytes = 1ull << 30;
 // program's buffers. A buffer in both "inputs" and "sizes" is refused.
 VYRE_API RunInputs read_run_file(const Program& program, const std::string& path);
 
-// Applies "NAME=V1,V2,..." or "NAME=@FILE" (raw little-endian bytes; a
-// directory is refused). Throws Error(invalid_input) when `inputs` already
+// Applies "NAME=V1,V2,..." or "NAME=@FILE": a file named *.npy, *.csv or
+// *.json is read as what it holds (values_from_file, values.hpp), any other
+// as raw little-endian bytes; a directory is refused. Throws Error(invalid_input) when `inputs` already
 // has an entry for NAME: each buffer is given once.
 VYRE_API void apply_input_option(const Program& program, const std::string& option, Inputs& inputs);
 // Applies "NAME=N", refused the same way.

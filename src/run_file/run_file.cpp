@@ -40,6 +40,34 @@ std::vector<uint8_t> read_input_file(const Buffer& b, const std::string& path) {
   return read_file_bounded(path, bound);
 }
 
+// --input NAME=@FILE.npy, .csv or .json: the file read within its format's
+// bound (an NPY file: the raw bound and its header; text: the limit of an
+// @FILE input, or of a JSON document) and decoded into the buffer's values.
+std::vector<uint8_t> read_values_file(const Buffer& b, const std::string& path, ValuesFormat format) {
+  const std::string what = "--input " + b.name + " (@" + path + ")";
+  ReadBound bound{kMaxInputFileBytes, what, "the limit of an @FILE input (vyre::kMaxInputFileBytes)"};
+  if (format == ValuesFormat::npy) {
+    constexpr uint64_t kHeaderRoom = (1 << 16) + 12;  // the largest NPY header vyre reads, and its preamble
+    if (b.count != 0) {
+      bound.max_bytes = uint64_t{b.count} * element_bytes(b.type);
+      bound.limit = "the size of '" + b.name + "' (the program fixes it at " + std::to_string(b.count) +
+                    " elements) and an NPY header";
+    } else {
+      bound.limit = "the limit of an @FILE input (vyre::kMaxInputFileBytes) and an NPY header";
+    }
+    bound.max_bytes += kHeaderRoom;
+  } else if (format == ValuesFormat::json) {
+    bound.max_bytes = JsonLimits{}.max_bytes;
+    bound.limit = "the limit of a JSON document (vyre::JsonLimits::max_bytes)";
+  }
+  const std::vector<uint8_t> contents = read_file_bounded(path, bound);
+  std::vector<uint8_t> values = values_from_file(b.type, as_text(contents), format, b.name, what);
+  if (values.size() > kMaxInputFileBytes)
+    throw Error(ErrorKind::invalid_input, what + " holds more than 1 GiB of values, the limit of an @FILE input "
+                                                 "(vyre::kMaxInputFileBytes)");
+  return values;
+}
+
 // Each buffer is given once: a second --input or --size (or one that repeats
 // the run file) would silently replace the first.
 void refuse_given_twice(const Inputs& inputs, const std::string& name, const std::string& what) {
@@ -64,7 +92,13 @@ void apply_input_option(const Program& program, const std::string& option, Input
   const Buffer& b = buffer_named(program, name, "--input " + name);
   refuse_given_twice(inputs, name, "--input " + name);
   if (!value.empty() && value[0] == '@') {
-    inputs.bytes(name, read_input_file(b, value.substr(1)));
+    // .npy, .csv and .json are read as what they hold; any other file as raw bytes.
+    const std::string path = value.substr(1);
+    const std::optional<ValuesFormat> format = values_format_of(path);
+    if (format && *format != ValuesFormat::raw)
+      inputs.bytes(name, read_values_file(b, path, *format));
+    else
+      inputs.bytes(name, read_input_file(b, path));
   } else {
     inputs.bytes(name, parse_values(b.type, value, "--input " + name));
   }

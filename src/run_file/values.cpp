@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "run_file/values_json.hpp"
+#include "run_file/values_text.hpp"
 #include "util/f16_text.hpp"
 #include "util/f32_text.hpp"
 #include "util/f64_text.hpp"
@@ -149,36 +150,63 @@ std::vector<uint8_t> values_from_json(ScalarType type, const json_detail::Value&
   return out;
 }
 
+namespace {
+
+// How one element is spelled: in a JSON array (words quoted, bool as true
+// and false), or on a line of its own (words bare, bool as 1 and 0: what
+// numpy.loadtxt reads).
+enum class Spelling { json, line };
+
+void append_value_text(std::string& out, ScalarType type, uint64_t v, Spelling spelling) {
+  const auto word = [&](const std::string& text, bool is_word) {
+    out += is_word && spelling == Spelling::json ? "\"" + text + "\"" : text;
+  };
+  switch (type) {
+    case ScalarType::I32: out += std::to_string(static_cast<int32_t>(v)); break;
+    case ScalarType::I8: out += std::to_string(static_cast<int8_t>(v)); break;
+    case ScalarType::I16: out += std::to_string(static_cast<int16_t>(v)); break;
+    case ScalarType::Bool:
+      out += spelling == Spelling::json ? (v != 0 ? "true" : "false") : (v != 0 ? "1" : "0");
+      break;
+    case ScalarType::F64: {
+      const double d = std::bit_cast<double>(v);
+      word(format_f64(d), !std::isfinite(d));
+      break;
+    }
+    case ScalarType::F32: {
+      const float f = std::bit_cast<float>(static_cast<uint32_t>(v));
+      word(format_f32(f), f32_needs_word(f));
+      break;
+    }
+    case ScalarType::F16: {
+      const half h{static_cast<uint16_t>(v)};
+      word(format_f16(h), !std::isfinite(to_double(h)));
+      break;
+    }
+    default: out += std::to_string(v); break;
+  }
+}
+
+}  // namespace
+
 std::string format_values(ScalarType type, const std::vector<uint8_t>& bytes) {
   std::string out = "[";
   const size_t n = bytes.size() / element_bytes(type);
   for (size_t i = 0; i < n; ++i) {
     if (i) out += ", ";
-    const uint64_t v = read_element(type, bytes, i);
-    switch (type) {
-      case ScalarType::I32: out += std::to_string(static_cast<int32_t>(v)); break;
-      case ScalarType::I8: out += std::to_string(static_cast<int8_t>(v)); break;
-      case ScalarType::I16: out += std::to_string(static_cast<int16_t>(v)); break;
-      case ScalarType::Bool: out += v != 0 ? "true" : "false"; break;
-      case ScalarType::F64: {
-        const double d = std::bit_cast<double>(v);
-        out += std::isfinite(d) ? format_f64(d) : "\"" + format_f64(d) + "\"";
-        break;
-      }
-      case ScalarType::F32: {
-        const float f = std::bit_cast<float>(static_cast<uint32_t>(v));
-        out += f32_needs_word(f) ? "\"" + format_f32(f) + "\"" : format_f32(f);
-        break;
-      }
-      case ScalarType::F16: {
-        const half h{static_cast<uint16_t>(v)};
-        out += std::isfinite(to_double(h)) ? format_f16(h) : "\"" + format_f16(h) + "\"";
-        break;
-      }
-      default: out += std::to_string(v); break;
-    }
+    append_value_text(out, type, read_element(type, bytes, i), Spelling::json);
   }
   return out + "]";
+}
+
+std::string format_values_lines(ScalarType type, const std::vector<uint8_t>& bytes) {
+  std::string out;
+  const size_t n = bytes.size() / element_bytes(type);
+  for (size_t i = 0; i < n; ++i) {
+    append_value_text(out, type, read_element(type, bytes, i), Spelling::line);
+    out += '\n';
+  }
+  return out;
 }
 
 std::optional<size_t> first_difference(ScalarType type, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,

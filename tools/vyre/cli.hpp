@@ -57,9 +57,37 @@ class WriteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A command line that is wrong in a way only the command can tell, once it
+// has read its options (exit kUsage): a flag that needs another, a file
+// whose format no flag or extension names.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Writes a whole file (created or truncated), checked through its close;
 // throws WriteError naming the file and the system's reason.
 void write_output_file(const std::string& path, std::string_view bytes);
+
+// A file written whole beside its destination (a hidden temporary file in
+// the same directory, its data synced to disk) and renamed onto it by
+// commit(), so that a reader sees the old file or the new one, never part
+// of one. A file never committed is removed. Throws WriteError naming the
+// destination and the system's reason.
+class PendingFile {
+ public:
+  PendingFile(std::string path, std::string_view bytes);
+  ~PendingFile();
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  PendingFile(PendingFile&& other) noexcept;
+  PendingFile& operator=(PendingFile&&) = delete;
+  void commit();
+
+ private:
+  std::string path_;
+  std::string temporary_;  // empty once committed or moved from
+};
 
 // Flushes stdout and checks that everything printed reached it; a failure
 // prints why and turns a success into kWriteError.

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <charconv>
+#include <utility>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -75,6 +76,9 @@ int run_guarded(const Action& action) {
   } catch (const WriteError& e) {
     std::cerr << "vyre: error: " << e.what() << "\n";
     return kWriteError;
+  } catch (const UsageError& e) {
+    std::cerr << "vyre: error: " << e.what() << "\n";
+    return kUsage;
   } catch (const std::exception& e) {
     std::cerr << "vyre: internal error: " << e.what() << " (please report this)\n";
     return kInternal;
@@ -97,6 +101,61 @@ void write_output_file(const std::string& path, std::string_view bytes) {
   }
   // Some file systems (NFS, quotas) report a failed write only at close.
   if (::close(fd) != 0) throw WriteError("cannot write " + path + ": " + std::strerror(errno));
+}
+
+PendingFile::PendingFile(std::string path, std::string_view bytes) : path_(std::move(path)) {
+  const auto fail = [this](int err) {
+    return WriteError("cannot write " + path_ + ": " + std::strerror(err));
+  };
+  const size_t slash = path_.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
+  // A name short enough for any file system beside the destination's own.
+  const std::string base = path_.substr(slash == std::string::npos ? 0 : slash + 1).substr(0, 200);
+  static unsigned serial = 0;
+  int fd = -1;
+  for (int attempt = 0; fd < 0; ++attempt) {
+    temporary_ = dir + "." + base + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(serial++);
+    fd = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno != EEXIST || attempt == 100)) {
+      const int err = errno;
+      temporary_.clear();
+      throw fail(err);
+    }
+  }
+  size_t done = 0;
+  int err = 0;
+  while (done < bytes.size() && err == 0) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) err = n < 0 ? errno : ENOSPC;
+    else done += static_cast<size_t>(n);
+  }
+  // Synced before the rename: after a crash the name holds the whole new
+  // file or the old one. Some file systems (NFS, quotas) report a failed
+  // write only at close.
+  if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(temporary_.c_str());
+    temporary_.clear();
+    throw fail(err);
+  }
+}
+
+PendingFile::PendingFile(PendingFile&& other) noexcept
+    : path_(std::move(other.path_)), temporary_(std::exchange(other.temporary_, {})) {}
+
+PendingFile::~PendingFile() {
+  if (!temporary_.empty()) ::unlink(temporary_.c_str());
+}
+
+void PendingFile::commit() {
+  if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    throw WriteError("cannot write " + path_ + ": " +
+                     (err == EISDIR ? std::string("it is a directory") : std::string(std::strerror(err))));
+  }
+  temporary_.clear();
 }
 
 int finish_stdout(int code) {

@@ -1,6 +1,6 @@
 // vyre run PROG.json [...]: run a program on the GPU through the AOT cache
 // (or on the CPU reference interpreter) and print its outputs as one JSON
-// object on stdout.
+// object on stdout, or write them to files (--output).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "run_outputs.hpp"
 #include "vyre/driver_cache.hpp"
 #include "vyre/error.hpp"
 #include "vyre/gpu.hpp"
@@ -40,6 +41,8 @@ struct RunOptions {
   bool specialize_lengths = false;
   std::string report_json;
   std::optional<double> timeout;  // seconds; 0: none
+  std::vector<std::string> outputs;  // [NAME=]FILE each
+  std::string format;                // of the --output files; empty: each file's extension
 };
 
 // Unless told otherwise, `vyre run` gives up on a dispatch after ten minutes.
@@ -82,21 +85,19 @@ nlohmann::json tuning_json(const std::optional<gpu::Tuned>& tuned) {
           {"tuning_ms", r.tuning_ms}};
 }
 
-// Outputs in binding order, one JSON object on stdout.
-void print_outputs(const Program& program, const Outputs& outputs) {
-  std::string out = "{";
-  bool first = true;
-  for (const Buffer* b : canonical_buffer_order(program)) {
-    if (!b->output) continue;
-    out += (first ? "" : ", ") + json_quote(b->name) + ": " + format_values(b->type, outputs.bytes(b->name));
-    first = false;
-  }
-  std::cout << out << "}\n";
+// The outputs in binding order, one JSON object on stdout; or, with
+// --output, in their files and nothing on stdout. Returns what --verbose
+// tells of the files.
+std::string emit_outputs(const Program& program, const Outputs& outputs, const std::vector<OutputFile>& files) {
+  if (!files.empty()) return write_output_files(program, outputs, files);
+  std::cout << outputs_json(program, outputs);
+  return "";
 }
 
 // One element of a buffer as JSON text ("5", "\"nan\"").
 std::string element_text(ScalarType type, const std::vector<uint8_t>& bytes, size_t index) {
-  const std::string one = format_values(type, std::vector<uint8_t>(bytes.data() + 4 * index, bytes.data() + 4 * index + 4));
+  const size_t size = element_bytes(type);
+  const std::string one = format_values(type, std::vector<uint8_t>(bytes.data() + size * index, bytes.data() + size * (index + 1)));
   return one.substr(1, one.size() - 2);
 }
 
@@ -114,8 +115,9 @@ int check_outputs(const Program& program, const RunInputs& run, const Outputs& o
     if (!at) continue;
     code = kFailure;
     std::cerr << "vyre: check failed for '" << name << "': ";
-    if (got.size() != want.size() && *at == std::min(got.size(), want.size()) / 4)
-      std::cerr << "expected " << want.size() / 4 << " values, got " << got.size() / 4 << "\n";
+    const size_t size = element_bytes(b->type);
+    if (got.size() != want.size() && *at == std::min(got.size(), want.size()) / size)
+      std::cerr << "expected " << want.size() / size << " values, got " << got.size() / size << "\n";
     else
       std::cerr << "first difference at index " << *at << ": expected " << element_text(b->type, want, *at) << ", got "
                 << element_text(b->type, got, *at) << "\n";
@@ -163,20 +165,24 @@ AssembledRun assemble_run(const RunOptions& options, const CheckedProgram& progr
   return a;
 }
 
-int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point start);
+int run_on_gpu(const RunOptions& options, std::vector<OutputFile> files, std::chrono::steady_clock::time_point start);
 
 int run(const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  // The files' formats are known from the command line alone: a mistake
+  // there is told before anything starts.
+  std::vector<OutputFile> files = parse_output_options(options.outputs, options.format);
   if (options.backend != "reference") {
     if (options.check_bounds || options.check_races || options.shuffle)
       throw Error(ErrorKind::invalid_input, "--check-bounds, --check-races and --shuffle are the reference "
                                             "interpreter's: give --backend reference");
-    return run_on_gpu(options, start);
+    return run_on_gpu(options, std::move(files), start);
   }
   if (options.tune || options.retune)
     throw Error(ErrorKind::invalid_input, "--tune and --retune time configurations on the GPU; the reference "
                                           "interpreter has none (leave out --backend reference)");
   const CheckedProgram program = load_program(options.file);
+  check_output_files(program, files);
 
   auto [run, config] = assemble_run(options, program);
 
@@ -186,12 +192,13 @@ int run(const RunOptions& options) {
   checks.races = options.check_races;
   checks.shuffle_seed = options.shuffle;
   const Outputs outputs = reference::run(program, run.inputs, config, run.grid, checks);
-  print_outputs(program, outputs);
-  if (options.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(ms_since(t)) << "\n";
+  const double run_ms = ms_since(t);
+  const std::string written = emit_outputs(program, outputs, files);
+  if (options.verbose) std::cerr << "vyre: reference interpreter ran in " << fmt_ms(run_ms) << "\n" << written;
   return options.check ? check_outputs(program, run, outputs) : kOk;
 }
 
-int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point start) {
+int run_on_gpu(const RunOptions& options, std::vector<OutputFile> files, std::chrono::steady_clock::time_point start) {
   // Before any other thread starts: the driver reads its cache's location
   // from the environment.
   const gpu::DriverCachePlacement driver_cache = gpu::place_driver_cache();
@@ -230,6 +237,7 @@ int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point 
   if (backend_failure) std::rethrow_exception(backend_failure);
   gpu::Backend& backend = *started;
   const double overlap_wait_ms = ms_since(t) - backend_ms;
+  check_output_files(program, files);
 
   auto [run, config] = assemble_run(options, program);
 
@@ -249,7 +257,7 @@ int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point 
   const Outputs outputs = pipeline.dispatch(run.inputs, grid, &dispatch_report);
   const double total_ms = ms_since(start);
 
-  print_outputs(program, outputs);
+  const std::string written = emit_outputs(program, outputs, files);
 
   const auto& c = pipeline.compile_report();
   if (options.verbose) {
@@ -270,7 +278,8 @@ int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point 
               << fmt_ms(dispatch_report.dispatch_ms) << ", readback " << fmt_ms(dispatch_report.readback_ms) << "\n"
               << tuning_text(tuned)
               << "vyre: total " << fmt_ms(total_ms) << " (reading and checking the program " << fmt_ms(parse_ms)
-              << ", beside the device's start; compile " << fmt_ms(compile_ms) << ")\n";
+              << ", beside the device's start; compile " << fmt_ms(compile_ms) << ")\n"
+              << written;
   }
   if (!options.report_json.empty()) {
     nlohmann::json report = {
@@ -314,10 +323,13 @@ int run_on_gpu(const RunOptions& options, std::chrono::steady_clock::time_point 
 }  // namespace
 
 void add_run(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("run", "Run a program on the GPU (through the AOT cache) and print its outputs as JSON");
+  auto* cmd = app.add_subcommand(
+      "run", "Run a program on the GPU (through the AOT cache) and print its outputs as JSON, or write them to files");
   auto run_options = std::make_shared<RunOptions>();
   cmd->add_option("program", run_options->file, "Program file (JSON; - reads stdin)")->required();
-  cmd->add_option("--input", run_options->inputs, "NAME=V1,V2,... or NAME=@FILE (raw little-endian bytes); repeatable");
+  cmd->add_option("--input", run_options->inputs,
+                  "NAME=V1,V2,... or NAME=@FILE (FILE.npy, .csv or .json as what it holds; any other file as raw "
+                  "little-endian bytes); repeatable");
   cmd->add_option("--size", run_options->sizes, "NAME=N: element count of a runtime-sized buffer given no contents; repeatable");
   cmd->add_option("--inputs", run_options->run_file, "Run file: {\"inputs\": {...}, \"sizes\": {...}, \"grid\": [...], \"expect\": {...}}");
   cmd->add_option("--backend", run_options->backend, "gpu (default) or reference (the CPU interpreter)")
@@ -349,9 +361,17 @@ void add_run(CLI::App& app, Action& action) {
   cmd->add_flag("--retune", run_options->retune, "Like --tune, but time the candidates again and replace the record");
   cmd->add_flag("-v,--verbose", run_options->verbose, "Tell on stderr whether the cache hit and how long each stage took");
   cmd->add_option("--report-json", run_options->report_json, "Write the cache result and stage timings as JSON to this file");
+  cmd->add_option("--output", run_options->outputs,
+                  "[NAME=]FILE: write output NAME to FILE instead of printing (without NAME: the only output, or in a "
+                  ".json file all of them as printed); repeatable. The format is --format's, else the extension's: "
+                  ".json, .npy, .csv, .bin or .raw");
+  cmd->add_option("--format", run_options->format,
+                  "Format of the --output files: json, npy (NumPy's .npy), bin (raw little-endian) or csv (a value a line)")
+      ->check(CLI::IsMember({"json", "npy", "bin", "csv"}));
   cmd->footer(
       "Outputs print in binding order as {\"name\": [values], ...}; f32 values read back to the same bits, with "
-      "\"nan\", \"inf\" and \"-inf\" as strings.");
+      "\"nan\", \"inf\" and \"-inf\" as strings. With --output nothing is printed; files are written whole or "
+      "not at all (docs/cli.md, \"Output files\").");
   cmd->callback([&action, run_options] { action = [run_options] { return run(*run_options); }; });
 }
 
