@@ -165,9 +165,9 @@ TEST(GpuAdapters, AnUnknownBackendNameIsRefused) {
 TEST(GpuAdaptersChild, DISABLED_NoVulkanDriver) {
   const std::string msg = error_of(ErrorKind::no_adapter, [] { Backend b(no_disk_cache()); });
   EXPECT_EQ(msg,
-            "no GPU adapter found (backend: vulkan). Install a Vulkan driver: `apt install libvulkan1 "
-            "mesa-vulkan-drivers` gives lavapipe, a CPU Vulkan device; or your GPU vendor's driver. `vyre devices` "
-            "lists what is visible.");
+            "no GPU adapter found (backend: vulkan). The Vulkan loader is installed but no Vulkan driver is: `apt "
+            "install mesa-vulkan-drivers` gives lavapipe, a CPU Vulkan device; or install your GPU vendor's driver. "
+            "`vyre devices` lists what is visible.");
 }
 
 TEST(GpuAdapters, AMissingVulkanDriverIsNoAdapterNotACrash) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <dlfcn.h>
+
 #include "gpu/fingerprint.hpp"
 #include "vyre/error.hpp"
 
@@ -65,14 +67,27 @@ std::string lowercase(std::string s) {
   return s;
 }
 
+bool vulkan_loader_present() {
+  void* loader = dlopen("libvulkan.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (loader == nullptr) return false;
+  dlclose(loader);
+  return true;
+}
+
 std::string install_hint(const BackendChoice& backends) {
   if (backends.name == "metal") return "Metal exists only on macOS; choose another backend (WGPU_BACKEND=vulkan).";
   if (backends.name == "dx12") return "DirectX 12 exists only on Windows; choose another backend (WGPU_BACKEND=vulkan).";
   if (backends.name == "gl")
     return "Install OpenGL/EGL drivers: `apt install libegl1 libgl1-mesa-dri` gives llvmpipe, a CPU device; or "
            "your GPU vendor's driver.";
-  return "Install a Vulkan driver: `apt install libvulkan1 mesa-vulkan-drivers` gives lavapipe, a CPU Vulkan "
-         "device; or your GPU vendor's driver.";
+  // wgpu-native loads the Vulkan loader at run time, so a missing one shows
+  // only as no adapter: say which of the two parts is missing.
+  if (!vulkan_loader_present())
+    return "The Vulkan loader (libvulkan.so.1) is not installed: `apt install libvulkan1 mesa-vulkan-drivers` "
+           "(Debian, Ubuntu; `dnf install vulkan-loader mesa-vulkan-drivers` on Fedora) gives it with lavapipe, a "
+           "CPU Vulkan device; or install your GPU vendor's driver.";
+  return "The Vulkan loader is installed but no Vulkan driver is: `apt install mesa-vulkan-drivers` gives lavapipe, "
+         "a CPU Vulkan device; or install your GPU vendor's driver.";
 }
 
 std::string list_adapters(const std::vector<FoundAdapter>& adapters) {
