@@ -42,3 +42,13 @@ def test_public_names():
     for name in vyre.__all__:
         assert hasattr(vyre, name), name
     assert (SOURCE_DIR / "python" / "vyre" / "py.typed").exists()
+
+
+def test_requires_python_is_what_the_build_requirements_allow():
+    # The pinned wgpu wheel (wgpu-native's source for the build) declares
+    # Requires-Python >=3.11; a lower floor would promise a source build that
+    # pip cannot start (docs/packages.md, "Python versions").
+    pyproject = (SOURCE_DIR / "pyproject.toml").read_text()
+    assert re.search(r'^requires-python = ">=3\.11"$', pyproject, re.M)
+    cmake = (SOURCE_DIR / "python" / "CMakeLists.txt").read_text()
+    assert "find_package(Python 3.11 COMPONENTS" in cmake

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs a command inside a throw-away overlay of a Debian root made by
+# scripts/debian-root: the root itself is never written, and every mount is
+# in a mount namespace of its own, gone when the command ends.
+#
+#   in_root.sh ROOT SCRATCH IN_DIR COMMAND...
+#
+# SCRATCH (an empty folder) holds the overlay's writes; IN_DIR is seen
+# inside, read-only, as /in. /proc and /dev are the host's; the host's
+# resolv.conf lets apt reach Debian's mirror.
+set -euo pipefail
+root=$1 scratch=$2 in_dir=$3
+shift 3
+mkdir -p "$scratch/upper" "$scratch/work" "$scratch/merged"
+exec unshare --mount --propagation private -- /bin/bash -c '
+  set -euo pipefail
+  root=$1 scratch=$2 in_dir=$3
+  shift 3
+  m=$scratch/merged
+  mount -t overlay overlay -o "lowerdir=$root,upperdir=$scratch/upper,workdir=$scratch/work" "$m"
+  mount --rbind /dev "$m/dev"
+  mount -t proc proc "$m/proc"
+  mkdir -p "$m/in" "$m/tmp"
+  mount --bind "$in_dir" "$m/in"
+  mount -o remount,bind,ro "$m/in"
+  cp /etc/resolv.conf "$m/etc/resolv.conf" 2>/dev/null || true
+  exec chroot "$m" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 "$@"
+' in_root "$root" "$scratch" "$in_dir" "$@"
