@@ -109,15 +109,20 @@ std::shared_ptr<const Compiled> BackendState::compiled(const aot::KeyParts& part
     // A cached text the device refuses (an entry that verifies but holds
     // invalid WGSL) would fail every run: lower afresh, replace the entry,
     // and compile what was lowered. Freshly lowered text that fails is the
-    // lowering's bug and propagates.
+    // lowering's bug, or more than this device takes, and propagates; the
+    // refusal itself is never cached (docs/cache.md, "A failure is never an
+    // entry").
     if (e.kind() != ErrorKind::gpu || !report.cache_hit) throw;
     log::warn("the device refused the cached WGSL of '{}' ({}); lowering it again", program.name(), e.what());
-    std::optional<ShaderSpec> lowered;
-    const aot::Artifact fresh = cache->replace(
-        parts, [&] { return lowered.emplace(lower(program, options)).wgsl; }, program.name());
+    const auto lowering = Clock::now();
+    ShaderSpec lowered = lower(program, options);
     report.cache_hit = false;
-    report.lower_ms = fresh.lower_ms;
-    compiled->spec = std::move(*lowered);
+    report.lower_ms = ms_since(lowering);
+    // The entry is what this build lowers: it was right, and the refusal is
+    // the device's. It stays (another device takes it), unwritten.
+    if (lowered.wgsl == compiled->spec.wgsl) throw;
+    (void)cache->replace(parts, [&] { return lowered.wgsl; }, program.name());
+    compiled->spec = std::move(lowered);
     compiled->pipeline =
         std::make_shared<ComputePipeline>(now.device, compiled->spec.wgsl, compiled->spec.interface, &timings);
   }
