@@ -147,7 +147,7 @@ TEST_F(AotCli, StatsJsonHasTheDocumentedKeys) {
   vyre({"cache", "warm", example("xor")});
   auto stats = vyre_json({"cache", "stats", "--json"});
   for (const char* key : {"hits", "misses", "writes", "evictions", "bad_entries", "entries", "bytes", "errors",
-                          "time_saved_ms", "lowering_ms"})
+                          "time_saved_ms", "lowering_ms", "older_versions"})
     EXPECT_TRUE(stats.contains(key)) << key;
   EXPECT_EQ(stats["hits"], 1);
   EXPECT_EQ(stats["misses"], 3);
@@ -258,6 +258,48 @@ TEST_F(AotCli, PruneAndClear) {
   EXPECT_EQ(cleared.exit_code, 0);
   EXPECT_EQ(cleared.out, "1 entries and 0 driver data folders removed\n");
   EXPECT_TRUE(vyre_json({"cache", "ls", "--json"}).empty());
+}
+
+// docs/cache.md, "Older versions": entries another version wrote are
+// counted by stats and verify and removed by prune --older-versions alone.
+TEST_F(AotCli, OlderVersionsAreCountedAndPrunedOnRequest) {
+  warm_examples();
+  {
+    vyre::aot::CacheOptions options;
+    options.directory = tmp.path();
+    options.driver_cache = false;
+    vyre::aot::Cache cache(options);
+    vyre::aot::KeyParts older = vyre::test::synthetic_parts("written before an upgrade");
+    older.vyre_version = "0.0.1";
+    (void)cache.load_or_compile(older, [] { return std::string("// old\n"); }, "old");
+    older.vyre_version = vyre::kVersion;  // this vyre, another lowering version
+    (void)cache.load_or_compile(older, [] { return std::string("// old\n"); }, "old");
+  }
+  auto stats = vyre_json({"cache", "stats", "--json"});
+  EXPECT_EQ(stats["entries"], 5);
+  EXPECT_EQ(stats["older_versions"], 2);
+  auto text = vyre({"cache", "stats"});
+  EXPECT_NE(text.out.find("older versions    2 (never served; vyre cache prune --older-versions removes them)"),
+            std::string::npos)
+      << text.out;
+  auto verified = vyre_json({"cache", "verify", "--json"});
+  EXPECT_EQ(verified["good"], 5);
+  EXPECT_EQ(verified["older_versions"], 2);
+  auto verify_text = vyre({"cache", "verify"});
+  EXPECT_EQ(verify_text.exit_code, 0) << "entries of other versions are not bad";
+  EXPECT_NE(verify_text.out.find("2 good but of another version"), std::string::npos) << verify_text.out;
+  auto plain = vyre_json({"cache", "prune", "--json"});
+  EXPECT_EQ(plain["older_versions_removed"], 0);
+  EXPECT_EQ(plain["entries"], 5);
+  auto pruned = vyre_json({"cache", "prune", "--older-versions", "--json"});
+  EXPECT_EQ(pruned["older_versions_removed"], 2);
+  EXPECT_EQ(pruned["evicted"], 0);
+  EXPECT_EQ(pruned["entries"], 3);
+  EXPECT_EQ(vyre_json({"cache", "stats", "--json"})["older_versions"], 0);
+  for (const auto* name : {"xor", "saxpy", "collatz"}) EXPECT_FALSE(key_of(name).empty()) << name << " was removed";
+  auto again = vyre({"cache", "prune", "--older-versions"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out.rfind("0 of other versions removed, 0 evicted", 0), 0u) << again.out;
 }
 
 TEST_F(AotCli, ExportThenImportIntoAnotherCache) {

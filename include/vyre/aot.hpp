@@ -215,6 +215,10 @@ struct VYRE_API CacheStats {
   // against the size bound.
   uint64_t driver_folders = 0;
   uint64_t driver_bytes = 0;
+  // Complete entries of the writable directory that another vyre version,
+  // lowering version or record format wrote (is_current_version): never
+  // served by this build; `prune` with older_versions removes them.
+  uint64_t older_versions = 0;
 };
 
 // A folder of the GPU driver's own pipeline data (its on-disk shader cache,
@@ -284,12 +288,14 @@ struct VYRE_API VerifyReport {
   uint64_t incomplete = 0;          // unpaired files (swept when older than the grace period)
   uint64_t driver_checked = 0;      // driver pipeline data folders
   std::vector<DriverFolderInfo> driver_bad;  // removed (as `removed` counts) unless not_removed says
+  uint64_t older_versions = 0;      // good entries another version wrote (is_current_version): left to prune
 };
 
 struct VYRE_API PruneOptions {
   std::optional<uint64_t> max_bytes;    // evict least recently used down to this size
   std::optional<uint64_t> max_entries;  // and to this many entries
   std::optional<std::chrono::seconds> older_than;  // evict entries unused for longer
+  bool older_versions = false;          // remove every entry another version wrote (is_current_version)
 };
 
 struct VYRE_API PruneReport {
@@ -300,6 +306,7 @@ struct VYRE_API PruneReport {
   uint64_t entries = 0;             // left
   uint64_t bytes = 0;               // left: entries and driver folders
   NotRemoved not_removed;           // entries and files to evict or sweep that could not be removed
+  uint64_t older_versions_removed = 0;  // entries of other versions removed (their bytes in bytes_freed)
 };
 
 struct VYRE_API TransferReport {
@@ -344,6 +351,14 @@ struct VYRE_API Explanation {
   std::string device_fingerprint;
   std::optional<DriverFolderInfo> driver_folder;  // nullopt: none kept yet
 };
+
+// Whether this build wrote an entry with these key parts: its vyre version
+// is kVersion, and its lowering version is kLoweringVersion (for a tuning
+// record kTuningRecordFormat, for a shape record kShapeRecordFormat). The
+// versions are key parts, so an entry of another version is never served;
+// `vyre cache stats` and `verify` count such entries, and `prune
+// --older-versions` removes them (docs/cache.md, "Older versions").
+VYRE_API bool is_current_version(const KeyParts& parts);
 
 // Sizes ("64M", "1GiB"), counts and durations ("30d", "12h") as the cache's
 // settings and `vyre cache` options write them, and entries' ages, for tools

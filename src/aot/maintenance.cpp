@@ -90,6 +90,10 @@ CacheStats Cache::stats() {
     s.entries = stored->entries;
     s.bytes = stored->bytes;
   }
+  // The versions are in each entry's metadata: a listing reads it (no digests).
+  if (auto listed = impl_->local->list({}))
+    for (const auto& e : *listed)
+      if (e.state == EntryState::ok && !is_current_version(e.parts)) ++s.older_versions;
   for (const auto& f : driver_folders_seen(impl_->writable)) {
     ++s.driver_folders;
     s.driver_bytes += f.bytes;
@@ -151,6 +155,7 @@ VerifyReport Cache::verify(bool remove_bad) {
       ++report.checked;
       if (info.state == EntryState::ok) {
         ++report.good;
+        if (!is_current_version(info.parts)) ++report.older_versions;
         continue;
       }
       if (info.state == EntryState::other_format) {
@@ -203,22 +208,50 @@ PruneReport Cache::prune(const PruneOptions& options) {
   policy.low_water = 1.0;
   if (options.older_than)
     policy.older_than_ms = sys::saturating_millis(*options.older_than).count();
+  // Entries of other versions first, each under its stripe. An entry that
+  // verifies holds the key parts its key was made of, so what another
+  // version wrote stays another version's (no writer of this one can put its
+  // own entry at that key): only good entries, read now, are judged.
+  uint64_t older_removed = 0;
+  uint64_t older_bytes = 0;
+  NotRemoved older_left;
+  if (options.older_versions) {
+    auto listed = impl_->local->list(ListQuery{true, std::nullopt});
+    if (!listed)
+      throw Error(ErrorKind::io, listed.failure().message + "; no entry of another version was removed");
+    for (const auto& e : *listed) {
+      if (e.state != EntryState::ok || is_current_version(e.parts)) continue;
+      auto removed = impl_->local->remove(e.key, /*only_if_bad=*/false);
+      if (removed && *removed) {
+        ++older_removed;
+        older_bytes += e.metadata_bytes + e.wgsl_bytes;
+      } else if (!removed && older_left.count++ == 0) {
+        older_left.problem = removed.failure().message;
+      }
+    }
+  }
   auto ran = run_cleanup(dir, policy, sys::FileLock::Mode::wait);
   if (!ran)
     throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks: " +
                                    ran.failure().message + "; nothing was pruned");
   const CleanupResult& result = *ran;
   Counters delta;
-  delta.evictions = result.evicted;
+  delta.evictions = result.evicted + older_removed;
   impl_->count(delta);
   impl_->flush_pending();
-  return PruneReport{result.evicted,
-                     result.bytes_freed,
+  PruneReport report{result.evicted,
+                     result.bytes_freed + older_bytes,
                      result.swept,
                      result.driver_evicted,
                      result.entries,
                      result.bytes,
                      NotRemoved{result.not_removed, result.first_problem}};
+  report.older_versions_removed = older_removed;
+  if (older_left.count > 0) {
+    if (report.not_removed.count == 0) report.not_removed.problem = older_left.problem;
+    report.not_removed.count += older_left.count;
+  }
+  return report;
 }
 
 uint64_t Cache::clear(NotRemoved* not_removed, uint64_t* driver_folders_removed) {

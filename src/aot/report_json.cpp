@@ -80,6 +80,7 @@ std::string to_json(const CacheStats& s, const Cache& cache) {
                       {"local", tier_object(s.local)},
                       {"driver_folders", s.driver_folders},
                       {"driver_bytes", s.driver_bytes},
+                      {"older_versions", s.older_versions},
                       {"directory", cache.directory() ? nlohmann::json(cache.directory()->string()) : nullptr},
                       {"max_bytes", cache.options().max_bytes},
                       {"max_entries", cache.options().max_entries}};
@@ -140,13 +141,15 @@ std::string to_json(const VerifyReport& r) {
                   {"other_format", r.other_format},
                   {"incomplete", r.incomplete},
                   {"driver_checked", r.driver_checked},
-                  {"driver_bad", driver_bad}});
+                  {"driver_bad", driver_bad},
+                  {"older_versions", r.older_versions}});
 }
 
 std::string to_json(const PruneReport& r) {
   return text_of({{"evicted", r.evicted}, {"bytes_freed", r.bytes_freed}, {"swept", r.swept},
                   {"driver_evicted", r.driver_evicted}, {"entries", r.entries}, {"bytes", r.bytes},
-                  {"not_removed", r.not_removed.count}, {"not_removed_problem", r.not_removed.problem}});
+                  {"not_removed", r.not_removed.count}, {"not_removed_problem", r.not_removed.problem},
+                  {"older_versions_removed", r.older_versions_removed}});
 }
 
 std::string to_json(const TransferReport& r) {

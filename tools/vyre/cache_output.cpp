@@ -84,6 +84,9 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
       << "time saved        " << fixed(s.time_saved_ms) << " ms\n";
   if (s.incomplete) out << "incomplete        the counters miss some counts: " << printable(s.incomplete_reason) << "\n";
   if (s.rejected > 0) out << "rejected          " << s.rejected << " (not signed by a trusted key)\n";
+  out << "older versions    " << s.older_versions;
+  if (s.older_versions > 0) out << " (never served; vyre cache prune --older-versions removes them)";
+  out << "\n";
   // Per tier: what each answered (a remote hit is a miss of the local tiers).
   std::vector<std::vector<std::string>> rows{{"tier", "hits", "misses", "writes", "errors", "timeouts", "rejected"}};
   auto add = [&](const std::string& name, const aot::TierCounters& t) {

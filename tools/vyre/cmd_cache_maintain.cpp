@@ -42,6 +42,9 @@ void add_cache_verify(CLI::App* cache_cmd, Action& action) {
           if (r.not_removed.count > 0) std::cout << ", " << r.not_removed.count << " could not be removed";
           std::cout << ")";
           if (r.other_format > 0) std::cout << ", " << r.other_format << " of another format (left alone)";
+          if (r.older_versions > 0)
+            std::cout << ", " << r.older_versions
+                      << " good but of another version (never served; prune --older-versions removes them)";
           if (r.incomplete > 0)
             std::cout << ", " << r.incomplete << " incomplete (swept by prune after the grace period)";
           std::cout << "\n";
@@ -57,12 +60,13 @@ void add_cache_verify(CLI::App* cache_cmd, Action& action) {
   verify->add_flag("--keep", verify_o->keep, "Report bad entries without removing them");
 }
 
-// vyre cache prune [--max-bytes N] [--max-entries N] [--older-than D] [--json]
+// vyre cache prune [--max-bytes N] [--max-entries N] [--older-than D] [--older-versions] [--json]
 void add_cache_prune(CLI::App* cache_cmd, Action& action) {
   struct PruneOptions {
     std::string max_bytes;
     std::string max_entries;
     std::string older_than;
+    bool older_versions = false;
     bool json = false;
   };
   auto prune_o = std::make_shared<PruneOptions>();
@@ -81,12 +85,16 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
           return usage_error("--max-entries '" + prune_o->max_entries + "' is not a count");
         if (!prune_o->older_than.empty() && !(options.older_than = aot::units::parse_duration(prune_o->older_than)))
           return usage_error("--older-than '" + prune_o->older_than + "' is not a duration (e.g. 30d, 12h, 90m, 60s)");
+        options.older_versions = prune_o->older_versions;
         return writing_to_the_cache(cache, [&] {
           aot::PruneReport r = cache.prune(options);
           if (prune_o->json)
             print_json_text(aot::to_json(r));
           else
-            std::cout << r.evicted << " evicted and " << r.driver_evicted << " driver data folders ("
+            std::cout << (prune_o->older_versions
+                              ? std::to_string(r.older_versions_removed) + " of other versions removed, "
+                              : std::string())
+                      << r.evicted << " evicted and " << r.driver_evicted << " driver data folders ("
                       << aot::units::format_size(r.bytes_freed) << "), " << r.swept << " orphaned files swept; "
                       << r.entries << " entries and driver data (" << aot::units::format_size(r.bytes) << ") left\n";
           return report_not_removed(r.not_removed);
@@ -95,6 +103,8 @@ void add_cache_prune(CLI::App* cache_cmd, Action& action) {
   prune->add_option("--max-bytes", prune_o->max_bytes, "Evict down to this size (e.g. 500M, 2G; 0 empties)");
   prune->add_option("--max-entries", prune_o->max_entries, "Evict down to this many entries");
   prune->add_option("--older-than", prune_o->older_than, "Evict entries unused for longer (e.g. 30d, 12h)");
+  prune->add_flag("--older-versions", prune_o->older_versions,
+                  "Also remove every entry another vyre version or lowering version wrote (never served by this one)");
   prune->add_flag("--json", prune_o->json, "Print one JSON object");
 }
 

@@ -49,4 +49,12 @@ KeyParts key_parts(const CheckedProgram& program, std::string_view fingerprint, 
   return parts;
 }
 
+bool is_current_version(const KeyParts& parts) {
+  if (parts.vyre_version != kVersion) return false;
+  const uint32_t current = is_tuning_record(parts) ? kTuningRecordFormat
+                           : is_shape_record(parts) ? kShapeRecordFormat
+                                                    : kLoweringVersion;
+  return parts.lowering_version == current;
+}
+
 }  // namespace vyre::aot
