@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
+import struct
 import subprocess
 import sys
 
@@ -184,3 +187,45 @@ def test_reports_equal_the_cli_json(cache_dir, saxpy):
     assert explained == cli_json("explain", str(EXAMPLES / "saxpy.json"), "--fingerprint", fingerprint)
     assert explained["hit"] and explained["device_fingerprint"] == fingerprint
     assert vyre.cache.explain(saxpy, backend=backend) == explained
+
+
+def _key_hashes(parts):
+    """spec_hash and key of key parts, by the formula of docs/cache.md ("Key derivation")."""
+    def text(s):
+        b = s.encode()
+        return struct.pack("<Q", len(b)) + b
+
+    def u32(n):
+        return struct.pack("<I", n)
+
+    spec = hashlib.sha256(text("vyre-aot-spec") + u32(1) + text(parts["program_digest"]) + text(parts["shaping"])
+                          + u32(parts["lowering_version"]) + text(parts["vyre_version"])).hexdigest()
+    key = hashlib.sha256(text("vyre-aot-key") + u32(1) + text(spec) + text(parts["fingerprint"])).hexdigest()
+    return spec, key
+
+
+def test_stats_count_entries_of_older_versions(cache_dir, saxpy):
+    # An entry as an older vyre wrote it: the same program and text under its own
+    # version, so its own key. Never served; stats count it (docs/cache.md, "Older versions").
+    k = vyre.Backend().compile(saxpy)
+    assert not k.cache_hit
+    vyre.cache.flush()
+    assert vyre.cache.stats()["older_versions"] == 0
+    (entry,) = vyre.cache.entries()
+    parts = dict(entry["parts"], vyre_version="0.0.1")
+    spec, key = _key_hashes(parts)
+    assert _key_hashes(entry["parts"]) == (entry["spec_hash"], entry["key"])  # the formula is the cache's
+    metadata = (cache_dir / (entry["key"] + ".toml")).read_text()
+    metadata = re.sub(r"^vyre_version = .*$", 'vyre_version = "0.0.1"',
+                      metadata.replace(entry["key"], key).replace(entry["spec_hash"], spec), flags=re.M)
+    (cache_dir / (key + ".wgsl")).write_bytes((cache_dir / (entry["key"] + ".wgsl")).read_bytes())
+    (cache_dir / (key + ".toml")).write_text(metadata)
+    for p in cache_dir.glob(key + ".*"):
+        p.chmod(0o600)
+
+    stats = vyre.cache.stats()
+    assert stats["entries"] == 2
+    assert stats["older_versions"] == 1
+    states = {e["key"]: e["state"] for e in vyre.cache.entries()}
+    assert states == {entry["key"]: "ok", key: "ok"}  # a sound entry, of another version
+    assert vyre.Backend().compile(saxpy).cache_hit  # this version's entry, still served
