@@ -5,6 +5,7 @@
 #include <string>
 #include <variant>
 
+#include "util/concat.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre {
@@ -15,9 +16,9 @@ namespace {
 
 std::string describe(const Buffer& b) {
   std::string s = "'" + b.name + "' (";
-  if (b.binding) s += "binding " + std::to_string(*b.binding) + ", ";
+  if (b.binding) s += concat("binding ", std::to_string(*b.binding), ", ");
   s += std::string(to_string(b.access)) + " " + std::string(to_string(b.type));
-  if (b.count != 0) s += "[" + std::to_string(b.count) + "]";
+  if (b.count != 0) s += concat("[", std::to_string(b.count), "]");
   if (b.output) s += ", output";
   return s + ")";
 }

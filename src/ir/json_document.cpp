@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "util/concat.hpp"
 #include "vyre/error.hpp"
 
 namespace vyre::json_detail {
@@ -69,7 +70,7 @@ class Builder {
     for (size_t i = 0; i < stack_.size(); ++i) {
       const Value& v = *stack_[i];
       if (v.kind == Value::Kind::Array) {
-        if (i + 1 < stack_.size()) path += "[" + std::to_string(v.items.size() - 1) + "]";
+        if (i + 1 < stack_.size()) path += concat("[", std::to_string(v.items.size() - 1), "]");
       } else if (v.kind == Value::Kind::Object && !v.members.empty() && i + 1 < stack_.size()) {
         path += (path.empty() ? "" : ".") + v.members.back().first;
       }

@@ -8,6 +8,7 @@
 #include "kernels/program_memo.hpp"
 #include "kernels/scan_plan.hpp"
 #include "kernels/shape_tuning.hpp"
+#include "util/concat.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -125,7 +126,7 @@ CheckedProgram build_scatter(const std::string& name, std::optional<ScalarType> 
   };
   // An inclusive scan of the invocations' counts, stride 1, 2, ..., W/2.
   for (uint32_t stride = 1; stride < w; stride *= 2) {
-    const std::string t = "s" + std::to_string(stride);
+    const std::string t = concat("s", std::to_string(stride));
     body.push_back(let(t, load("sums", var("l"))));
     body.push_back(if_(ge(var("l"), u32(stride)), {assign(t, add(load("sums", sub(var("l"), u32(stride))), var(t)))}));
     body.push_back(barrier());

@@ -7,6 +7,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
 #include "kernels/shape_tuning.hpp"
+#include "util/concat.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -159,28 +160,28 @@ CheckedProgram build_pass(const std::string& name, const MatmulShape& s) {
   // against lavapipe's 65,535 loop iterations an invocation (K / tile_k
   // trips are left), and the register tile's indices are literals either way.
   for (uint32_t kk = 0; kk < s.tile_k; ++kk) {
-    const std::string at_k = "_" + std::to_string(kk);
+    const std::string at_k = concat("_", std::to_string(kk));
     for (uint32_t i = 0; i < s.thread_m; ++i)
-      step.push_back(let("a" + std::to_string(i) + at_k, load("as", add(var("ty"), u32(kk * stride_a + i * ny)))));
+      step.push_back(let(concat("a", std::to_string(i), at_k), load("as", add(var("ty"), u32(kk * stride_a + i * ny)))));
     for (uint32_t j = 0; j < s.thread_n; ++j)
-      step.push_back(let("b" + std::to_string(j) + at_k, load("bs", add(var("tx"), u32(kk * s.tile_n + j * nx)))));
+      step.push_back(let(concat("b", std::to_string(j), at_k), load("bs", add(var("tx"), u32(kk * s.tile_n + j * nx)))));
     for (uint32_t i = 0; i < s.thread_m; ++i)
       for (uint32_t j = 0; j < s.thread_n; ++j) {
         const uint32_t at = i * s.thread_n + j;
         step.push_back(store("acc", u32(at),
                              add(load("acc", u32(at)),
-                                 mul(var("a" + std::to_string(i) + at_k), var("b" + std::to_string(j) + at_k)))));
+                                 mul(var(concat("a", std::to_string(i), at_k)), var(concat("b", std::to_string(j), at_k))))));
       }
   }
   step.push_back(barrier());
   body.push_back(loop("k0", u32(0), var("kd"), u32(s.tile_k), std::move(step)));
 
   for (uint32_t i = 0; i < s.thread_m; ++i)
-    body.push_back(let("r" + std::to_string(i), add(var("row0"), add(var("ty"), u32(i * ny)))));
+    body.push_back(let(concat("r", std::to_string(i)), add(var("row0"), add(var("ty"), u32(i * ny)))));
   for (uint32_t j = 0; j < s.thread_n; ++j)
-    body.push_back(let("c" + std::to_string(j), add(var("col0"), add(var("tx"), u32(j * nx)))));
+    body.push_back(let(concat("c", std::to_string(j)), add(var("col0"), add(var("tx"), u32(j * nx)))));
   const auto store_c = [&](uint32_t i, uint32_t j) {
-    return store("c", add(mul(var("r" + std::to_string(i)), var("n")), var("c" + std::to_string(j))),
+    return store("c", add(mul(var(concat("r", std::to_string(i))), var("n")), var(concat("c", std::to_string(j)))),
                  load("acc", u32(i * s.thread_n + j)));
   };
   // Neighbouring invocations store neighbouring columns of C; only elements
@@ -188,8 +189,8 @@ CheckedProgram build_pass(const std::string& name, const MatmulShape& s) {
   for (uint32_t i = 0; i < s.thread_m; ++i) {
     std::vector<Stmt> row;
     for (uint32_t j = 0; j < s.thread_n; ++j)
-      row.push_back(if_(lt(var("c" + std::to_string(j)), var("n")), {store_c(i, j)}));
-    body.push_back(if_(lt(var("r" + std::to_string(i)), var("m")), std::move(row)));
+      row.push_back(if_(lt(var(concat("c", std::to_string(j))), var("n")), {store_c(i, j)}));
+    body.push_back(if_(lt(var(concat("r", std::to_string(i))), var("m")), std::move(row)));
   }
 
   return ProgramBuilder(name)

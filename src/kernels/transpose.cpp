@@ -6,6 +6,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
 #include "kernels/shape_tuning.hpp"
+#include "util/concat.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -72,7 +73,7 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, const Transp
   };
   // Read: neighbouring invocations (lx) along a row of x.
   for (uint32_t k = 0; k < s.rows_per_invocation; ++k) {
-    const std::string r = "r" + std::to_string(k);
+    const std::string r = concat("r", std::to_string(k));
     const Expr local_row = add(var("ly"), u32(k * height));
     body.push_back(let(r, add(var("row0"), local_row)));
     body.push_back(if_(land(lt(var(r), var("rows")), lt(add(var("col0"), var("lx")), var("cols"))),
@@ -82,7 +83,7 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, const Transp
   body.push_back(barrier());
   // Write: neighbouring invocations along a row of the result, a column of the tile.
   for (uint32_t k = 0; k < s.rows_per_invocation; ++k) {
-    const std::string o = "o" + std::to_string(k);
+    const std::string o = concat("o", std::to_string(k));
     const Expr local_row = add(var("ly"), u32(k * height));
     body.push_back(let(o, add(var("col0"), local_row)));
     body.push_back(if_(land(lt(var(o), var("cols")), lt(add(var("row0"), var("lx")), var("rows"))),

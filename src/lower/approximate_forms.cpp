@@ -39,8 +39,10 @@ const ApproximateForm* chosen_form(Op op, const ShaderOptions& options) {
 std::string chosen_forms_text(const CheckedProgram& program, const ShaderOptions& options) {
   std::string out;
   for (const ApproximateForm& f : kForms)
-    if (program.uses(f.op) && chosen_form(f.op, options))
-      out += (out.empty() ? "" : ",") + std::string(op_info(f.op).json);
+    if (program.uses(f.op) && chosen_form(f.op, options)) {
+      if (!out.empty()) out += ',';
+      out += op_info(f.op).json;
+    }
   return out;
 }
 

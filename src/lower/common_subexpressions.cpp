@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "lower/program_passes.hpp"
+#include "util/concat.hpp"
 
 namespace vyre::passes {
 namespace {
@@ -88,15 +89,15 @@ class Sharing {
     std::string k;
     switch (op_info(e.op).cls) {
       case OpClass::Literal:
-      case OpClass::Builtin: k = "#" + std::to_string(static_cast<int>(e.op)) + ":" + std::to_string(e.imm); break;
-      case OpClass::Len: k = "n" + std::to_string(checked_.buffer_index(e)); break;
+      case OpClass::Builtin: k = concat("#", std::to_string(static_cast<int>(e.op)), ":", std::to_string(e.imm)); break;
+      case OpClass::Len: k = concat("n", std::to_string(checked_.buffer_index(e))); break;
       case OpClass::Var:
-        if (!assigned_.count(checked_.slot(e))) k = "v" + std::to_string(checked_.slot(e));
+        if (!assigned_.count(checked_.slot(e))) k = concat("v", std::to_string(checked_.slot(e)));
         break;
       case OpClass::Load:
       case OpClass::Atomic: break;
       default: {
-        k = "(" + std::to_string(static_cast<int>(e.op)) + ":" + std::to_string(e.imm);
+        k = concat("(", std::to_string(static_cast<int>(e.op)), ":", std::to_string(e.imm));
         for (const Expr& a : e.args) {
           const std::string& ak = key(a);
           if (ak.empty()) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "util/concat.hpp"
 #include "util/f16_text.hpp"
 #include "util/f64_text.hpp"
 
@@ -16,7 +17,7 @@ std::string u32_literal(uint32_t v) { return std::to_string(v) + "u"; }
 std::string i32_literal(int32_t v) {
   // -2147483648i would negate 2147483648i, which overflows i32.
   if (v == INT32_MIN) return "i32(-2147483648)";
-  if (v < 0) return "(" + std::to_string(v) + "i)";
+  if (v < 0) return concat("(", std::to_string(v), "i)");
   return std::to_string(v) + "i";
 }
 

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "util/concat.hpp"
+
 namespace vyre::sys {
 namespace {
 
@@ -54,7 +56,7 @@ std::optional<Amount> amount(std::string_view text) {
 }
 
 Failure not_a(std::string_view what, std::string_view text, std::string_view accepted) {
-  return failure(Fault::malformed, "`" + std::string(text) + "` is not " + std::string(what) + ": " + std::string(accepted));
+  return failure(Fault::malformed, concat("`", text, "` is not ", what, ": ", accepted));
 }
 
 constexpr std::string_view kSizeForm = "write digits with an optional K, M, G or T (KiB ..., KB ...), e.g. 512M";

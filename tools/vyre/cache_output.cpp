@@ -57,7 +57,10 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
   std::ostringstream out;
   const auto& options = cache.options();
   std::string layers;
-  for (const auto& d : options.readonly_directories) layers += (layers.empty() ? "" : ":") + d.string();
+  for (const auto& d : options.readonly_directories) {
+    if (!layers.empty()) layers += ':';
+    layers += d.string();
+  }
   const uint64_t lookups = s.hits + s.misses;
   // A directory the settings name but nothing has made yet: inspected_cache.
   const auto named = aot::CacheOptions::from_environment().directory;
