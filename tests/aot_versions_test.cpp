@@ -35,16 +35,15 @@ CacheOptions options_in(const std::filesystem::path& dir) {
   return options;
 }
 
-// What a failed write could leave: entry files and the cache's temporaries
-// (`.tmp.*`), in the directory and in its stats folder.
+// What a failed publication could leave: entry files and the cache's
+// temporaries (`.tmp.*`). (The stats folder's own temporaries are its
+// flushes, which a background thread may be making at any moment.)
 size_t entry_and_temporary_files(const std::filesystem::path& dir) {
   size_t n = 0;
-  for (const auto& where : {dir, dir / ".stats"}) {
-    if (!std::filesystem::exists(where)) continue;
-    for (const auto& e : std::filesystem::directory_iterator(where)) {
-      const std::string name = e.path().filename().string();
-      if (where == dir ? !name.starts_with(".") || name.starts_with(".tmp.") : name.starts_with(".tmp.")) ++n;
-    }
+  if (!std::filesystem::exists(dir)) return 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(".") || name.starts_with(".tmp.")) ++n;
   }
   return n;
 }
