@@ -7,7 +7,8 @@
 #
 # SCRATCH (an empty folder) holds the overlay's writes; IN_DIR is seen
 # inside, read-only, as /in. /proc and /dev are the host's; the host's
-# resolv.conf lets apt reach Debian's mirror.
+# resolv.conf lets apt reach Debian's mirror, and its CA bundle (PIP_CERT or
+# SSL_CERT_FILE) lets pip reach PyPI where the host trusts a proxy.
 set -euo pipefail
 root=$1 scratch=$2 in_dir=$3
 shift 3
@@ -24,5 +25,13 @@ exec unshare --mount --propagation private -- /bin/bash -c '
   mount --bind "$in_dir" "$m/in"
   mount -o remount,bind,ro "$m/in"
   cp /etc/resolv.conf "$m/etc/resolv.conf" 2>/dev/null || true
-  exec chroot "$m" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 "$@"
+  # The host'"'"'s certificate trust goes in too, so that HTTPS through a proxy
+  # the host trusts (PyPI here) is trusted inside.
+  trust=()
+  bundle=${PIP_CERT:-${SSL_CERT_FILE:-}}
+  if [ -n "$bundle" ] && [ -f "$bundle" ]; then
+    cp "$bundle" "$m/etc/host-ca-bundle.crt"
+    trust=(PIP_CERT=/etc/host-ca-bundle.crt SSL_CERT_FILE=/etc/host-ca-bundle.crt REQUESTS_CA_BUNDLE=/etc/host-ca-bundle.crt)
+  fi
+  exec chroot "$m" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 "${trust[@]}" "$@"
 ' in_root "$root" "$scratch" "$in_dir" "$@"
