@@ -1,4 +1,5 @@
-// Builds the xor program with the public API of an installed vyre, gives it
+// Builds the xor program with the public API of vyre (installed, or built in
+// the consumer's own project by add_subdirectory or FetchContent), gives it
 // its identity, lowers it, and runs it on the GPU when one is usable.
 #include <vyre/builder.hpp>
 #include <vyre/error.hpp>
