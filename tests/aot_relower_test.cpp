@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/aot_fixtures.hpp"
+#include "support/programs.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -13,16 +14,7 @@
 
 namespace {
 
-using namespace vyre::build;
-
-vyre::CheckedProgram doubler() {
-  return ProgramBuilder("doubler")
-      .workgroup_size(64)
-      .input("a", 0, ScalarType::U32)
-      .output("out", 1, ScalarType::U32)
-      .body({let("i", gid()), if_(lt(var("i"), len("out")), {store("out", var("i"), mul(load("a", var("i")), u32(2)))})})
-      .build();
-}
+vyre::CheckedProgram doubler() { return vyre::test::doubler_program(); }
 
 std::shared_ptr<vyre::aot::Cache> cache_in(const std::filesystem::path& dir) {
   vyre::aot::CacheOptions options;

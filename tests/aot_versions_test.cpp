@@ -11,6 +11,7 @@
 
 #include "gpu/backend_state.hpp"
 #include "support/aot_fixtures.hpp"
+#include "support/programs.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -61,14 +62,7 @@ std::string made(const std::string& text, int* calls) {
   return text;
 }
 
-vyre::CheckedProgram doubler() {
-  return ProgramBuilder("doubler")
-      .workgroup_size(64)
-      .input("a", 0, ScalarType::U32)
-      .output("out", 1, ScalarType::U32)
-      .body({let("i", gid()), if_(lt(var("i"), len("out")), {store("out", var("i"), mul(load("a", var("i")), u32(2)))})})
-      .build();
-}
+vyre::CheckedProgram doubler() { return vyre::test::doubler_program(); }
 
 vyre::CheckedProgram f64_twice() {
   return ProgramBuilder("f64_twice")

@@ -151,6 +151,16 @@ CheckedProgram grid_2d_program() {
       .build();
 }
 
+CheckedProgram doubler_program() {
+  using namespace vyre::build;
+  return ProgramBuilder("doubler")
+      .workgroup_size(64)
+      .input("a", 0, ScalarType::U32)
+      .output("out", 1, ScalarType::U32)
+      .body({let("i", gid()), if_(lt(var("i"), len("out")), {store("out", var("i"), mul(load("a", var("i")), u32(2)))})})
+      .build();
+}
+
 Program example(const std::string& name) { return program_from_json_file(source_path("examples/" + name + ".json")); }
 
 }  // namespace vyre::test

@@ -27,6 +27,10 @@ std::vector<Program> constant_hazard_programs();
 // nothing of its workgroup (8 x 8), so tuning may re-tile it.
 CheckedProgram grid_2d_program();
 
+// out[i] = a[i] * 2 over u32, in workgroups of 64: the cache tests' small
+// program.
+CheckedProgram doubler_program();
+
 // Reads examples/NAME.json.
 Program example(const std::string& name);
 
