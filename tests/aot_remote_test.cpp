@@ -64,6 +64,8 @@ TEST(RemoteValue, DecodesOnlyExactFrames) {
   // Only the encoder's spelling of a number (fuzz/corpus/cache_entry_fuzz/leading_zero.remote).
   EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl 01 1\nab"));
   EXPECT_FALSE(decode_remote_value("vyre-remote 01 wgsl 1 1\nab"));
+  EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl 1 1 \nab"));  // trailing space (trailing_space.remote)
+  EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl 1 1\t\nab"));
   EXPECT_TRUE(decode_remote_value("vyre-remote 1 wgsl 0 0\n"));
   EXPECT_FALSE(decode_remote_value(std::string(200, 'v')));  // no header line within the bound
 }

@@ -54,6 +54,11 @@ sys::Result<RemoteValue> decode_remote_value(std::string_view value) {
   if (out.kind.empty() || !metadata_bytes || !content_bytes || !rest.empty()) return malformed("header is not well formed");
   if (*metadata_bytes > kMaxMetadataBytes || *content_bytes > kMaxWgslBytes)
     return sys::failure(sys::Fault::too_large, "remote value parts are over the bounds");
+  // One spelling per frame: a header with any other spacing (a trailing
+  // space, found by cache_entry_fuzz) is not the encoder's and is refused.
+  const std::string header = std::string(kMagic) + std::to_string(*version) + " " + std::string(out.kind) + " " +
+                             std::to_string(*metadata_bytes) + " " + std::to_string(*content_bytes);
+  if (value.substr(0, newline) != header) return malformed("header is not well formed");
   std::string_view body = value.substr(newline + 1);
   if (body.size() != *metadata_bytes + *content_bytes)
     return malformed("has " + std::to_string(body.size()) + " bytes after its header, the header says " +
