@@ -131,9 +131,18 @@ struct VYRE_API RemotePing {
   std::string problem;
 };
 
+// How the writable directory keeps its entries (docs/cache.md, "Stores"):
+// two files each, or rows of one SQLite database (`entries.sqlite3`) where
+// many small files hurt. automatic: the database when it is already there or
+// the local file system is inode-poor (sys: under 10,000 inodes or 5 % free),
+// never on a network file system; else files.
+enum class CacheStore { automatic, directory, sqlite };
+
 struct VYRE_API CacheOptions {
   // Writable directory; nullopt: no disk cache (lower every time).
   std::optional<std::filesystem::path> directory;
+  // From VYRE_AOT_CACHE_STORE: auto, directory or sqlite.
+  CacheStore store = CacheStore::automatic;
   // Searched after the writable directory, never written (caches shipped
   // with an application).
   std::vector<std::filesystem::path> readonly_directories;
@@ -219,6 +228,14 @@ struct VYRE_API CacheStats {
   // lowering version or record format wrote (is_current_version): never
   // served by this build; `prune` with older_versions removes them.
   uint64_t older_versions = 0;
+  // How the writable directory keeps its entries: "directory" or "sqlite";
+  // why (the setting, or the file system's facts); SQLite's journal mode
+  // ("wal" or "delete"; empty for files); the file system's type ("ext4",
+  // "nfs", ...).
+  std::string store;
+  std::string store_reason;
+  std::string journal_mode;
+  std::string file_system;
 };
 
 // A folder of the GPU driver's own pipeline data (its on-disk shader cache,

@@ -39,6 +39,9 @@ struct VYRE_API DriverCachePlacement {
   std::string fingerprint;
   uint64_t files_before = 0;         // files in the folder when placed: 0 is a cold driver cache
   uint64_t bytes_before = 0;
+  // Mesa keeps it in one file (MESA_DISK_CACHE_SINGLE_FILE), as vyre's
+  // SQLite store keeps the entries (aot::CacheStore).
+  bool single_file = false;
   std::string reason;                // why not active; empty when active
 };
 

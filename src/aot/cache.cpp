@@ -50,12 +50,17 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
     if (auto opened = CacheDirectory::open_writable(*options.directory, signatures_trusted)) {
       writable = opened->get();
       directory = writable->path();
+      store = choose_store(writable->path(), options.store);
       DirectoryTierOptions local_options{
           sys::saturating_millis(options.recency_granularity), options.on_publish_step};
       auto tier = std::make_unique<DirectoryTier>(std::move(*opened), std::move(local_options));
       if (writable->signed_only()) tier->set_trusted_keys(trusted);
-      local = tier.get();
-      owned_tiers.push_back(std::move(tier));
+      if (store.store == CacheStore::sqlite) open_sqlite();
+      // The directory tier owns the directory either way; with the SQLite
+      // store it holds the locks, stats and driver data, not entries.
+      if (sqlite == nullptr) local = tier.get();
+      directory_tier = std::move(tier);
+      if (sqlite == nullptr) owned_tiers.push_back(std::move(directory_tier));
     } else {
       log::warn_once("aot-directory", "AOT cache disabled: " + opened.failure().message +
                                           ". Programs are lowered on every run; set VYRE_AOT_CACHE_DIR to a "
@@ -90,9 +95,30 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
                        " and never replaces the entries trusted readers use");
 }
 
+void Cache::Impl::open_sqlite() {
+  if (store.file_system.network)
+    log::warn_once("aot-sqlite-network", "AOT cache: VYRE_AOT_CACHE_STORE=sqlite on " + store.file_system.type +
+                                             ", a network file system: SQLite's locks may not hold across machines "
+                                             "there (its rollback journal is used); one writer machine at a time");
+  auto opened = SqliteTier::open(*writable, store.file_system.network, sys::saturating_millis(options.recency_granularity));
+  if (!opened) {
+    // The files store still works: the cache never fails for want of its database.
+    log::warn_once("aot-sqlite", "AOT cache: the SQLite store is not usable (" + opened.failure().message +
+                                     "); entries are kept as files");
+    store.store = CacheStore::directory;
+    store.reason += "; the database could not be opened, so files";
+    return;
+  }
+  if (writable->signed_only()) (*opened)->set_trusted_keys(trusted);
+  sqlite = opened->get();
+  local = sqlite;
+  owned_tiers.push_back(std::move(*opened));
+}
+
 bool Cache::Impl::may_publish_to(const StorageTier& tier) const {
   if (own_entries_trusted || !tier.writable()) return tier.writable();
   if (&tier == remote) return false;
+  if (&tier == sqlite) return !writable->signed_only();
   const auto* dir = dynamic_cast<const DirectoryTier*>(&tier);
   return dir == nullptr || !dir->directory().signed_only();
 }
@@ -287,10 +313,10 @@ void Cache::Impl::cleanup_now(sys::FileLock::Mode lock_mode) {
   // Waiting is bounded: a cleanup that runs longer (a huge directory, a
   // stopped process holding the lock) is as good as this one.
   const int64_t deadline = sys::now_unix_ms() + kCleanupWaitMs;
-  auto ran = run_cleanup(*writable, policy, sys::FileLock::Mode::try_only);
+  auto ran = run_cleanup(*writable, policy, sys::FileLock::Mode::try_only, sqlite);
   while (waiting && !ran && ran.failed_with(sys::Fault::busy) && sys::now_unix_ms() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    ran = run_cleanup(*writable, policy, sys::FileLock::Mode::try_only);
+    ran = run_cleanup(*writable, policy, sys::FileLock::Mode::try_only, sqlite);
   }
   if (!ran) return;  // another process is cleaning: as good
   const CleanupResult& cleaned = *ran;

@@ -16,6 +16,8 @@
 #include "aot/local/directory.hpp"
 #include "aot/entry/entry_signature.hpp"
 #include "aot/local/directory_tier.hpp"
+#include "aot/local/sqlite_tier.hpp"
+#include "aot/local/store_choice.hpp"
 #include "aot/remote/remote_tier.hpp"
 #include "aot/entry/storage_tier.hpp"
 #include "aot/local/stats_store.hpp"
@@ -33,8 +35,16 @@ struct __attribute__((visibility("hidden"))) Cache::Impl {
   std::optional<std::filesystem::path> directory;  // the writable directory in use
   // The storage tiers in lookup order: the local directory (when usable),
   // then the read-only layers, then the remote tier.
+  // With the SQLite store: the directory tier kept for its directory alone
+  // (locks, stats, driver data), never asked for entries; declared first,
+  // so that it outlives the tiers that use its directory.
+  std::unique_ptr<DirectoryTier> directory_tier;
   std::vector<std::unique_ptr<StorageTier>> owned_tiers;
-  DirectoryTier* local = nullptr;       // among `owned_tiers`; null without a writable directory
+  // Among `owned_tiers`; null without a writable directory: its
+  // DirectoryTier, or its SqliteTier (`sqlite`) as `store` chose.
+  StorageTier* local = nullptr;
+  SqliteTier* sqlite = nullptr;
+  StoreChoice store;
   CacheDirectory* writable = nullptr;   // local's directory: stats, cleanup and the tools
   RemoteTier* remote = nullptr;         // among `owned_tiers`, last; null without one
   // Signs what this process publishes (VYRE_AOT_SIGNING_KEY); null: unsigned.
@@ -47,6 +57,8 @@ struct __attribute__((visibility("hidden"))) Cache::Impl {
   // those readers use by entries they refuse.
   bool own_entries_trusted = true;
   bool may_publish_to(const StorageTier& tier) const;
+  // Opens the SQLite store as `local`; on failure, files (a warning).
+  void open_sqlite();
 
   // The tiers on this machine, in lookup order: the local directory, then
   // the read-only layers (all of `owned_tiers` but the remote).

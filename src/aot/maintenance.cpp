@@ -98,6 +98,10 @@ CacheStats Cache::stats() {
     ++s.driver_folders;
     s.driver_bytes += f.bytes;
   }
+  s.store = impl_->sqlite != nullptr ? "sqlite" : "directory";
+  s.store_reason = impl_->store.reason;
+  s.file_system = impl_->store.file_system.type;
+  if (impl_->sqlite != nullptr) s.journal_mode = impl_->sqlite->journal_mode();
   return s;
 }
 
@@ -146,6 +150,9 @@ VerifyReport Cache::verify(bool remove_bad) {
   Counters delta;
   for (StorageTier* tier : impl_->tiers()) {
     auto listed = tier->list(ListQuery{true, std::nullopt});
+    // A database that cannot be read is not "no bad entries".
+    if (!listed && tier == impl_->sqlite)
+      throw Error(ErrorKind::io, "cannot verify " + tier->location().string() + ": " + listed.failure().message);
     if (!listed) continue;
     for (auto& info : *listed) {
       if (info.state == EntryState::incomplete) {
@@ -230,7 +237,7 @@ PruneReport Cache::prune(const PruneOptions& options) {
       }
     }
   }
-  auto ran = run_cleanup(dir, policy, sys::FileLock::Mode::wait);
+  auto ran = run_cleanup(dir, policy, sys::FileLock::Mode::wait, impl_->sqlite);
   if (!ran)
     throw Error(ErrorKind::io, "cannot take the cleanup lock in " + dir.path().string() + "/.locks: " +
                                    ran.failure().message + "; nothing was pruned");
@@ -265,6 +272,12 @@ uint64_t Cache::clear(NotRemoved* not_removed, uint64_t* driver_folders_removed)
   auto note = [&](const std::string& problem) {
     if (left.count++ == 0) left.problem = problem;
   };
+  if (impl_->sqlite != nullptr) {
+    if (auto rows = impl_->sqlite->clear())
+      removed += *rows;
+    else
+      note(rows.failure().message);
+  }
   for (const auto& e : scan.entries) {
     auto stripe = dir.stripe_lock(e.key, sys::FileLock::Mode::wait);  // best effort, as above
     if (auto gone = remove_entry_files(dir.fd(), e.key); !gone)
@@ -297,6 +310,35 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
     throw Error(ErrorKind::io, destination.string() + " is not a directory of your own");
   TransferReport report;
   std::set<std::string> done;
+  // Exports are meant to be shipped and read by others: world-readable.
+  auto write_entry = [&](const Entry& entry) {
+    ::unlinkat(dest.get(), metadata_name(entry.meta.key).c_str(), 0);
+    auto written = sys::write_atomic_at(dest.get(), wgsl_name(entry.meta.key), entry.text, nullptr, 0644);
+    if (written)
+      written = sys::write_atomic_at(dest.get(), metadata_name(entry.meta.key), encode_metadata(entry.meta), nullptr, 0644);
+    if (!written)
+      throw Error(ErrorKind::io, "cannot write into " + destination.string() + ": " + written.failure().message);
+    ++report.copied;
+  };
+  // The SQLite store's rows export as files: an export is one format,
+  // whichever store it came from, and imports into either.
+  if (impl_->sqlite != nullptr) {
+    auto listed = impl_->sqlite->list(ListQuery{false, std::nullopt});
+    if (!listed) throw Error(ErrorKind::io, "cannot export " + impl_->sqlite->location().string() + ": " + listed.failure().message);
+    for (const auto& info : *listed) {
+      auto read = impl_->sqlite->get(info.key, Use::inspect);
+      if (!read) {
+        if (!is_miss(read.failure())) ++report.skipped_bad;
+        continue;
+      }
+      done.insert(info.key);
+      if (read_entry(dest.get(), info.key, sys::OwnerRule::self)) {
+        ++report.skipped_present;
+        continue;
+      }
+      write_entry(*read);
+    }
+  }
   for (CacheDirectory* layer : impl_->layers()) {
     auto scan = scan_directory(layer->fd(), layer->owner_rule());
     if (!scan) continue;  // an unreadable layer exports nothing
@@ -312,13 +354,7 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
         ++report.skipped_present;
         continue;
       }
-      // Exports are meant to be shipped and read by others: world-readable.
-      ::unlinkat(dest.get(), metadata_name(e.key).c_str(), 0);
-      auto written = sys::write_atomic_at(dest.get(), wgsl_name(e.key), read->text, nullptr, 0644);
-      if (written) written = sys::write_atomic_at(dest.get(), metadata_name(e.key), encode_metadata(read->meta), nullptr, 0644);
-      if (!written)
-        throw Error(ErrorKind::io, "cannot write into " + destination.string() + ": " + written.failure().message);
-      ++report.copied;
+      write_entry(*read);
     }
   }
   {
@@ -369,7 +405,7 @@ TransferReport Cache::import_from(const std::filesystem::path& source,
         continue;
       }
     }
-    auto published = publish_entry(dir, read->meta, read->text);
+    auto published = impl_->local->put(read->meta, read->text);
     if (published && published->written) {
       ++report.copied;
       ++delta.writes;

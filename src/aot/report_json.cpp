@@ -81,6 +81,10 @@ std::string to_json(const CacheStats& s, const Cache& cache) {
                       {"driver_folders", s.driver_folders},
                       {"driver_bytes", s.driver_bytes},
                       {"older_versions", s.older_versions},
+                      {"store", s.store},
+                      {"store_reason", s.store_reason},
+                      {"journal_mode", s.journal_mode},
+                      {"file_system", s.file_system},
                       {"directory", cache.directory() ? nlohmann::json(cache.directory()->string()) : nullptr},
                       {"max_bytes", cache.options().max_bytes},
                       {"max_entries", cache.options().max_entries}};

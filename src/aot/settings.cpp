@@ -127,6 +127,15 @@ CacheOptions CacheOptions::from_environment() {
   options.max_bytes = bound_from_env("VYRE_AOT_CACHE_MAX_BYTES", kDefaultMaxBytes, sys::parse_size);
   options.max_entries = bound_from_env("VYRE_AOT_CACHE_MAX_ENTRIES", kDefaultMaxEntries, sys::parse_count);
   options.remote = remote_from_env();
+  if (auto store = env("VYRE_AOT_CACHE_STORE")) {
+    if (*store == "sqlite")
+      options.store = CacheStore::sqlite;
+    else if (*store == "directory" || *store == "files")
+      options.store = CacheStore::directory;
+    else if (*store != "auto" && !store->empty())
+      log::warn_once("aot-store-setting", "VYRE_AOT_CACHE_STORE='" + std::string(*store) +
+                                              "' is not auto, directory or sqlite: the store is chosen automatically");
+  }
   if (auto driver = env("VYRE_DRIVER_CACHE")) {
     if (*driver == "0" || *driver == "off" || *driver == "false")
       options.driver_cache = false;

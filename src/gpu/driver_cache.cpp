@@ -14,6 +14,7 @@
 #include "aot/entry/hashing.hpp"
 #include "aot/local/directory.hpp"
 #include "aot/local/driver_placement.hpp"
+#include "aot/local/store_choice.hpp"
 #include "sys/environment.hpp"
 #include "sys/environment_publish.hpp"
 #include "util/log.hpp"
@@ -107,7 +108,10 @@ std::string selection_name() {
       .substr(0, 32);
 }
 
-void point_driver_at(const fs::path& data, uint64_t max_bytes) {
+// `single_file`: with vyre's SQLite store, Mesa keeps its data in one file
+// too (MESA_DISK_CACHE_SINGLE_FILE). NVIDIA's driver has no such switch; its
+// disk cache is a few files of its own format per folder, not one per shader.
+void point_driver_at(const fs::path& data, uint64_t max_bytes, bool single_file) {
   // Each driver gets at most half the bound; vyre's cleanup bounds the whole.
   const uint64_t driver_bytes = max_bytes == 0 ? 0 : max_bytes / 2;
   const bool inherited = inherited_from_vyre();
@@ -115,6 +119,7 @@ void point_driver_at(const fs::path& data, uint64_t max_bytes) {
   if (!any_set(kMesaVariables)) {
     if (inherited) clear(changes, kMesaVariables);
     set(changes, "MESA_SHADER_CACHE_DIR", data.string());
+    if (single_file) set(changes, "MESA_DISK_CACHE_SINGLE_FILE", "1");
     if (driver_bytes != 0)
       set(changes, "MESA_SHADER_CACHE_MAX_SIZE", std::to_string(std::max<uint64_t>(driver_bytes >> 10, 1)) + "K");
   }
@@ -188,7 +193,8 @@ DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) 
   p.fingerprint = folder->fingerprint;
   p.files_before = folder->files_before;
   p.bytes_before = folder->bytes_before;
-  point_driver_at(p.driver_path, options.max_bytes);
+  p.single_file = aot::choose_store(dir, options.store).store == aot::CacheStore::sqlite;
+  point_driver_at(p.driver_path, options.max_bytes, p.single_file);
   p.active = true;
   return p;
 }

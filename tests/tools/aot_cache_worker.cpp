@@ -11,6 +11,7 @@
 //     --max-entries N / --max-bytes N   bounds of the cache
 //     --fsize-limit N     RLIMIT_FSIZE in bytes, SIGXFSZ ignored (a full disk)
 //     --readonly DIR      a read-only layer
+//     --store S           directory or sqlite (the writable directory's store)
 //     --lower-ms N        lowering takes N milliseconds
 //     --start-at MS       wait until this Unix time in milliseconds (a start line
 //                         for many workers)
@@ -71,6 +72,8 @@ int main(int argc, char** argv) {
     else if (arg == "--max-entries") options.max_entries = std::stoull(next());
     else if (arg == "--max-bytes") options.max_bytes = std::stoull(next());
     else if (arg == "--readonly") options.readonly_directories.push_back(next());
+    else if (arg == "--store")
+      options.store = next() == "sqlite" ? vyre::aot::CacheStore::sqlite : vyre::aot::CacheStore::directory;
     else if (arg == "--remote") {
       if (!options.remote) options.remote.emplace();
       options.remote->url = next();

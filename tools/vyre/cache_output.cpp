@@ -69,7 +69,11 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
           : named         ? named->string() + " (not made yet: nothing cached)"
                           : "(none: no disk cache)")
       << "\n"
-      << "read-only layers  " << (layers.empty() ? "(none)" : layers) << "\n"
+      << "read-only layers  " << (layers.empty() ? "(none)" : layers) << "\n";
+  if (!s.store.empty())
+    out << "store             " << s.store << (s.journal_mode.empty() ? "" : " (journal " + s.journal_mode + ")") << " on "
+        << (s.file_system.empty() ? "an unknown file system" : s.file_system) << ": " << printable(s.store_reason) << "\n";
+  out
       << "entries           " << s.entries << " of at most " << limit_text(options.max_entries, false) << "\n"
       << "size              " << aot::units::format_size(s.bytes + s.driver_bytes) << " of at most "
       << limit_text(options.max_bytes, true) << " (entries " << aot::units::format_size(s.bytes) << ", driver data "

@@ -45,7 +45,7 @@ BoundedSize bounded_size(const CacheDirectory& directory, const Usage& usage) {
 }
 
 sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy,
-                                       sys::FileLock::Mode lock_mode) {
+                                       sys::FileLock::Mode lock_mode, SqliteTier* store) {
   CleanupResult result;
   auto lock = directory.cleanup_lock(lock_mode);
   if (!lock) return lock.failure();
@@ -106,16 +106,24 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   struct Candidate {
     int64_t last_used_ms;
     std::string name;
-    const ScannedEntry* entry;  // null for a driver folder
+    const ScannedEntry* entry;  // null for a driver folder and a row
     const driver::Folder* folder;
     uint64_t bytes;
+    bool row = false;           // a row of the SQLite store
   };
   const std::vector<driver::Folder> folders = driver::list(directory.path());
+  std::vector<StoredEntryUse> rows;
+  if (store != nullptr) {
+    auto uses = store->uses();
+    if (!uses) return uses.failure();  // an unreadable database: nothing evicted blind
+    rows = std::move(*uses);
+  }
   std::vector<Candidate> candidates;
-  candidates.reserve(complete.size() + folders.size());
+  candidates.reserve(complete.size() + folders.size() + rows.size());
   uint64_t bytes = 0;
   for (const auto* e : complete) candidates.push_back({e->last_used_ms(), e->key, e, nullptr, e->bytes()});
   for (const auto& f : folders) candidates.push_back({f.last_used_ms, f.id, nullptr, &f, f.bytes});
+  for (const auto& r : rows) candidates.push_back({r.last_used_ms, r.key, nullptr, nullptr, r.bytes, true});
   for (const auto& c : candidates) bytes += c.bytes;
   // Driver data outside the fingerprint folders (pending folders of first
   // starts, selection records) counts too, though only cleanup's sweep of
@@ -125,7 +133,7 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   const uint64_t driver_bytes = driver::total_bytes(directory.path());
   const uint64_t other_driver_bytes = driver_bytes > folder_bytes ? driver_bytes - folder_bytes : 0;
   bytes += other_driver_bytes;
-  uint64_t entries = complete.size();
+  uint64_t entries = complete.size() + rows.size();
 
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     if (a.last_used_ms != b.last_used_ms) return a.last_used_ms < b.last_used_ms;
@@ -151,6 +159,21 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
       ++result.driver_evicted;
       result.bytes_freed += c.bytes;
       bytes -= c.bytes;
+      continue;
+    }
+    if (c.row) {
+      // Removed only if not used since it was listed; one statement, so no
+      // reader sees half of it.
+      auto evicted = store->evict(c.name, c.last_used_ms);
+      if (!evicted) {
+        result.note_not_removed(evicted.failure().message);
+        continue;
+      }
+      if (!*evicted) continue;  // used (or replaced) since: it stays
+      ++result.evicted;
+      result.bytes_freed += c.bytes;
+      bytes -= c.bytes;
+      --entries;
       continue;
     }
     const ScannedEntry* e = c.entry;

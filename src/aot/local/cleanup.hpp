@@ -12,6 +12,7 @@
 #include <string>
 
 #include "aot/local/directory.hpp"
+#include "aot/local/sqlite_tier.hpp"
 
 namespace vyre::aot {
 
@@ -57,7 +58,9 @@ struct CleanupResult {
 
 // Fails with busy when another cleanup holds the lock (try_only), io when the
 // lock cannot be taken. A directory that cannot be listed is left as it is.
+// With `store` (the SQLite store), its rows are entries too, in the same
+// recency order as the directory's files and driver folders.
 sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupPolicy& policy,
-                                       sys::FileLock::Mode lock_mode);
+                                       sys::FileLock::Mode lock_mode, SqliteTier* store = nullptr);
 
 }  // namespace vyre::aot

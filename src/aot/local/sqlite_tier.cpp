@@ -1,0 +1,394 @@
+#include "aot/local/sqlite_tier.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "util/log.hpp"
+
+namespace vyre::aot {
+namespace {
+
+// How long a writer waits for another process's transaction before the
+// cache goes on without storing (a miss, never a failed dispatch).
+constexpr int kBusyTimeoutMs = 5000;
+
+sys::Failure sqlite_failure(sqlite3* db, const std::string& what) {
+  const int code = db != nullptr ? sqlite3_extended_errcode(db) : SQLITE_ERROR;
+  const int primary = code & 0xff;
+  const sys::Fault kind = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? sys::Fault::busy
+                          : primary == SQLITE_READONLY                       ? sys::Fault::read_only
+                                                                             : sys::Fault::io;
+  return sys::failure(kind, what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+// One prepared statement, finalized on every path.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  explicit operator bool() const { return stmt_ != nullptr; }
+  sqlite3_stmt* get() const { return stmt_; }
+  void bind(int i, std::string_view text) {
+    sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
+  void bind_blob(int i, std::string_view bytes) {
+    sqlite3_bind_blob(stmt_, i, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  }
+  void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int step() { return sqlite3_step(stmt_); }
+  std::string text(int col) const {
+    const void* p = sqlite3_column_blob(stmt_, col);
+    const int n = sqlite3_column_bytes(stmt_, col);
+    return p == nullptr ? std::string() : std::string(static_cast<const char*>(p), static_cast<size_t>(n));
+  }
+  uint64_t size(int col) const { return static_cast<uint64_t>(sqlite3_column_bytes(stmt_, col)); }
+  int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+sys::Result<void> exec(sqlite3* db, const char* sql, const std::string& what) {
+  if (sqlite3_exec(db, sql, nullptr, nullptr, nullptr) != SQLITE_OK) return sqlite_failure(db, what);
+  return {};
+}
+
+// A write transaction, rolled back unless committed.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) { began_ = sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK; }
+  ~Transaction() {
+    if (began_ && !done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  bool began() const { return began_; }
+  sys::Result<void> commit() {
+    done_ = true;
+    return exec(db_, "COMMIT", "cannot commit");
+  }
+
+ private:
+  sqlite3* db_;
+  bool began_ = false;
+  bool done_ = false;
+};
+
+constexpr const char* kSchema =
+    "CREATE TABLE IF NOT EXISTS entries("
+    " key TEXT PRIMARY KEY NOT NULL, metadata BLOB NOT NULL, content BLOB NOT NULL, used_ms INTEGER NOT NULL)"
+    " WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used_ms);";
+
+// The row as an entry, verified as the directory's files are.
+struct Row {
+  std::string metadata;
+  std::string content;
+  int64_t used_ms = 0;
+};
+
+EntryInspection verify_row(const std::string& key, Row&& row, bool verify_content) {
+  Metadata seen;
+  seen.format = kCacheVersion;
+  auto fail = [&](sys::Failure f) { return EntryInspection{std::move(f), seen}; };
+  if (row.metadata.size() > kMaxMetadataBytes) return fail(sys::failure(sys::Fault::too_large, "metadata over its bound"));
+  if (row.content.size() > kMaxWgslBytes) return fail(sys::failure(sys::Fault::too_large, "content over its bound"));
+  if (auto parsed = parse_metadata(row.metadata, seen); !parsed) return fail(parsed.failure());
+  if (verify_content) {
+    if (auto checked = check_entry(key, seen, row.content); !checked) return fail(checked.failure());
+  } else {
+    if (seen.key != key) return fail(sys::failure(sys::Fault::mismatch, "metadata belongs to another key"));
+    if (row.content.size() != seen.wgsl_bytes) return fail(sys::failure(sys::Fault::mismatch, "WGSL size differs from metadata"));
+  }
+  Entry entry;
+  entry.meta = seen;
+  entry.metadata_bytes = row.metadata.size();
+  entry.metadata_mtime_ms = row.used_ms;
+  if (verify_content) entry.text = std::move(row.content);
+  return EntryInspection{std::move(entry), std::move(seen)};
+}
+
+EntryState row_state(const sys::Result<Entry>& read) {
+  if (read) return EntryState::ok;
+  if (read.failure().kind == sys::Fault::unsupported) return EntryState::other_format;
+  return EntryState::bad;
+}
+
+bool corrupt(sqlite3* db) {
+  const int primary = sqlite3_extended_errcode(db) & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+}
+
+}  // namespace
+
+sys::Result<std::unique_ptr<SqliteTier>> SqliteTier::open(CacheDirectory& directory, bool network_file_system,
+                                                          std::chrono::milliseconds recency_granularity) {
+  std::unique_ptr<SqliteTier> tier(new SqliteTier(directory, directory.path() / kSqliteStoreName, recency_granularity));
+  tier->network_ = network_file_system;
+  std::lock_guard lock(tier->mutex_);
+  if (auto connected = tier->connect(); !connected) return connected.failure();
+  return tier;
+}
+
+SqliteTier::~SqliteTier() { close_connection(); }
+
+void SqliteTier::close_connection() const {
+  // A child's inherited handle is dropped, never closed: closing would
+  // release the parent's POSIX locks on the file (SQLite's documented rule).
+  if (db_ != nullptr && opened_by_ == ::getpid()) sqlite3_close_v2(db_);
+  db_ = nullptr;
+}
+
+sys::Result<void> SqliteTier::connect() const {
+  // Made here first with mode 0600, never through a link, so that the
+  // database (and SQLite's journals, which take its mode) is private.
+  const int fd = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return sys::failure(sys::Fault::io, "cannot open " + location_.string() + ": " + std::strerror(errno), errno);
+  struct stat st {};
+  const bool own = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
+  ::close(fd);
+  if (!own) return sys::failure(sys::Fault::unsafe, location_.string() + " is not a regular file of your own");
+
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    sqlite3* db = nullptr;
+    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(location_.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+      auto f = sqlite_failure(db, "cannot open " + location_.string());
+      sqlite3_close_v2(db);
+      return f;
+    }
+    db_ = db;
+    opened_by_ = ::getpid();
+    sqlite3_busy_timeout(db, kBusyTimeoutMs);
+    sqlite3_extended_result_codes(db, 1);
+    // WAL: readers never wait for the writer, and a commit is one append.
+    // On a network file system (and wherever SQLite refuses WAL) the
+    // rollback journal; both are crash-safe.
+    journal_mode_ = "delete";
+    if (!network_) {
+      Statement wal(db, "PRAGMA journal_mode=WAL");
+      if (wal && wal.step() == SQLITE_ROW) journal_mode_ = wal.text(0) == "wal" ? "wal" : wal.text(0);
+    } else {
+      (void)exec(db, "PRAGMA journal_mode=DELETE", "journal");
+    }
+    // NORMAL under WAL: a power cut may lose the last commits, never tear one.
+    (void)exec(db, journal_mode_ == "wal" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", "synchronous");
+    auto made = exec(db, kSchema, "cannot set up " + location_.string());
+    if (made) return {};
+    const bool bad_file = corrupt(db);
+    close_connection();
+    if (!bad_file || attempt > 0) return made.failure();
+    // Not a database, or a damaged one: aside (for a post-mortem), and anew.
+    const std::string aside = std::string(kSqliteStoreName) + ".corrupt-" + std::to_string(sys::now_unix_ms());
+    log::warn("{}", "AOT cache: " + location_.string() + " is not a usable database (" + made.failure().message +
+              "); moved aside to " + aside + " and started empty");
+    if (::renameat(directory_.fd(), kSqliteStoreName, directory_.fd(), aside.c_str()) != 0)
+      return sys::failure(sys::Fault::io, "cannot move aside " + location_.string() + ": " + std::strerror(errno), errno);
+    for (const char* suffix : {"-wal", "-shm"})
+      ::unlinkat(directory_.fd(), (std::string(kSqliteStoreName) + suffix).c_str(), 0);
+    const int again = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (again >= 0) ::close(again);
+  }
+  return sys::failure(sys::Fault::io, "cannot set up " + location_.string());
+}
+
+sys::Result<sqlite3*> SqliteTier::ready() const {
+  if (db_ != nullptr && opened_by_ == ::getpid()) return db_;
+  db_ = nullptr;  // inherited across a fork: dropped unclosed (close_connection's rule)
+  if (auto connected = connect(); !connected) return connected.failure();
+  return db_;
+}
+
+sys::Result<void> SqliteTier::check_signature(const Metadata& meta) const {
+  if (!directory_.signed_only()) return {};
+  if (!trusted_) return sys::failure(sys::Fault::untrusted, "signed-only directory and no trusted keys");
+  return trusted_->verify(meta);
+}
+
+sys::Result<Entry> SqliteTier::do_get(const std::string& key, Use use) {
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  Statement select(*db, "SELECT metadata, content, used_ms FROM entries WHERE key = ?1");
+  if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+  select.bind(1, key);
+  const int rc = select.step();
+  if (rc == SQLITE_DONE) return sys::failure(sys::Fault::missing, {});
+  if (rc != SQLITE_ROW) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (select.size(0) > kMaxMetadataBytes || select.size(1) > kMaxWgslBytes)
+    return sys::failure(sys::Fault::too_large, "entry " + key + " is over the cache's bounds");
+  Row row{select.text(0), select.text(1), select.integer(2)};
+  sqlite3_reset(select.get());  // its read ends before the recency update below
+  auto read = verify_row(key, std::move(row), true).entry;
+  if (!read) return read;
+  if (auto signed_ok = check_signature(read->meta); !signed_ok) return signed_ok.failure();
+  const int64_t now = sys::now_unix_ms();
+  if (use == Use::serve && now - read->metadata_mtime_ms >= recency_granularity_.count()) {
+    Statement touch(*db, "UPDATE entries SET used_ms = ?2 WHERE key = ?1");
+    if (touch) {
+      touch.bind(1, key);
+      touch.bind(2, now);
+      (void)touch.step();  // recency is a hint: a busy database keeps the old one
+    }
+  }
+  return read;
+}
+
+sys::Result<Stored> SqliteTier::do_put(const Metadata& meta, std::string_view text) {
+  if (text.size() > kMaxWgslBytes)
+    return sys::failure(sys::Fault::too_large, "WGSL of " + std::to_string(text.size()) +
+                                                   " bytes is over the cache's bound of " + std::to_string(kMaxWgslBytes));
+  const std::string meta_text = encode_metadata(meta);
+  if (meta_text.size() > kMaxMetadataBytes)
+    return sys::failure(sys::Fault::too_large, "metadata of " + std::to_string(meta_text.size()) + " bytes");
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  Transaction tx(*db);
+  if (!tx.began()) return sqlite_failure(*db, "cannot write " + location_.string());
+  {
+    // Another process may have stored it while this one lowered.
+    Statement select(*db, "SELECT metadata, content, used_ms FROM entries WHERE key = ?1");
+    if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+    select.bind(1, meta.key);
+    if (select.step() == SQLITE_ROW && select.size(0) <= kMaxMetadataBytes && select.size(1) <= kMaxWgslBytes &&
+        verify_row(meta.key, Row{select.text(0), select.text(1), 0}, true).entry)
+      return Stored{false, 0};
+  }
+  Statement insert(*db, "INSERT OR REPLACE INTO entries(key, metadata, content, used_ms) VALUES (?1, ?2, ?3, ?4)");
+  if (!insert) return sqlite_failure(*db, "cannot write " + location_.string());
+  insert.bind(1, meta.key);
+  insert.bind_blob(2, meta_text);
+  insert.bind_blob(3, text);
+  insert.bind(4, sys::now_unix_ms());
+  if (insert.step() != SQLITE_DONE) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (auto committed = tx.commit(); !committed) return committed.failure();
+  return Stored{true, text.size() + meta_text.size()};
+}
+
+sys::Result<bool> SqliteTier::do_remove(const std::string& key, bool only_if_bad) {
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  Transaction tx(*db);
+  if (!tx.began()) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (only_if_bad) {
+    // A writer may have replaced it since it was found bad.
+    Statement select(*db, "SELECT metadata, content FROM entries WHERE key = ?1");
+    if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+    select.bind(1, key);
+    if (select.step() != SQLITE_ROW) return false;
+    if (select.size(0) <= kMaxMetadataBytes && select.size(1) <= kMaxWgslBytes) {
+      auto read = verify_row(key, Row{select.text(0), select.text(1), 0}, true).entry;
+      if (read && check_signature(read->meta)) return false;
+    }
+  }
+  Statement remove(*db, "DELETE FROM entries WHERE key = ?1");
+  if (!remove) return sqlite_failure(*db, "cannot write " + location_.string());
+  remove.bind(1, key);
+  if (remove.step() != SQLITE_DONE) return sqlite_failure(*db, "cannot remove " + key);
+  const bool removed = sqlite3_changes(*db) > 0;
+  if (auto committed = tx.commit(); !committed) return committed.failure();
+  return removed;
+}
+
+sys::Result<std::vector<EntryInfo>> SqliteTier::do_list(const ListQuery& query) const {
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  // Without verification the content is not read, only its length.
+  Statement select(*db, query.key ? "SELECT key, metadata, content, used_ms FROM entries WHERE key = ?1"
+                                  : "SELECT key, metadata, content, used_ms FROM entries ORDER BY key");
+  if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (query.key) select.bind(1, *query.key);
+  std::vector<EntryInfo> out;
+  int rc = SQLITE_ROW;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    EntryInfo info;
+    info.key = select.text(0);
+    info.directory = directory_.path();
+    info.metadata_bytes = select.size(1);
+    info.wgsl_bytes = select.size(2);
+    info.last_used_unix_ms = select.integer(3);
+    const bool over = info.metadata_bytes > kMaxMetadataBytes || info.wgsl_bytes > kMaxWgslBytes;
+    // Without verification only the content's length is compared.
+    EntryInspection read =
+        over ? EntryInspection{sys::failure(sys::Fault::too_large, "entry over the cache's bounds"), Metadata{}}
+             : verify_row(info.key,
+                          Row{select.text(1), query.verify_content ? select.text(2) : std::string(info.wgsl_bytes, '\0'),
+                              info.last_used_unix_ms},
+                          query.verify_content);
+    const uint64_t metadata_bytes = info.metadata_bytes;
+    const uint64_t content_bytes = info.wgsl_bytes;
+    if (read.entry || is_bad_entry(read.entry.failure())) static_cast<EntryRecord&>(info) = read.seen;
+    info.key = query.key ? *query.key : info.key;
+    info.metadata_bytes = metadata_bytes;
+    info.wgsl_bytes = read.entry ? info.wgsl_bytes : content_bytes;
+    info.state = row_state(read.entry);
+    if (!read.entry) info.problem = read.entry.failure().message;
+    if (info.state == EntryState::ok)
+      if (auto signed_ok = check_signature(info); !signed_ok) {
+        info.state = EntryState::bad;
+        info.problem = signed_ok.failure().message;
+      }
+    out.push_back(std::move(info));
+  }
+  if (rc != SQLITE_DONE) return sqlite_failure(*db, "cannot read " + location_.string());
+  return out;
+}
+
+sys::Result<TierStats> SqliteTier::do_stats() const {
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  Statement count(*db, "SELECT count(*), total(length(metadata) + length(content)) FROM entries");
+  if (!count || count.step() != SQLITE_ROW) return sqlite_failure(*db, "cannot read " + location_.string());
+  return TierStats{static_cast<uint64_t>(count.integer(0)), static_cast<uint64_t>(sqlite3_column_double(count.get(), 1))};
+}
+
+sys::Result<std::vector<StoredEntryUse>> SqliteTier::uses() {
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  Statement select(*db, "SELECT key, used_ms, length(metadata) + length(content) FROM entries");
+  if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+  std::vector<StoredEntryUse> out;
+  int rc = SQLITE_ROW;
+  while ((rc = select.step()) == SQLITE_ROW)
+    out.push_back({select.text(0), select.integer(1), static_cast<uint64_t>(select.integer(2))});
+  if (rc != SQLITE_DONE) return sqlite_failure(*db, "cannot read " + location_.string());
+  return out;
+}
+
+sys::Result<bool> SqliteTier::evict(const std::string& key, int64_t last_used_ms) {
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  Statement remove(*db, "DELETE FROM entries WHERE key = ?1 AND used_ms = ?2");
+  if (!remove) return sqlite_failure(*db, "cannot write " + location_.string());
+  remove.bind(1, key);
+  remove.bind(2, last_used_ms);
+  if (remove.step() != SQLITE_DONE) return sqlite_failure(*db, "cannot remove " + key);
+  return sqlite3_changes(*db) > 0;
+}
+
+sys::Result<uint64_t> SqliteTier::clear() {
+  std::lock_guard lock(mutex_);
+  auto db = ready();
+  if (!db) return db.failure();
+  if (auto done = exec(*db, "DELETE FROM entries", "cannot clear " + location_.string()); !done) return done.failure();
+  const auto removed = static_cast<uint64_t>(sqlite3_changes(*db));
+  (void)exec(*db, "VACUUM", "vacuum");  // give the space back to the file system
+  return removed;
+}
+
+}  // namespace vyre::aot

@@ -1,0 +1,89 @@
+// The single-file store: the writable directory's entries kept in one SQLite
+// database, `entries.sqlite3`, for file systems where many small files hurt
+// (inode quotas on Lustre and GPFS, a small tmpfs). An entry is one row
+// (key, metadata, content, last use), written in one transaction, so a
+// reader sees all of an entry or none of it; each row is verified against
+// its key on every read, as the directory's files are, so a row is proven
+// or it is not an entry. Locks, stats and the driver's data stay in the
+// directory beside it (a handful of files). docs/cache.md, "Stores".
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "aot/entry/entry_signature.hpp"
+#include "aot/entry/storage_tier.hpp"
+#include "aot/local/directory.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace vyre::aot {
+
+inline constexpr const char* kSqliteStoreName = "entries.sqlite3";
+
+// An entry as eviction sees it.
+struct StoredEntryUse {
+  std::string key;
+  int64_t last_used_ms = 0;
+  uint64_t bytes = 0;
+};
+
+class SqliteTier final : public StorageTier {
+ public:
+  // Opens (creating when absent) the database in `directory`. With
+  // `network_file_system` the rollback journal is used (WAL needs memory
+  // shared between the processes of one machine). Fails with io when SQLite
+  // cannot open or set it up; a file that is not a database (or a corrupt
+  // one) is moved aside to `entries.sqlite3.corrupt-<ms>` and a new one made.
+  static sys::Result<std::unique_ptr<SqliteTier>> open(CacheDirectory& directory, bool network_file_system,
+                                                      std::chrono::milliseconds recency_granularity);
+  ~SqliteTier() override;
+  SqliteTier(const SqliteTier&) = delete;
+  SqliteTier& operator=(const SqliteTier&) = delete;
+
+  bool writable() const override { return true; }
+  const std::filesystem::path& location() const override { return location_; }
+  // "wal" or "delete": the journal mode SQLite accepted.
+  const std::string& journal_mode() const { return journal_mode_; }
+  void set_trusted_keys(std::shared_ptr<const TrustedKeys> keys) { trusted_ = std::move(keys); }
+
+  // For cleanup: every row's recency and size, and the removal of a row
+  // only if it was not used since it was listed (false: used, or gone).
+  sys::Result<std::vector<StoredEntryUse>> uses();
+  sys::Result<bool> evict(const std::string& key, int64_t last_used_ms);
+  // Removes every row; how many went.
+  sys::Result<uint64_t> clear();
+
+ private:
+  SqliteTier(CacheDirectory& directory, std::filesystem::path location, std::chrono::milliseconds granularity)
+      : directory_(directory), location_(std::move(location)), recency_granularity_(granularity) {}
+  sys::Result<void> connect() const;
+  // The connection, reopened in a child process (a connection must not
+  // cross a fork). The caller holds mutex_.
+  sys::Result<sqlite3*> ready() const;
+  sys::Result<Entry> do_get(const std::string& key, Use use) override;
+  sys::Result<Stored> do_put(const Metadata& meta, std::string_view text) override;
+  sys::Result<bool> do_remove(const std::string& key, bool only_if_bad) override;
+  sys::Result<std::vector<EntryInfo>> do_list(const ListQuery& query) const override;
+  sys::Result<TierStats> do_stats() const override;
+  sys::Result<void> check_signature(const Metadata& meta) const;
+  void close_connection() const;
+
+  CacheDirectory& directory_;
+  std::filesystem::path location_;  // the database file
+  std::chrono::milliseconds recency_granularity_;
+  std::shared_ptr<const TrustedKeys> trusted_;
+  bool network_ = false;
+  mutable std::mutex mutex_;  // one statement at a time on the connection
+  mutable sqlite3* db_ = nullptr;
+  mutable pid_t opened_by_ = 0;
+  mutable std::string journal_mode_;
+};
+
+}  // namespace vyre::aot

@@ -1,0 +1,326 @@
+// The writable directory's two stores, files and the SQLite database, held
+// to the same promises by the same tests (TEST_P over both): entries survive
+// the process, a damaged entry is never served, the bounds and the LRU hold,
+// stats, verify, clear, prune and export/import behave alike, processes
+// writing at once and processes killed at random leave only good entries.
+// Then what only the database has: its choice, a file that is not a
+// database, a fork, a read-only file.
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <thread>
+
+#include "aot/local/sqlite_tier.hpp"
+#include "aot/local/store_choice.hpp"
+#include "support/aot_fixtures.hpp"
+#include "support/aot_processes.hpp"
+#include "support/test_support.hpp"
+#include "vyre/aot.hpp"
+#include "vyre/lower.hpp"
+#include "vyre/version.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using vyre::aot::Cache;
+using vyre::aot::CacheOptions;
+using vyre::aot::CacheStore;
+using vyre::aot::EntryState;
+using vyre::test::synthetic_parts;
+using vyre::test::synthetic_wgsl;
+using vyre::test::TempDir;
+
+std::string name_of(int i) { return "s" + std::to_string(i); }
+std::string key_of(int i) { return synthetic_parts(name_of(i)).key(); }
+
+CacheOptions options_for(const fs::path& dir, CacheStore store) {
+  CacheOptions options;
+  options.directory = dir;
+  options.store = store;
+  options.driver_cache = false;
+  return options;
+}
+
+// Looks program i up; true when it was a hit. Fails the test on a wrong text.
+bool lookup(Cache& cache, int i, size_t bytes = 600) {
+  bool lowered = false;
+  auto artifact = cache.load_or_compile(synthetic_parts(name_of(i)), [&] {
+    lowered = true;
+    return synthetic_wgsl(name_of(i), bytes);
+  }, name_of(i));
+  EXPECT_EQ(artifact.text, synthetic_wgsl(name_of(i), bytes)) << name_of(i);
+  return !lowered;
+}
+
+std::string store_name(CacheStore s) { return s == CacheStore::sqlite ? "sqlite" : "directory"; }
+
+// Changes one byte of the entry's content where the store keeps it.
+void damage(const fs::path& dir, CacheStore store, const std::string& key) {
+  if (store == CacheStore::directory) {
+    std::string text = vyre::test::read_file(vyre::test::wgsl_path(dir, key));
+    text[text.size() / 2] ^= 1;
+    vyre::test::write_file(vyre::test::wgsl_path(dir, key), text);
+    return;
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / vyre::aot::kSqliteStoreName).c_str(), &db), SQLITE_OK);
+  const std::string sql = "UPDATE entries SET content = CAST(replace(CAST(content AS TEXT), 'return', 'retuRn') AS BLOB) "
+                          "WHERE key = '" + key + "'";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_changes(db), 1);
+  sqlite3_close(db);
+}
+
+class Stores : public ::testing::TestWithParam<CacheStore> {};
+
+TEST_P(Stores, EntriesOutliveTheProcessAndStatsNameTheStore) {
+  TempDir tmp;
+  {
+    Cache cache(options_for(tmp.path(), GetParam()));
+    for (int i = 0; i < 5; ++i) EXPECT_FALSE(lookup(cache, i));
+  }
+  Cache again(options_for(tmp.path(), GetParam()));
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(lookup(again, i));
+  auto stats = again.stats();
+  EXPECT_EQ(stats.entries, 5u);
+  EXPECT_EQ(stats.hits, 5u);
+  EXPECT_EQ(stats.misses, 5u);
+  EXPECT_EQ(stats.writes, 5u);
+  EXPECT_GT(stats.bytes, 5u * 600);
+  EXPECT_EQ(stats.store, store_name(GetParam()));
+  EXPECT_NE(stats.store_reason.find("VYRE_AOT_CACHE_STORE=" + store_name(GetParam())), std::string::npos);
+  EXPECT_EQ(stats.journal_mode, GetParam() == CacheStore::sqlite ? "wal" : "");
+  // Each store keeps its entries its own way, and nothing of the other's.
+  const bool files = fs::exists(vyre::test::wgsl_path(tmp.path(), key_of(0)));
+  EXPECT_EQ(files, GetParam() == CacheStore::directory);
+  EXPECT_EQ(fs::exists(tmp / vyre::aot::kSqliteStoreName), GetParam() == CacheStore::sqlite);
+}
+
+TEST_P(Stores, ADamagedEntryIsNeverServedAndVerifyRemovesIt) {
+  TempDir tmp;
+  {
+    Cache cache(options_for(tmp.path(), GetParam()));
+    for (int i = 0; i < 3; ++i) lookup(cache, i);
+  }
+  damage(tmp.path(), GetParam(), key_of(1));
+  Cache cache(options_for(tmp.path(), GetParam()));
+  auto report = cache.verify(/*remove_bad=*/false);
+  EXPECT_EQ(report.checked, 3u);
+  ASSERT_EQ(report.bad.size(), 1u);
+  EXPECT_EQ(report.bad[0].key, key_of(1));
+  // Looked up, it is lowered again (the right text) and replaces the bad one.
+  EXPECT_FALSE(lookup(cache, 1));
+  EXPECT_TRUE(lookup(cache, 1));
+  EXPECT_GE(cache.stats().bad_entries, 1u);
+  damage(tmp.path(), GetParam(), key_of(2));
+  auto removed = cache.verify(/*remove_bad=*/true);
+  EXPECT_EQ(removed.removed, 1u);
+  EXPECT_EQ(cache.verify(false).bad.size(), 0u);
+  EXPECT_EQ(cache.stats().entries, 2u);
+}
+
+TEST_P(Stores, TheBoundsHoldAndTheLeastRecentlyUsedGoFirst) {
+  TempDir tmp;
+  CacheOptions options = options_for(tmp.path(), GetParam());
+  options.max_entries = 10;
+  options.recency_granularity = std::chrono::seconds(0);  // every hit refreshes recency
+  Cache cache(options);
+  for (int i = 0; i < 8; ++i) lookup(cache, i);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(lookup(cache, 0));  // the oldest write, used last
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 8; i < 30; ++i) lookup(cache, i);
+  cache.flush();
+  auto stats = cache.stats();
+  EXPECT_LE(stats.entries, 10u);
+  EXPECT_GE(stats.evictions, 20u);
+  // Entry 1 was written early and never used again: gone before 0 was.
+  bool has0 = false, has1 = false;
+  for (const auto& e : cache.list()) {
+    has0 |= e.key == key_of(0);
+    has1 |= e.key == key_of(1);
+  }
+  EXPECT_FALSE(has1);
+  (void)has0;  // 0 may have gone in a later round; 1 must have gone first
+  auto pruned = cache.prune(vyre::aot::PruneOptions{0, std::nullopt, std::nullopt, false});
+  EXPECT_EQ(pruned.entries, 0u);
+  EXPECT_EQ(cache.stats().entries, 0u);
+}
+
+TEST_P(Stores, ClearEmptiesIt) {
+  TempDir tmp;
+  Cache cache(options_for(tmp.path(), GetParam()));
+  for (int i = 0; i < 4; ++i) lookup(cache, i);
+  EXPECT_EQ(cache.clear(), 4u);
+  EXPECT_EQ(cache.stats().entries, 0u);
+  EXPECT_TRUE(cache.list().empty());
+  EXPECT_FALSE(lookup(cache, 0));
+}
+
+TEST_P(Stores, ExportsImportIntoEitherStore) {
+  TempDir tmp;
+  {
+    Cache source(options_for(tmp / "from", GetParam()));
+    for (int i = 0; i < 6; ++i) lookup(source, i);
+    auto exported = source.export_to(tmp / "shipped");
+    EXPECT_EQ(exported.copied, 6u);
+  }
+  for (CacheStore into : {CacheStore::directory, CacheStore::sqlite}) {
+    const fs::path dir = tmp / ("into-" + store_name(into));
+    Cache target(options_for(dir, into));
+    auto imported = target.import_from(tmp / "shipped");
+    EXPECT_EQ(imported.copied, 6u) << store_name(into);
+    for (int i = 0; i < 6; ++i) EXPECT_TRUE(lookup(target, i)) << store_name(into);
+    EXPECT_EQ(target.stats().store, store_name(into));
+    EXPECT_EQ(target.import_from(tmp / "shipped").skipped_present, 6u);
+  }
+}
+
+TEST_P(Stores, OlderVersionsAreCountedAndPruned) {
+  TempDir tmp;
+  Cache cache(options_for(tmp.path(), GetParam()));
+  for (int i = 0; i < 3; ++i) lookup(cache, i);
+  // Two of this version (kVersion, kLoweringVersion) beside them.
+  for (const char* name : {"now0", "now1"}) {
+    vyre::aot::KeyParts current = synthetic_parts(name);
+    current.vyre_version = vyre::kVersion;
+    current.lowering_version = vyre::kLoweringVersion;
+    cache.load_or_compile(current, [&] { return synthetic_wgsl(name); }, name);
+  }
+  EXPECT_EQ(cache.stats().older_versions, 3u);  // synthetic_parts: version "test"
+  const auto report = cache.prune(vyre::aot::PruneOptions{std::nullopt, std::nullopt, std::nullopt, true});
+  EXPECT_EQ(report.older_versions_removed, 3u);
+  EXPECT_EQ(cache.stats().older_versions, 0u);
+  EXPECT_EQ(cache.stats().entries, 2u);
+}
+
+TEST_P(Stores, ProcessesWritingTogetherLeaveOnlyGoodEntries) {
+  TempDir tmp;
+  const std::string start = vyre::test::start_line();
+  std::vector<pid_t> workers;
+  for (int w = 0; w < 4; ++w)
+    workers.push_back(vyre::test::spawn_worker(
+        tmp.path(), {"--programs", "40", "--rounds", "3", "--store", store_name(GetParam()), "--start-at", start}));
+  for (pid_t pid : workers) EXPECT_EQ(vyre::test::wait_worker(pid), 0);
+  Cache cache(options_for(tmp.path(), GetParam()));
+  auto report = cache.verify(false);
+  EXPECT_EQ(report.checked, 40u);
+  EXPECT_EQ(report.good, 40u);
+  EXPECT_TRUE(report.bad.empty());
+}
+
+TEST_P(Stores, ProcessesKilledAtRandomLeaveNoTornEntry) {
+  TempDir tmp;
+  std::mt19937 rng(1234);
+  const int kills = vyre::test::stress_enabled() ? 200 : 25;
+  for (int k = 0; k < kills; ++k) {
+    pid_t pid = vyre::test::spawn_worker(
+        tmp.path(), {"--forever", "--prefix", "k" + std::to_string(k) + "_", "--bytes", "3000", "--store", store_name(GetParam())});
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 40));
+    kill(pid, SIGKILL);
+    EXPECT_EQ(vyre::test::wait_worker(pid), 128 + SIGKILL);
+  }
+  Cache cache(options_for(tmp.path(), GetParam()));
+  auto report = cache.verify(false);
+  EXPECT_TRUE(report.bad.empty()) << report.bad.front().problem;
+  EXPECT_GT(report.good, 0u);
+  // Every entry left serves its program's text.
+  EXPECT_EQ(vyre::test::run_worker(tmp.path(), {"--programs", "20", "--prefix", "k0_", "--store", store_name(GetParam())})
+                .exit_code,
+            0);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothStores, Stores, ::testing::Values(CacheStore::directory, CacheStore::sqlite),
+                         [](const auto& info) { return store_name(info.param); });
+
+// ---- the database alone ------------------------------------------------------
+
+TEST(SqliteStore, ChosenBySettingByAnEarlierChoiceOrByAnInodePoorFileSystem) {
+  TempDir tmp;
+  EXPECT_EQ(vyre::aot::choose_store(tmp.path(), CacheStore::sqlite).store, CacheStore::sqlite);
+  EXPECT_EQ(vyre::aot::choose_store(tmp.path(), CacheStore::directory).store, CacheStore::directory);
+  // /tmp here has inodes to spare: files, unless a database is already there.
+  auto automatic = vyre::aot::choose_store(tmp.path(), CacheStore::automatic);
+  if (!automatic.file_system.inode_poor() && !automatic.file_system.network) {
+    EXPECT_EQ(automatic.store, CacheStore::directory) << automatic.reason;
+  }
+  { Cache made(options_for(tmp.path(), CacheStore::sqlite)); }
+  auto again = vyre::aot::choose_store(tmp.path(), CacheStore::automatic);
+  EXPECT_EQ(again.store, CacheStore::sqlite);
+  EXPECT_NE(again.reason.find("chosen earlier"), std::string::npos) << again.reason;
+  // The rule itself: under 10,000 inodes free or under 5 %; no count, never.
+  vyre::sys::FileSystemFacts fs;
+  fs.known = true;
+  fs.inodes_total = 1'000'000;
+  fs.inodes_free = 60'000;
+  EXPECT_FALSE(fs.inode_poor());
+  fs.inodes_free = 40'000;
+  EXPECT_TRUE(fs.inode_poor());
+  fs.inodes_total = 20'000;
+  fs.inodes_free = 9'999;
+  EXPECT_TRUE(fs.inode_poor());
+  fs.inodes_total = 0;  // btrfs
+  fs.inodes_free = 0;
+  EXPECT_FALSE(fs.inode_poor());
+}
+
+TEST(SqliteStore, AFileThatIsNotADatabaseIsMovedAsideAndTheCacheWorks) {
+  TempDir tmp;
+  fs::create_directories(tmp.path());
+  chmod(tmp.path().c_str(), 0700);
+  vyre::test::write_file(tmp / vyre::aot::kSqliteStoreName, std::string(8192, 'x'));
+  chmod((tmp / vyre::aot::kSqliteStoreName).c_str(), 0600);
+  Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+  EXPECT_FALSE(lookup(cache, 0));
+  EXPECT_TRUE(lookup(cache, 0));
+  EXPECT_EQ(cache.stats().store, "sqlite");
+  int aside = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    aside += e.path().filename().string().starts_with(std::string(vyre::aot::kSqliteStoreName) + ".corrupt-");
+  EXPECT_EQ(aside, 1);
+}
+
+TEST(SqliteStore, AChildProcessOpensItsOwnConnection) {
+  TempDir tmp;
+  Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+  EXPECT_FALSE(lookup(cache, 0));
+  pid_t pid = fork();
+  if (pid == 0) {
+    // The inherited connection is dropped, never used, in the child.
+    bool ok = true;
+    {
+      bool lowered = false;
+      auto a = cache.load_or_compile(synthetic_parts(name_of(0)), [&] { lowered = true; return std::string("wrong"); }, "x");
+      ok = ok && !lowered && a.text == synthetic_wgsl(name_of(0), 600);
+      auto b = cache.load_or_compile(synthetic_parts(name_of(7)), [] { return synthetic_wgsl(name_of(7), 600); }, "x");
+      ok = ok && b.text == synthetic_wgsl(name_of(7), 600);
+    }
+    _exit(ok ? 0 : 1);
+  }
+  EXPECT_EQ(vyre::test::wait_worker(pid), 0);
+  EXPECT_TRUE(lookup(cache, 7));  // the child's write, seen by the parent
+  EXPECT_TRUE(lookup(cache, 0));
+}
+
+TEST(SqliteStore, AnUnwritableDatabaseServesWhatItHasAndLowersTheRest) {
+  if (geteuid() == 0) GTEST_SKIP() << "root writes through file modes";
+  TempDir tmp;
+  {
+    Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+    lookup(cache, 0);
+  }
+  chmod((tmp / vyre::aot::kSqliteStoreName).c_str(), 0400);
+  Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+  EXPECT_FALSE(lookup(cache, 1));  // lowered, not stored: no failure
+  EXPECT_FALSE(lookup(cache, 1));
+  chmod((tmp / vyre::aot::kSqliteStoreName).c_str(), 0600);
+}
+
+}  // namespace
