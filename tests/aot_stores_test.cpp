@@ -37,15 +37,31 @@ using vyre::test::synthetic_parts;
 using vyre::test::synthetic_wgsl;
 using vyre::test::TempDir;
 
+std::vector<std::string> with(std::vector<std::string> flags, const std::vector<std::string>& more) {
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+
 std::string name_of(int i) { return "s" + std::to_string(i); }
 std::string key_of(int i) { return synthetic_parts(name_of(i)).key(); }
 
-CacheOptions options_for(const fs::path& dir, CacheStore store) {
+// The stores under test: files, the database with its rollback journal
+// (the default), and the database in WAL.
+enum class Variant { directory, sqlite, sqlite_wal };
+
+CacheStore store_of(Variant v) { return v == Variant::directory ? CacheStore::directory : CacheStore::sqlite; }
+
+CacheOptions options_for(const fs::path& dir, Variant v) {
   CacheOptions options;
   options.directory = dir;
-  options.store = store;
+  options.store = store_of(v);
+  options.sqlite_wal = v == Variant::sqlite_wal;
   options.driver_cache = false;
   return options;
+}
+
+CacheOptions options_for(const fs::path& dir, CacheStore store) {
+  return options_for(dir, store == CacheStore::sqlite ? Variant::sqlite : Variant::directory);
 }
 
 // Looks program i up; true when it was a hit. Fails the test on a wrong text.
@@ -60,6 +76,7 @@ bool lookup(Cache& cache, int i, size_t bytes = 600) {
 }
 
 std::string store_name(CacheStore s) { return s == CacheStore::sqlite ? "sqlite" : "directory"; }
+std::string variant_name(Variant v) { return v == Variant::sqlite_wal ? "sqlite_wal" : store_name(store_of(v)); }
 
 // Changes one byte of the entry's content where the store keeps it.
 void damage(const fs::path& dir, CacheStore store, const std::string& key) {
@@ -78,7 +95,16 @@ void damage(const fs::path& dir, CacheStore store, const std::string& key) {
   sqlite3_close(db);
 }
 
-class Stores : public ::testing::TestWithParam<CacheStore> {};
+class Stores : public ::testing::TestWithParam<Variant> {
+ protected:
+  CacheStore store() const { return store_of(GetParam()); }
+  // The worker's flags for this variant.
+  std::vector<std::string> store_flags() const {
+    std::vector<std::string> flags{"--store", store_name(store())};
+    if (GetParam() == Variant::sqlite_wal) flags.push_back("--wal");
+    return flags;
+  }
+};
 
 TEST_P(Stores, EntriesOutliveTheProcessAndStatsNameTheStore) {
   TempDir tmp;
@@ -94,13 +120,14 @@ TEST_P(Stores, EntriesOutliveTheProcessAndStatsNameTheStore) {
   EXPECT_EQ(stats.misses, 5u);
   EXPECT_EQ(stats.writes, 5u);
   EXPECT_GT(stats.bytes, 5u * 600);
-  EXPECT_EQ(stats.store, store_name(GetParam()));
-  EXPECT_NE(stats.store_reason.find("VYRE_AOT_CACHE_STORE=" + store_name(GetParam())), std::string::npos);
-  EXPECT_EQ(stats.journal_mode, GetParam() == CacheStore::sqlite ? "wal" : "");
+  EXPECT_EQ(stats.store, store_name(store()));
+  EXPECT_NE(stats.store_reason.find("VYRE_AOT_CACHE_STORE=" + store_name(store())), std::string::npos);
+  const char* journal = GetParam() == Variant::sqlite ? "truncate" : GetParam() == Variant::sqlite_wal ? "wal" : "";
+  EXPECT_EQ(stats.journal_mode, journal);
   // Each store keeps its entries its own way, and nothing of the other's.
   const bool files = fs::exists(vyre::test::wgsl_path(tmp.path(), key_of(0)));
-  EXPECT_EQ(files, GetParam() == CacheStore::directory);
-  EXPECT_EQ(fs::exists(tmp / vyre::aot::kSqliteStoreName), GetParam() == CacheStore::sqlite);
+  EXPECT_EQ(files, store() == CacheStore::directory);
+  EXPECT_EQ(fs::exists(tmp / vyre::aot::kSqliteStoreName), store() == CacheStore::sqlite);
 }
 
 TEST_P(Stores, ADamagedEntryIsNeverServedAndVerifyRemovesIt) {
@@ -109,7 +136,7 @@ TEST_P(Stores, ADamagedEntryIsNeverServedAndVerifyRemovesIt) {
     Cache cache(options_for(tmp.path(), GetParam()));
     for (int i = 0; i < 3; ++i) lookup(cache, i);
   }
-  damage(tmp.path(), GetParam(), key_of(1));
+  damage(tmp.path(), store(), key_of(1));
   Cache cache(options_for(tmp.path(), GetParam()));
   auto report = cache.verify(/*remove_bad=*/false);
   EXPECT_EQ(report.checked, 3u);
@@ -119,7 +146,7 @@ TEST_P(Stores, ADamagedEntryIsNeverServedAndVerifyRemovesIt) {
   EXPECT_FALSE(lookup(cache, 1));
   EXPECT_TRUE(lookup(cache, 1));
   EXPECT_GE(cache.stats().bad_entries, 1u);
-  damage(tmp.path(), GetParam(), key_of(2));
+  damage(tmp.path(), store(), key_of(2));
   auto removed = cache.verify(/*remove_bad=*/true);
   EXPECT_EQ(removed.removed, 1u);
   EXPECT_EQ(cache.verify(false).bad.size(), 0u);
@@ -207,7 +234,7 @@ TEST_P(Stores, ProcessesWritingTogetherLeaveOnlyGoodEntries) {
   std::vector<pid_t> workers;
   for (int w = 0; w < 4; ++w)
     workers.push_back(vyre::test::spawn_worker(
-        tmp.path(), {"--programs", "40", "--rounds", "3", "--store", store_name(GetParam()), "--start-at", start}));
+        tmp.path(), with(store_flags(), {"--programs", "40", "--rounds", "3", "--start-at", start})));
   for (pid_t pid : workers) EXPECT_EQ(vyre::test::wait_worker(pid), 0);
   Cache cache(options_for(tmp.path(), GetParam()));
   auto report = cache.verify(false);
@@ -222,7 +249,7 @@ TEST_P(Stores, ProcessesKilledAtRandomLeaveNoTornEntry) {
   const int kills = vyre::test::stress_enabled() ? 200 : 25;
   for (int k = 0; k < kills; ++k) {
     pid_t pid = vyre::test::spawn_worker(
-        tmp.path(), {"--forever", "--prefix", "k" + std::to_string(k) + "_", "--bytes", "3000", "--store", store_name(GetParam())});
+        tmp.path(), with(store_flags(), {"--forever", "--prefix", "k" + std::to_string(k) + "_", "--bytes", "3000"}));
     std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 40));
     kill(pid, SIGKILL);
     EXPECT_EQ(vyre::test::wait_worker(pid), 128 + SIGKILL);
@@ -232,13 +259,11 @@ TEST_P(Stores, ProcessesKilledAtRandomLeaveNoTornEntry) {
   EXPECT_TRUE(report.bad.empty()) << report.bad.front().problem;
   EXPECT_GT(report.good, 0u);
   // Every entry left serves its program's text.
-  EXPECT_EQ(vyre::test::run_worker(tmp.path(), {"--programs", "20", "--prefix", "k0_", "--store", store_name(GetParam())})
-                .exit_code,
-            0);
+  EXPECT_EQ(vyre::test::run_worker(tmp.path(), with(store_flags(), {"--programs", "20", "--prefix", "k0_"})).exit_code, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothStores, Stores, ::testing::Values(CacheStore::directory, CacheStore::sqlite),
-                         [](const auto& info) { return store_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(EveryStore, Stores, ::testing::Values(Variant::directory, Variant::sqlite, Variant::sqlite_wal),
+                         [](const auto& info) { return variant_name(info.param); });
 
 // ---- the database alone ------------------------------------------------------
 
@@ -285,6 +310,29 @@ TEST(SqliteStore, AFileThatIsNotADatabaseIsMovedAsideAndTheCacheWorks) {
   for (const auto& e : fs::directory_iterator(tmp.path()))
     aside += e.path().filename().string().starts_with(std::string(vyre::aot::kSqliteStoreName) + ".corrupt-");
   EXPECT_EQ(aside, 1);
+}
+
+TEST(SqliteStore, DamagedPagesBehindAGoodHeaderAreSetAsideAtTheirFirstRead) {
+  TempDir tmp;
+  {
+    Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+    for (int i = 0; i < 30; ++i) lookup(cache, i);
+  }
+  // The header stays (the store opens without a second look); every page
+  // after the first is garbage.
+  std::string bytes = vyre::test::read_file(tmp / vyre::aot::kSqliteStoreName);
+  ASSERT_GT(bytes.size(), 8192u);
+  for (size_t i = 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131);
+  vyre::test::write_file(tmp / vyre::aot::kSqliteStoreName, bytes);
+  Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < 3; ++i) lookup(cache, i);  // never a wrong text (lookup checks it)
+  EXPECT_TRUE(lookup(cache, 0));  // the new database serves again
+  int aside = 0;
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    aside += e.path().filename().string().starts_with(std::string(vyre::aot::kSqliteStoreName) + ".corrupt-");
+  EXPECT_EQ(aside, 1);
+  EXPECT_TRUE(cache.verify(false).bad.empty());
 }
 
 TEST(SqliteStore, AChildProcessOpensItsOwnConnection) {

@@ -143,6 +143,9 @@ struct VYRE_API CacheOptions {
   std::optional<std::filesystem::path> directory;
   // From VYRE_AOT_CACHE_STORE: auto, directory or sqlite.
   CacheStore store = CacheStore::automatic;
+  // The SQLite store's journal: the rollback journal (false), or WAL
+  // (VYRE_AOT_CACHE_SQLITE_WAL=1; never on a network file system).
+  bool sqlite_wal = false;
   // Searched after the writable directory, never written (caches shipped
   // with an application).
   std::vector<std::filesystem::path> readonly_directories;
@@ -230,7 +233,7 @@ struct VYRE_API CacheStats {
   uint64_t older_versions = 0;
   // How the writable directory keeps its entries: "directory" or "sqlite";
   // why (the setting, or the file system's facts); SQLite's journal mode
-  // ("wal" or "delete"; empty for files); the file system's type ("ext4",
+  // ("truncate" or "wal"; empty for files); the file system's type ("ext4",
   // "nfs", ...).
   std::string store;
   std::string store_reason;

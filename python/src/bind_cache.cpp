@@ -30,6 +30,7 @@ std::shared_ptr<aot::Cache> process_cache() {
   std::string sig = options.directory ? options.directory->string() : std::string("<none>");
   for (const auto& d : options.readonly_directories) sig += "|" + d.string();
   sig += "|" + std::to_string(options.max_bytes) + "|" + std::to_string(options.max_entries);
+  sig += "|store" + std::to_string(static_cast<int>(options.store)) + (options.sqlite_wal ? "wal" : "");
   std::lock_guard<std::mutex> lock(mutex);
   if (!cache || sig != signature) {
     cache = std::make_shared<aot::Cache>(std::move(options));

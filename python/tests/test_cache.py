@@ -229,3 +229,21 @@ def test_stats_count_entries_of_older_versions(cache_dir, saxpy):
     states = {e["key"]: e["state"] for e in vyre.cache.entries()}
     assert states == {entry["key"]: "ok", key: "ok"}  # a sound entry, of another version
     assert vyre.Backend().compile(saxpy).cache_hit  # this version's entry, still served
+
+
+def test_the_sqlite_store_serves_python_and_says_so(cache_dir, saxpy, monkeypatch):
+    # VYRE_AOT_CACHE_STORE=sqlite: the entries are rows of one file (docs/cache.md, "Stores").
+    monkeypatch.setenv("VYRE_AOT_CACHE_STORE", "sqlite")
+    assert not vyre.Backend().compile(saxpy).cache_hit
+    assert vyre.Backend().compile(saxpy).cache_hit
+    stats = vyre.cache.stats()
+    assert stats["store"] == "sqlite"
+    assert stats["store_reason"] == "VYRE_AOT_CACHE_STORE=sqlite"
+    assert stats["journal_mode"] == "truncate"
+    assert stats["entries"] == 1
+    assert (cache_dir / "entries.sqlite3").is_file()
+    assert not list(cache_dir.glob("*.wgsl"))
+    (entry,) = vyre.cache.entries()
+    assert entry["state"] == "ok"
+    monkeypatch.setenv("VYRE_AOT_CACHE_STORE", "directory")
+    assert vyre.cache.stats()["store"] == "directory"

@@ -100,7 +100,7 @@ void Cache::Impl::open_sqlite() {
     log::warn_once("aot-sqlite-network", "AOT cache: VYRE_AOT_CACHE_STORE=sqlite on " + store.file_system.type +
                                              ", a network file system: SQLite's locks may not hold across machines "
                                              "there (its rollback journal is used); one writer machine at a time");
-  auto opened = SqliteTier::open(*writable, store.file_system.network, sys::saturating_millis(options.recency_granularity));
+  auto opened = SqliteTier::open(*writable, store.file_system.network, options.sqlite_wal, sys::saturating_millis(options.recency_granularity));
   if (!opened) {
     // The files store still works: the cache never fails for want of its database.
     log::warn_once("aot-sqlite", "AOT cache: the SQLite store is not usable (" + opened.failure().message +

@@ -136,6 +136,7 @@ CacheOptions CacheOptions::from_environment() {
       log::warn_once("aot-store-setting", "VYRE_AOT_CACHE_STORE='" + std::string(*store) +
                                               "' is not auto, directory or sqlite: the store is chosen automatically");
   }
+  if (auto wal = env("VYRE_AOT_CACHE_SQLITE_WAL")) options.sqlite_wal = *wal == "1" || *wal == "on" || *wal == "true";
   if (auto driver = env("VYRE_DRIVER_CACHE")) {
     if (*driver == "0" || *driver == "off" || *driver == "false")
       options.driver_cache = false;

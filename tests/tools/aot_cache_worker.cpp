@@ -12,6 +12,7 @@
 //     --fsize-limit N     RLIMIT_FSIZE in bytes, SIGXFSZ ignored (a full disk)
 //     --readonly DIR      a read-only layer
 //     --store S           directory or sqlite (the writable directory's store)
+//     --wal               the SQLite store in WAL
 //     --lower-ms N        lowering takes N milliseconds
 //     --start-at MS       wait until this Unix time in milliseconds (a start line
 //                         for many workers)
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
     else if (arg == "--readonly") options.readonly_directories.push_back(next());
     else if (arg == "--store")
       options.store = next() == "sqlite" ? vyre::aot::CacheStore::sqlite : vyre::aot::CacheStore::directory;
+    else if (arg == "--wal") options.sqlite_wal = true;
     else if (arg == "--remote") {
       if (!options.remote) options.remote.emplace();
       options.remote->url = next();

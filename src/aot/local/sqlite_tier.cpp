@@ -83,11 +83,17 @@ class Transaction {
   bool done_ = false;
 };
 
+// A rowid table: rows of a few KiB stay on their page (a WITHOUT ROWID
+// table's index b-tree spills anything over about 1 KiB to overflow pages,
+// which took 4.5 KiB a 1.6 KiB entry). user_version marks it made.
+constexpr uint32_t kSchemaVersion = 1;
 constexpr const char* kSchema =
+    "BEGIN;"
     "CREATE TABLE IF NOT EXISTS entries("
-    " key TEXT PRIMARY KEY NOT NULL, metadata BLOB NOT NULL, content BLOB NOT NULL, used_ms INTEGER NOT NULL)"
-    " WITHOUT ROWID;"
-    "CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used_ms);";
+    " key TEXT NOT NULL UNIQUE, metadata BLOB NOT NULL, content BLOB NOT NULL, used_ms INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used_ms);"
+    "PRAGMA user_version = 1;"
+    "COMMIT;";
 
 // The row as an entry, verified as the directory's files are.
 struct Row {
@@ -130,10 +136,11 @@ bool corrupt(sqlite3* db) {
 
 }  // namespace
 
-sys::Result<std::unique_ptr<SqliteTier>> SqliteTier::open(CacheDirectory& directory, bool network_file_system,
+sys::Result<std::unique_ptr<SqliteTier>> SqliteTier::open(CacheDirectory& directory, bool network_file_system, bool wal,
                                                           std::chrono::milliseconds recency_granularity) {
   std::unique_ptr<SqliteTier> tier(new SqliteTier(directory, directory.path() / kSqliteStoreName, recency_granularity));
   tier->network_ = network_file_system;
+  tier->wal_ = wal;
   std::lock_guard lock(tier->mutex_);
   if (auto connected = tier->connect(); !connected) return connected.failure();
   return tier;
@@ -148,6 +155,43 @@ void SqliteTier::close_connection() const {
   db_ = nullptr;
 }
 
+namespace {
+
+// What the database's own header says (the first 100 bytes, read through
+// the descriptor vyre opened): set up by this schema already, and in WAL.
+struct Header {
+  bool set_up = false;
+  bool wal = false;
+};
+
+Header read_header(int fd) {
+  unsigned char h[100] = {};
+  if (::pread(fd, h, sizeof h, 0) != static_cast<ssize_t>(sizeof h)) return {};
+  if (std::memcmp(h, "SQLite format 3", 16) != 0) return {};
+  const uint32_t user_version = (uint32_t{h[60]} << 24) | (uint32_t{h[61]} << 16) | (uint32_t{h[62]} << 8) | h[63];
+  return Header{user_version == kSchemaVersion, h[18] == 2 && h[19] == 2};
+}
+
+}  // namespace
+
+void SqliteTier::set_aside(const std::string& why) const {
+  close_connection();
+  // Not a database, or a damaged one: aside (for a post-mortem), and anew.
+  const std::string aside = std::string(kSqliteStoreName) + ".corrupt-" + std::to_string(sys::now_unix_ms());
+  log::warn("{}", "AOT cache: " + location_.string() + " is not a usable database (" + why + "); moved aside to " +
+                      aside + " and started empty");
+  if (::renameat(directory_.fd(), kSqliteStoreName, directory_.fd(), aside.c_str()) != 0) return;
+  for (const char* suffix : {"-wal", "-shm", "-journal"})
+    ::unlinkat(directory_.fd(), (std::string(kSqliteStoreName) + suffix).c_str(), 0);
+}
+
+sys::Failure SqliteTier::failed(const std::string& what) const {
+  sys::Failure f = sqlite_failure(db_, what);
+  // Set aside by the next call (ready()), once this one's statements are done.
+  if (db_ != nullptr && corrupt(db_)) damaged_ = f.message;
+  return f;
+}
+
 sys::Result<void> SqliteTier::connect() const {
   // Made here first with mode 0600, never through a link, so that the
   // database (and SQLite's journals, which take its mode) is private.
@@ -155,53 +199,59 @@ sys::Result<void> SqliteTier::connect() const {
   if (fd < 0) return sys::failure(sys::Fault::io, "cannot open " + location_.string() + ": " + std::strerror(errno), errno);
   struct stat st {};
   const bool own = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
+  const Header header = own ? read_header(fd) : Header{};
   ::close(fd);
   if (!own) return sys::failure(sys::Fault::unsafe, location_.string() + " is not a regular file of your own");
 
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    sqlite3* db = nullptr;
-    const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(location_.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-      auto f = sqlite_failure(db, "cannot open " + location_.string());
-      sqlite3_close_v2(db);
-      return f;
-    }
-    db_ = db;
-    opened_by_ = ::getpid();
-    sqlite3_busy_timeout(db, kBusyTimeoutMs);
-    sqlite3_extended_result_codes(db, 1);
-    // WAL: readers never wait for the writer, and a commit is one append.
-    // On a network file system (and wherever SQLite refuses WAL) the
-    // rollback journal; both are crash-safe.
-    journal_mode_ = "delete";
-    if (!network_) {
-      Statement wal(db, "PRAGMA journal_mode=WAL");
-      if (wal && wal.step() == SQLITE_ROW) journal_mode_ = wal.text(0) == "wal" ? "wal" : wal.text(0);
-    } else {
-      (void)exec(db, "PRAGMA journal_mode=DELETE", "journal");
-    }
-    // NORMAL under WAL: a power cut may lose the last commits, never tear one.
-    (void)exec(db, journal_mode_ == "wal" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", "synchronous");
-    auto made = exec(db, kSchema, "cannot set up " + location_.string());
-    if (made) return {};
-    const bool bad_file = corrupt(db);
-    close_connection();
-    if (!bad_file || attempt > 0) return made.failure();
-    // Not a database, or a damaged one: aside (for a post-mortem), and anew.
-    const std::string aside = std::string(kSqliteStoreName) + ".corrupt-" + std::to_string(sys::now_unix_ms());
-    log::warn("{}", "AOT cache: " + location_.string() + " is not a usable database (" + made.failure().message +
-              "); moved aside to " + aside + " and started empty");
-    if (::renameat(directory_.fd(), kSqliteStoreName, directory_.fd(), aside.c_str()) != 0)
-      return sys::failure(sys::Fault::io, "cannot move aside " + location_.string() + ": " + std::strerror(errno), errno);
-    for (const char* suffix : {"-wal", "-shm"})
-      ::unlinkat(directory_.fd(), (std::string(kSqliteStoreName) + suffix).c_str(), 0);
-    const int again = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (again >= 0) ::close(again);
+  sqlite3* db = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(location_.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    auto f = sqlite_failure(db, "cannot open " + location_.string());
+    sqlite3_close_v2(db);
+    return f;
   }
-  return sys::failure(sys::Fault::io, "cannot set up " + location_.string());
+  db_ = db;
+  opened_by_ = ::getpid();
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  sqlite3_extended_result_codes(db, 1);
+  // The journal (docs/cache.md, "Stores"): the rollback journal by default,
+  // kept as one truncated file (no inode per commit), synchronous=FULL; WAL
+  // when asked for (never on a network file system), synchronous=NORMAL.
+  // WAL persists in the header: a database in WAL stays there unless every
+  // process has closed it.
+  const bool want_wal = wal_ && !network_;
+  if (want_wal != header.wal || !header.set_up) {
+    Statement mode(db, want_wal ? "PRAGMA journal_mode=WAL" : "PRAGMA journal_mode=TRUNCATE");
+    journal_mode_ = mode && mode.step() == SQLITE_ROW ? mode.text(0) : std::string(header.wal ? "wal" : "delete");
+  } else {
+    journal_mode_ = header.wal ? "wal" : "delete";
+  }
+  if (journal_mode_ != "wal") {
+    // Rollback modes are not kept in the file: set on every open (cheap).
+    Statement mode(db, "PRAGMA journal_mode=TRUNCATE");
+    if (mode && mode.step() == SQLITE_ROW) journal_mode_ = mode.text(0);
+  }
+  (void)exec(db, journal_mode_ == "wal" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", "synchronous");
+  if (header.set_up) return {};  // damage found later sets the file aside then (failed())
+  auto made = exec(db, kSchema, "cannot set up " + location_.string());
+  if (made) return {};
+  if (!corrupt(db)) {
+    close_connection();
+    return made.failure();
+  }
+  set_aside(made.failure().message);
+  // Once more, on a new file.
+  const int again = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (again < 0) return sys::failure(sys::Fault::io, "cannot make " + location_.string() + ": " + std::strerror(errno), errno);
+  ::close(again);
+  return connect();
 }
 
 sys::Result<sqlite3*> SqliteTier::ready() const {
+  if (!damaged_.empty() && opened_by_ == ::getpid()) {
+    set_aside(damaged_);
+    damaged_.clear();
+  }
   if (db_ != nullptr && opened_by_ == ::getpid()) return db_;
   db_ = nullptr;  // inherited across a fork: dropped unclosed (close_connection's rule)
   if (auto connected = connect(); !connected) return connected.failure();
@@ -219,11 +269,11 @@ sys::Result<Entry> SqliteTier::do_get(const std::string& key, Use use) {
   auto db = ready();
   if (!db) return db.failure();
   Statement select(*db, "SELECT metadata, content, used_ms FROM entries WHERE key = ?1");
-  if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (!select) return failed("cannot read " + location_.string());
   select.bind(1, key);
   const int rc = select.step();
   if (rc == SQLITE_DONE) return sys::failure(sys::Fault::missing, {});
-  if (rc != SQLITE_ROW) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (rc != SQLITE_ROW) return failed("cannot read " + location_.string());
   if (select.size(0) > kMaxMetadataBytes || select.size(1) > kMaxWgslBytes)
     return sys::failure(sys::Fault::too_large, "entry " + key + " is over the cache's bounds");
   Row row{select.text(0), select.text(1), select.integer(2)};
@@ -254,23 +304,23 @@ sys::Result<Stored> SqliteTier::do_put(const Metadata& meta, std::string_view te
   auto db = ready();
   if (!db) return db.failure();
   Transaction tx(*db);
-  if (!tx.began()) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (!tx.began()) return failed("cannot write " + location_.string());
   {
     // Another process may have stored it while this one lowered.
     Statement select(*db, "SELECT metadata, content, used_ms FROM entries WHERE key = ?1");
-    if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+    if (!select) return failed("cannot read " + location_.string());
     select.bind(1, meta.key);
     if (select.step() == SQLITE_ROW && select.size(0) <= kMaxMetadataBytes && select.size(1) <= kMaxWgslBytes &&
         verify_row(meta.key, Row{select.text(0), select.text(1), 0}, true).entry)
       return Stored{false, 0};
   }
   Statement insert(*db, "INSERT OR REPLACE INTO entries(key, metadata, content, used_ms) VALUES (?1, ?2, ?3, ?4)");
-  if (!insert) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (!insert) return failed("cannot write " + location_.string());
   insert.bind(1, meta.key);
   insert.bind_blob(2, meta_text);
   insert.bind_blob(3, text);
   insert.bind(4, sys::now_unix_ms());
-  if (insert.step() != SQLITE_DONE) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (insert.step() != SQLITE_DONE) return failed("cannot write " + location_.string());
   if (auto committed = tx.commit(); !committed) return committed.failure();
   return Stored{true, text.size() + meta_text.size()};
 }
@@ -280,11 +330,11 @@ sys::Result<bool> SqliteTier::do_remove(const std::string& key, bool only_if_bad
   auto db = ready();
   if (!db) return db.failure();
   Transaction tx(*db);
-  if (!tx.began()) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (!tx.began()) return failed("cannot write " + location_.string());
   if (only_if_bad) {
     // A writer may have replaced it since it was found bad.
     Statement select(*db, "SELECT metadata, content FROM entries WHERE key = ?1");
-    if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+    if (!select) return failed("cannot read " + location_.string());
     select.bind(1, key);
     if (select.step() != SQLITE_ROW) return false;
     if (select.size(0) <= kMaxMetadataBytes && select.size(1) <= kMaxWgslBytes) {
@@ -293,9 +343,9 @@ sys::Result<bool> SqliteTier::do_remove(const std::string& key, bool only_if_bad
     }
   }
   Statement remove(*db, "DELETE FROM entries WHERE key = ?1");
-  if (!remove) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (!remove) return failed("cannot write " + location_.string());
   remove.bind(1, key);
-  if (remove.step() != SQLITE_DONE) return sqlite_failure(*db, "cannot remove " + key);
+  if (remove.step() != SQLITE_DONE) return failed("cannot remove " + key);
   const bool removed = sqlite3_changes(*db) > 0;
   if (auto committed = tx.commit(); !committed) return committed.failure();
   return removed;
@@ -308,7 +358,7 @@ sys::Result<std::vector<EntryInfo>> SqliteTier::do_list(const ListQuery& query) 
   // Without verification the content is not read, only its length.
   Statement select(*db, query.key ? "SELECT key, metadata, content, used_ms FROM entries WHERE key = ?1"
                                   : "SELECT key, metadata, content, used_ms FROM entries ORDER BY key");
-  if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (!select) return failed("cannot read " + location_.string());
   if (query.key) select.bind(1, *query.key);
   std::vector<EntryInfo> out;
   int rc = SQLITE_ROW;
@@ -342,7 +392,7 @@ sys::Result<std::vector<EntryInfo>> SqliteTier::do_list(const ListQuery& query) 
       }
     out.push_back(std::move(info));
   }
-  if (rc != SQLITE_DONE) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (rc != SQLITE_DONE) return failed("cannot read " + location_.string());
   return out;
 }
 
@@ -351,7 +401,7 @@ sys::Result<TierStats> SqliteTier::do_stats() const {
   auto db = ready();
   if (!db) return db.failure();
   Statement count(*db, "SELECT count(*), total(length(metadata) + length(content)) FROM entries");
-  if (!count || count.step() != SQLITE_ROW) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (!count || count.step() != SQLITE_ROW) return failed("cannot read " + location_.string());
   return TierStats{static_cast<uint64_t>(count.integer(0)), static_cast<uint64_t>(sqlite3_column_double(count.get(), 1))};
 }
 
@@ -360,12 +410,12 @@ sys::Result<std::vector<StoredEntryUse>> SqliteTier::uses() {
   auto db = ready();
   if (!db) return db.failure();
   Statement select(*db, "SELECT key, used_ms, length(metadata) + length(content) FROM entries");
-  if (!select) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (!select) return failed("cannot read " + location_.string());
   std::vector<StoredEntryUse> out;
   int rc = SQLITE_ROW;
   while ((rc = select.step()) == SQLITE_ROW)
     out.push_back({select.text(0), select.integer(1), static_cast<uint64_t>(select.integer(2))});
-  if (rc != SQLITE_DONE) return sqlite_failure(*db, "cannot read " + location_.string());
+  if (rc != SQLITE_DONE) return failed("cannot read " + location_.string());
   return out;
 }
 
@@ -374,10 +424,10 @@ sys::Result<bool> SqliteTier::evict(const std::string& key, int64_t last_used_ms
   auto db = ready();
   if (!db) return db.failure();
   Statement remove(*db, "DELETE FROM entries WHERE key = ?1 AND used_ms = ?2");
-  if (!remove) return sqlite_failure(*db, "cannot write " + location_.string());
+  if (!remove) return failed("cannot write " + location_.string());
   remove.bind(1, key);
   remove.bind(2, last_used_ms);
-  if (remove.step() != SQLITE_DONE) return sqlite_failure(*db, "cannot remove " + key);
+  if (remove.step() != SQLITE_DONE) return failed("cannot remove " + key);
   return sqlite3_changes(*db) > 0;
 }
 

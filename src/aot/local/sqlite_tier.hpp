@@ -41,7 +41,9 @@ class SqliteTier final : public StorageTier {
   // shared between the processes of one machine). Fails with io when SQLite
   // cannot open or set it up; a file that is not a database (or a corrupt
   // one) is moved aside to `entries.sqlite3.corrupt-<ms>` and a new one made.
-  static sys::Result<std::unique_ptr<SqliteTier>> open(CacheDirectory& directory, bool network_file_system,
+  // `wal`: WAL instead of the rollback journal (never on a network file
+  // system).
+  static sys::Result<std::unique_ptr<SqliteTier>> open(CacheDirectory& directory, bool network_file_system, bool wal,
                                                       std::chrono::milliseconds recency_granularity);
   ~SqliteTier() override;
   SqliteTier(const SqliteTier&) = delete;
@@ -49,7 +51,7 @@ class SqliteTier final : public StorageTier {
 
   bool writable() const override { return true; }
   const std::filesystem::path& location() const override { return location_; }
-  // "wal" or "delete": the journal mode SQLite accepted.
+  // "truncate" or "wal": the journal mode SQLite accepted.
   const std::string& journal_mode() const { return journal_mode_; }
   void set_trusted_keys(std::shared_ptr<const TrustedKeys> keys) { trusted_ = std::move(keys); }
 
@@ -74,12 +76,19 @@ class SqliteTier final : public StorageTier {
   sys::Result<TierStats> do_stats() const override;
   sys::Result<void> check_signature(const Metadata& meta) const;
   void close_connection() const;
+  // A failure of SQLite's, with the file noted for setting aside when it
+  // is damaged (SQLITE_CORRUPT, SQLITE_NOTADB).
+  sys::Failure failed(const std::string& what) const;
+  // Moves a damaged file aside (a warning); the next connect makes a new one.
+  void set_aside(const std::string& why) const;
 
   CacheDirectory& directory_;
   std::filesystem::path location_;  // the database file
   std::chrono::milliseconds recency_granularity_;
   std::shared_ptr<const TrustedKeys> trusted_;
   bool network_ = false;
+  bool wal_ = false;
+  mutable std::string damaged_;  // why the file is to be set aside, when it is
   mutable std::mutex mutex_;  // one statement at a time on the connection
   mutable sqlite3* db_ = nullptr;
   mutable pid_t opened_by_ = 0;
