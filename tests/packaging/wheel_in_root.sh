@@ -38,6 +38,13 @@ for expected in "cache miss" "cache hit"; do
   grep -q "$expected" <<<"$out" && grep -q "ok" <<<"$out" || { echo "$out" >&2; echo "expected '$expected'" >&2; exit 1; }
 done
 
+echo "== the same with the SQLite store (the wheel's grafted SQLite)"
+for expected in "cache miss" "cache hit"; do
+  out=$(VYRE_AOT_CACHE_STORE=sqlite VYRE_AOT_CACHE_DIR=/tmp/aot-sqlite /venv/bin/python /in/saxpy.py)
+  grep -q "$expected" <<<"$out" && grep -q "ok" <<<"$out" || { echo "$out" >&2; echo "expected '$expected'" >&2; exit 1; }
+done
+[ -f /tmp/aot-sqlite/entries.sqlite3 ] || { echo "no entries.sqlite3 in /tmp/aot-sqlite" >&2; exit 1; }
+
 # What a user without Vulkan sees: the package to install, not a trace.
 expect_refusal() {
   local what=$1 package_named=$2 out
