@@ -4,7 +4,7 @@
 // metadata and WGSL, written as an entry and read back.
 //
 // Properties (a violation traps):
-// - decode_remote_value accepts only an exact frame: re-encoding its parts
+// - decode_entry_frame accepts only an exact frame: re-encoding its parts
 //   gives the input back; it fails with malformed, too_large or unsupported;
 // - parse_metadata fails with malformed or unsupported only, and metadata it
 //   accepts survives encode_metadata -> parse_metadata unchanged;
@@ -22,7 +22,7 @@
 
 #include "aot/entry/entry.hpp"
 #include "aot/local/directory.hpp"
-#include "aot/remote/remote_value.hpp"
+#include "aot/entry/entry_frame.hpp"
 #include "fuzz_check.hpp"
 #include "sys/safe_file.hpp"
 
@@ -55,16 +55,16 @@ bool check_metadata(std::string_view text, Metadata& meta) {
   return true;
 }
 
-void check_remote_value(std::string_view input) {
-  auto value = vyre::aot::decode_remote_value(input);
+void check_entry_frame(std::string_view input) {
+  auto value = vyre::aot::decode_entry_frame(input);
   if (!value) {
     const Fault kind = value.failure().kind;
     FUZZ_REQUIRE(kind == Fault::malformed || kind == Fault::too_large || kind == Fault::unsupported,
-                 "decode_remote_value fails as malformed, too_large or unsupported only");
+                 "decode_entry_frame fails as malformed, too_large or unsupported only");
     return;
   }
-  FUZZ_REQUIRE(vyre::aot::encode_remote_value(value->kind, value->metadata, value->content) == input,
-               "decode_remote_value accepts only an exact frame");
+  FUZZ_REQUIRE(vyre::aot::encode_entry_frame(value->kind, value->metadata, value->content) == input,
+               "decode_entry_frame accepts only an exact frame");
   Metadata meta;
   if (check_metadata(value->metadata, meta)) (void)vyre::aot::check_entry(meta.key, meta, value->content);
 }
@@ -121,7 +121,7 @@ void check_entry_pair(std::string_view input) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
-  check_remote_value(input);
+  check_entry_frame(input);
   check_entry_pair(input);
   return 0;
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "aot/entry/entry.hpp"
-#include "aot/remote/remote_value.hpp"
+#include "aot/entry/entry_frame.hpp"
 #include "choice_bytes.hpp"
 #include "differential/random_program.hpp"
 #include "vyre/json.hpp"
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
                               vyre::kVersion, "vendor=seed;device=corpus"};
     const std::string meta = vyre::aot::encode_metadata(vyre::aot::make_metadata(parts, program.name(), wgsl, 1.5));
     write(corpus / "cache_entry_fuzz" / (stem + ".entry"), meta + std::string(1, '\0') + wgsl);
-    write(corpus / "cache_entry_fuzz" / (stem + ".remote"), vyre::aot::encode_remote_value("wgsl", meta, wgsl));
+    write(corpus / "cache_entry_fuzz" / (stem + ".remote"), vyre::aot::encode_entry_frame("wgsl", meta, wgsl));
   }
   for (uint64_t seed = 1; seed <= 16; ++seed) {
     auto choices = vyre::differential::ChoiceStream::from_seed(seed);

@@ -59,7 +59,7 @@ TEST(RemoteDeadline, AReplyAnnouncedLargerThanAnyEntryIsRefusedAtOnce) {
   ASSERT_NE(server.port(), 0);
   RedisConnection connection(loopback(server), RedisTimeouts{500ms, 5000ms});
   const auto start = Clock::now();
-  auto reply = connection.command({"GETRANGE", "k", "0", std::to_string(kMaxRemoteValueBytes)});
+  auto reply = connection.command({"GETRANGE", "k", "0", std::to_string(kMaxEntryFrameBytes)});
   const double took = seconds_since(start);
   ASSERT_FALSE(reply);
   EXPECT_FALSE(is_timeout(reply.failure())) << reply.failure().message;

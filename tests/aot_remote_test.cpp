@@ -12,7 +12,7 @@
 
 #include "aot/remote/circuit_breaker.hpp"
 #include "aot/remote/redis_cluster.hpp"
-#include "aot/remote/remote_value.hpp"
+#include "aot/entry/entry_frame.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
 #include "support/redis_servers.hpp"
@@ -45,29 +45,29 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 // ---- no server needed -------------------------------------------------------
 
-TEST(RemoteValue, DecodesOnlyExactFrames) {
-  using vyre::aot::decode_remote_value;
-  using vyre::aot::encode_remote_value;
-  const std::string value = encode_remote_value("wgsl", "meta", "text!");
-  auto decoded = decode_remote_value(value);
+TEST(EntryFrame, DecodesOnlyExactFrames) {
+  using vyre::aot::decode_entry_frame;
+  using vyre::aot::encode_entry_frame;
+  const std::string value = encode_entry_frame("wgsl", "meta", "text!");
+  auto decoded = decode_entry_frame(value);
   ASSERT_TRUE(decoded);
   EXPECT_EQ(decoded->kind, "wgsl");
   EXPECT_EQ(decoded->metadata, "meta");
   EXPECT_EQ(decoded->content, "text!");
-  EXPECT_FALSE(decode_remote_value(value.substr(0, value.size() - 1)));  // truncated
-  EXPECT_FALSE(decode_remote_value(value + "x"));                        // trailing bytes
-  EXPECT_FALSE(decode_remote_value("garbage"));
-  EXPECT_FALSE(decode_remote_value(""));
-  EXPECT_EQ(decode_remote_value("vyre-remote 2 wgsl 1 1\nab").failure().kind, vyre::sys::Fault::unsupported);
-  EXPECT_EQ(decode_remote_value("vyre-remote 1 wgsl 99999999 1\n").failure().kind, vyre::sys::Fault::too_large);
-  EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl -1 1\nab"));
+  EXPECT_FALSE(decode_entry_frame(value.substr(0, value.size() - 1)));  // truncated
+  EXPECT_FALSE(decode_entry_frame(value + "x"));                        // trailing bytes
+  EXPECT_FALSE(decode_entry_frame("garbage"));
+  EXPECT_FALSE(decode_entry_frame(""));
+  EXPECT_EQ(decode_entry_frame("vyre-remote 2 wgsl 1 1\nab").failure().kind, vyre::sys::Fault::unsupported);
+  EXPECT_EQ(decode_entry_frame("vyre-remote 1 wgsl 99999999 1\n").failure().kind, vyre::sys::Fault::too_large);
+  EXPECT_FALSE(decode_entry_frame("vyre-remote 1 wgsl -1 1\nab"));
   // Only the encoder's spelling of a number (fuzz/corpus/cache_entry_fuzz/leading_zero.remote).
-  EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl 01 1\nab"));
-  EXPECT_FALSE(decode_remote_value("vyre-remote 01 wgsl 1 1\nab"));
-  EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl 1 1 \nab"));  // trailing space (trailing_space.remote)
-  EXPECT_FALSE(decode_remote_value("vyre-remote 1 wgsl 1 1\t\nab"));
-  EXPECT_TRUE(decode_remote_value("vyre-remote 1 wgsl 0 0\n"));
-  EXPECT_FALSE(decode_remote_value(std::string(200, 'v')));  // no header line within the bound
+  EXPECT_FALSE(decode_entry_frame("vyre-remote 1 wgsl 01 1\nab"));
+  EXPECT_FALSE(decode_entry_frame("vyre-remote 01 wgsl 1 1\nab"));
+  EXPECT_FALSE(decode_entry_frame("vyre-remote 1 wgsl 1 1 \nab"));  // trailing space (trailing_space.remote)
+  EXPECT_FALSE(decode_entry_frame("vyre-remote 1 wgsl 1 1\t\nab"));
+  EXPECT_TRUE(decode_entry_frame("vyre-remote 1 wgsl 0 0\n"));
+  EXPECT_FALSE(decode_entry_frame(std::string(200, 'v')));  // no header line within the bound
 }
 
 TEST(RedisClusterSlots, MatchRedisCluster) {

@@ -45,17 +45,21 @@ std::vector<std::string> with(std::vector<std::string> flags, const std::vector<
 std::string name_of(int i) { return "s" + std::to_string(i); }
 std::string key_of(int i) { return synthetic_parts(name_of(i)).key(); }
 
-// The stores under test: files, the database with its rollback journal
-// (the default), and the database in WAL.
-enum class Variant { directory, sqlite, sqlite_wal };
+// The stores under test: files, files on a shared file system (one file
+// an entry), the database with its rollback journal (the default), and the
+// database in WAL.
+enum class Variant { directory, shared_directory, sqlite, sqlite_wal };
 
-CacheStore store_of(Variant v) { return v == Variant::directory ? CacheStore::directory : CacheStore::sqlite; }
+CacheStore store_of(Variant v) {
+  return v == Variant::directory || v == Variant::shared_directory ? CacheStore::directory : CacheStore::sqlite;
+}
 
 CacheOptions options_for(const fs::path& dir, Variant v) {
   CacheOptions options;
   options.directory = dir;
   options.store = store_of(v);
   options.sqlite_wal = v == Variant::sqlite_wal;
+  options.shared_file_system = v == Variant::shared_directory;
   options.driver_cache = false;
   return options;
 }
@@ -76,14 +80,18 @@ bool lookup(Cache& cache, int i, size_t bytes = 600) {
 }
 
 std::string store_name(CacheStore s) { return s == CacheStore::sqlite ? "sqlite" : "directory"; }
-std::string variant_name(Variant v) { return v == Variant::sqlite_wal ? "sqlite_wal" : store_name(store_of(v)); }
+std::string variant_name(Variant v) {
+  return v == Variant::sqlite_wal ? "sqlite_wal" : v == Variant::shared_directory ? "shared_directory" : store_name(store_of(v));
+}
 
 // Changes one byte of the entry's content where the store keeps it.
 void damage(const fs::path& dir, CacheStore store, const std::string& key) {
   if (store == CacheStore::directory) {
-    std::string text = vyre::test::read_file(vyre::test::wgsl_path(dir, key));
-    text[text.size() / 2] ^= 1;
-    vyre::test::write_file(vyre::test::wgsl_path(dir, key), text);
+    fs::path file = vyre::test::wgsl_path(dir, key);
+    if (!fs::exists(file)) file = dir / (key + ".entry");  // the one-file form
+    std::string text = vyre::test::read_file(file);
+    text[text.size() - 10] ^= 1;  // in the content, whichever form
+    vyre::test::write_file(file, text);
     return;
   }
   sqlite3* db = nullptr;
@@ -102,6 +110,7 @@ class Stores : public ::testing::TestWithParam<Variant> {
   std::vector<std::string> store_flags() const {
     std::vector<std::string> flags{"--store", store_name(store())};
     if (GetParam() == Variant::sqlite_wal) flags.push_back("--wal");
+    if (GetParam() == Variant::shared_directory) flags.push_back("--shared");
     return flags;
   }
 };
@@ -125,8 +134,11 @@ TEST_P(Stores, EntriesOutliveTheProcessAndStatsNameTheStore) {
   const char* journal = GetParam() == Variant::sqlite ? "truncate" : GetParam() == Variant::sqlite_wal ? "wal" : "";
   EXPECT_EQ(stats.journal_mode, journal);
   // Each store keeps its entries its own way, and nothing of the other's.
-  const bool files = fs::exists(vyre::test::wgsl_path(tmp.path(), key_of(0)));
-  EXPECT_EQ(files, store() == CacheStore::directory);
+  const bool pair = fs::exists(vyre::test::wgsl_path(tmp.path(), key_of(0)));
+  const bool one_file = fs::exists(tmp / (key_of(0) + ".entry"));
+  EXPECT_EQ(pair, GetParam() == Variant::directory);
+  EXPECT_EQ(one_file, GetParam() == Variant::shared_directory);
+  EXPECT_EQ(stats.shared_file_system, GetParam() == Variant::shared_directory);
   EXPECT_EQ(fs::exists(tmp / vyre::aot::kSqliteStoreName), store() == CacheStore::sqlite);
 }
 
@@ -262,7 +274,8 @@ TEST_P(Stores, ProcessesKilledAtRandomLeaveNoTornEntry) {
   EXPECT_EQ(vyre::test::run_worker(tmp.path(), with(store_flags(), {"--programs", "20", "--prefix", "k0_"})).exit_code, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryStore, Stores, ::testing::Values(Variant::directory, Variant::sqlite, Variant::sqlite_wal),
+INSTANTIATE_TEST_SUITE_P(EveryStore, Stores,
+                         ::testing::Values(Variant::directory, Variant::shared_directory, Variant::sqlite, Variant::sqlite_wal),
                          [](const auto& info) { return variant_name(info.param); });
 
 // ---- the database alone ------------------------------------------------------

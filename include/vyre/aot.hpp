@@ -143,6 +143,11 @@ struct VYRE_API CacheOptions {
   std::optional<std::filesystem::path> directory;
   // From VYRE_AOT_CACHE_STORE: auto, directory or sqlite.
   CacheStore store = CacheStore::automatic;
+  // Whether the writable directory is on a file system shared between
+  // machines (entries published as one file, the SQLite store never chosen
+  // automatically); nullopt: from the file system's type (NFS, CIFS, Lustre,
+  // GPFS, CephFS, FUSE, ...). VYRE_AOT_CACHE_SHARED_FS=1 or 0.
+  std::optional<bool> shared_file_system;
   // The SQLite store's journal: the rollback journal (false), or WAL
   // (VYRE_AOT_CACHE_SQLITE_WAL=1; never on a network file system).
   bool sqlite_wal = false;
@@ -237,6 +242,9 @@ struct VYRE_API CacheStats {
   // "nfs", ...).
   std::string store;
   std::string store_reason;
+  // The directory is on a file system shared between machines: entries are
+  // published as one file each (docs/cache.md, "Shared and network file systems").
+  bool shared_file_system = false;
   std::string journal_mode;
   std::string file_system;
 };

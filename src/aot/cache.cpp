@@ -50,7 +50,8 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
     if (auto opened = CacheDirectory::open_writable(*options.directory, signatures_trusted)) {
       writable = opened->get();
       directory = writable->path();
-      store = choose_store(writable->path(), options.store);
+      store = choose_store(writable->path(), options.store, options.shared_file_system);
+      writable->set_shared_file_system(store.file_system.network);
       DirectoryTierOptions local_options{
           sys::saturating_millis(options.recency_granularity), options.on_publish_step};
       auto tier = std::make_unique<DirectoryTier>(std::move(*opened), std::move(local_options));

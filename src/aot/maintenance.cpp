@@ -101,6 +101,7 @@ CacheStats Cache::stats() {
   s.store = impl_->sqlite != nullptr ? "sqlite" : "directory";
   s.store_reason = impl_->store.reason;
   s.file_system = impl_->store.file_system.type;
+  s.shared_file_system = impl_->writable->shared_file_system();
   if (impl_->sqlite != nullptr) s.journal_mode = impl_->sqlite->journal_mode();
   return s;
 }

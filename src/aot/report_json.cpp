@@ -85,6 +85,7 @@ std::string to_json(const CacheStats& s, const Cache& cache) {
                       {"store_reason", s.store_reason},
                       {"journal_mode", s.journal_mode},
                       {"file_system", s.file_system},
+                      {"shared_file_system", s.shared_file_system},
                       {"directory", cache.directory() ? nlohmann::json(cache.directory()->string()) : nullptr},
                       {"max_bytes", cache.options().max_bytes},
                       {"max_entries", cache.options().max_entries}};

@@ -136,6 +136,15 @@ CacheOptions CacheOptions::from_environment() {
       log::warn_once("aot-store-setting", "VYRE_AOT_CACHE_STORE='" + std::string(*store) +
                                               "' is not auto, directory or sqlite: the store is chosen automatically");
   }
+  if (auto shared = env("VYRE_AOT_CACHE_SHARED_FS")) {
+    if (*shared == "1" || *shared == "on" || *shared == "true")
+      options.shared_file_system = true;
+    else if (*shared == "0" || *shared == "off" || *shared == "false")
+      options.shared_file_system = false;
+    else
+      log::warn_once("aot-shared-fs-setting", "VYRE_AOT_CACHE_SHARED_FS='" + std::string(*shared) +
+                                                  "' is not 1/on/true or 0/off/false: told by the file system's type");
+  }
   if (auto wal = env("VYRE_AOT_CACHE_SQLITE_WAL")) options.sqlite_wal = *wal == "1" || *wal == "on" || *wal == "true";
   if (auto driver = env("VYRE_DRIVER_CACHE")) {
     if (*driver == "0" || *driver == "off" || *driver == "false")

@@ -193,7 +193,7 @@ DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) 
   p.fingerprint = folder->fingerprint;
   p.files_before = folder->files_before;
   p.bytes_before = folder->bytes_before;
-  p.single_file = aot::choose_store(dir, options.store).store == aot::CacheStore::sqlite;
+  p.single_file = aot::choose_store(dir, options.store, options.shared_file_system).store == aot::CacheStore::sqlite;
   point_driver_at(p.driver_path, options.max_bytes, p.single_file);
   p.active = true;
   return p;

@@ -26,7 +26,7 @@ constexpr Kind kKinds[] = {
     {0xFE534D42, "smb2", true},        {0x517B, "smb", true},             {0x0BD00BD0, "lustre", true},
     {0x47504653, "gpfs", true},        {0x00C36400, "ceph", true},        {0x65735546, "fuse", true},
     {0x5346414F, "afs", true},         {0x6B414653, "afs", true},         {0x01021997, "9p", true},
-    {0x19830326, "fhgfs", true},       {0xAAD7AAEA, "panfs", true},       {0x61636673, "acfs", true},
+    {0x19830326, "fhgfs", true},       {0x01161970, "gfs2", true},        {0x7461636f, "ocfs2", true},       {0xAAD7AAEA, "panfs", true},       {0x61636673, "acfs", true},
 };
 
 FileSystemFacts facts(const struct statfs& fs, const struct statvfs& vfs) {

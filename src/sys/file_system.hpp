@@ -13,9 +13,9 @@ namespace vyre::sys {
 struct FileSystemFacts {
   bool known = false;        // statfs answered
   std::string type;          // "ext4", "xfs", "nfs", "fuse", ... or "0x<magic>"
-  // NFS, CIFS/SMB, Lustre, GPFS, CephFS, AFS, 9p, or FUSE (often sshfs or a
-  // cluster client): locks, shared memory and sub-second times may not hold
-  // across machines there.
+  // NFS, CIFS/SMB, Lustre, GPFS, CephFS, AFS, 9p, GFS2, OCFS2, or FUSE
+  // (often sshfs or a cluster client): shared between machines, where locks,
+  // shared memory and sub-second times may not hold.
   bool network = false;
   uint64_t inodes_total = 0;  // 0: the file system does not count inodes (btrfs)
   uint64_t inodes_free = 0;   // free to an unprivileged user

@@ -13,6 +13,7 @@
 //     --readonly DIR      a read-only layer
 //     --store S           directory or sqlite (the writable directory's store)
 //     --wal               the SQLite store in WAL
+//     --shared            the directory is on a shared file system (one file an entry)
 //     --lower-ms N        lowering takes N milliseconds
 //     --start-at MS       wait until this Unix time in milliseconds (a start line
 //                         for many workers)
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
     else if (arg == "--store")
       options.store = next() == "sqlite" ? vyre::aot::CacheStore::sqlite : vyre::aot::CacheStore::directory;
     else if (arg == "--wal") options.sqlite_wal = true;
+    else if (arg == "--shared") options.shared_file_system = true;
     else if (arg == "--remote") {
       if (!options.remote) options.remote.emplace();
       options.remote->url = next();

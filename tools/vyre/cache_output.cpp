@@ -71,7 +71,8 @@ std::string format_stats(const aot::CacheStats& s, const aot::Cache& cache) {
       << "\n"
       << "read-only layers  " << (layers.empty() ? "(none)" : layers) << "\n";
   if (!s.store.empty())
-    out << "store             " << s.store << (s.journal_mode.empty() ? "" : " (journal " + s.journal_mode + ")") << " on "
+    out << "store             " << s.store << (s.journal_mode.empty() ? "" : " (journal " + s.journal_mode + ")")
+        << (s.shared_file_system && s.store == "directory" ? " (one file an entry: shared file system)" : "") << " on "
         << (s.file_system.empty() ? "an unknown file system" : s.file_system) << ": " << printable(s.store_reason) << "\n";
   out
       << "entries           " << s.entries << " of at most " << limit_text(options.max_entries, false) << "\n"

@@ -5,12 +5,14 @@
 #include <limits>
 #include <sstream>
 
+#include "aot/entry/entry_frame.hpp"
 #include "aot/entry/hashing.hpp"
 
 namespace vyre::aot {
 
 std::string wgsl_name(const std::string& key) { return key + ".wgsl"; }
 std::string metadata_name(const std::string& key) { return key + ".toml"; }
+std::string packed_name(const std::string& key) { return key + ".entry"; }
 
 Metadata make_metadata(const KeyParts& parts, std::string_view program, std::string_view wgsl, double lower_ms) {
   Metadata meta;
@@ -169,9 +171,33 @@ sys::Failure wgsl_failure(sys::Failure f) {
   return f;
 }
 
+// The one-file form: a frame holding the metadata and the content.
+sys::Result<Entry> read_packed(int dirfd, const std::string& key, sys::OwnerRule rule, Metadata& seen) {
+  auto file = sys::read_file_at(dirfd, packed_name(key), kMaxEntryFrameBytes, rule);
+  if (!file) return metadata_failure(file.failure());
+  auto frame = decode_entry_frame(file->data);
+  if (!frame) return frame.failure();
+  if (frame->kind != kPackedEntryKind) return sys::failure(sys::Fault::malformed, packed_name(key) + " is not an entry");
+  if (auto parsed = parse_metadata(frame->metadata, seen); !parsed) return parsed.failure();
+  if (auto checked = check_entry(key, seen, frame->content); !checked) return checked.failure();
+  Entry entry;
+  entry.meta = seen;
+  entry.text = std::string(frame->content);
+  entry.metadata_bytes = file->data.size() - frame->content.size();
+  entry.metadata_mtime_ms = file->mtime_ms;
+  return entry;
+}
+
 sys::Result<Entry> read_checked(int dirfd, const std::string& key, sys::OwnerRule rule, bool verify_content,
                                 Metadata& seen) {
   auto meta_file = sys::read_file_at(dirfd, metadata_name(key), kMaxMetadataBytes, rule);
+  if (!meta_file && meta_file.failure().kind == sys::Fault::missing) {
+    // No pair committed: the one-file form, if there is one (read whole:
+    // its content is verified even for a listing).
+    auto packed = read_packed(dirfd, key, rule, seen);
+    if (packed && !verify_content) packed->text.clear();
+    return packed;
+  }
   if (!meta_file) return metadata_failure(meta_file.failure());
   Entry entry;
   entry.metadata_bytes = meta_file->data.size();

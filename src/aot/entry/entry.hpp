@@ -17,9 +17,12 @@ namespace vyre::aot {
 // is written, read back and shown.
 using Metadata = EntryRecord;
 
-// Names of an entry's two files.
+// Names of an entry's two files, and of its one file (`<key>.entry`, an
+// entry frame: entry_frame.hpp) where the directory is on a shared or
+// network file system and an entry is published with a single rename.
 std::string wgsl_name(const std::string& key);
 std::string metadata_name(const std::string& key);
+std::string packed_name(const std::string& key);
 
 Metadata make_metadata(const KeyParts& parts, std::string_view program, std::string_view wgsl, double lower_ms);
 std::string encode_metadata(const Metadata& meta);
@@ -50,7 +53,7 @@ bool is_miss(const sys::Failure& failure);
 bool is_bad_entry(const sys::Failure& failure);
 
 // Reads metadata first (the commit record), then the WGSL, and verifies the
-// pair. Takes no lock: any interleaving with writers and evictors is either a
+// pair; without metadata, the one-file form (packed_name), verified alike. Takes no lock: any interleaving with writers and evictors is either a
 // verified entry or a failure, never a torn entry. With `verify_content`
 // false the WGSL is not read, only its size compared (listing).
 sys::Result<Entry> read_entry(int dirfd, const std::string& key, sys::OwnerRule rule, bool verify_content = true);

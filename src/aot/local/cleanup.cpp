@@ -182,8 +182,8 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
       note_unlocked(stripe.failure(), e->key, result);
       continue;
     }
-    sys::FileFacts meta_now = sys::file_facts_at(dirfd, metadata_name(e->key), sys::OwnerRule::self);
-    if (meta_now.exists && meta_now.mtime_ms != e->metadata.mtime_ms) continue;  // used or rewritten since the scan
+    sys::FileFacts meta_now = sys::file_facts_at(dirfd, e->commit_name(), sys::OwnerRule::self);
+    if (meta_now.exists && meta_now.mtime_ms != e->commit().mtime_ms) continue;  // used or rewritten since the scan
     if (meta_now.exists) {
       if (auto removed = remove_entry_files(dirfd, e->key); !removed) {
         result.note_not_removed(removed.failure().message);

@@ -40,6 +40,11 @@ class CacheDirectory {
   }
   // Entries here are served only when a trusted key signed them.
   bool signed_only() const { return signed_only_; }
+  // On a shared or network file system (sys::FileSystemFacts::network, or
+  // said so by VYRE_AOT_CACHE_SHARED_FS): entries are published as one file
+  // (publish_packed). Set by the cache once it knows.
+  bool shared_file_system() const { return shared_; }
+  void set_shared_file_system(bool shared) { shared_ = shared; }
 
   // Private subdirectories' descriptors, created on first use (read_only in
   // a read-only layer).
@@ -62,6 +67,7 @@ class CacheDirectory {
   sys::Fd fd_;
   bool writable_;
   bool signed_only_ = false;
+  bool shared_ = false;
   std::mutex subdir_mutex_;
   sys::Fd locks_;
   sys::Fd stats_;

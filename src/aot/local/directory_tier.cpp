@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cerrno>
+
 #include "aot/local/scan.hpp"
 
 namespace vyre::aot {
@@ -15,6 +18,7 @@ std::optional<std::string> unsafe_problem(const ScannedEntry& e) {
     return name + (f.regular ? " is owned by another user" : " is not a regular file (link, FIFO or device)");
   };
   if (auto p = describe(e.metadata, metadata_name(e.key))) return p;
+  if (auto p = describe(e.packed, packed_name(e.key))) return p;
   return describe(e.wgsl, wgsl_name(e.key));
 }
 
@@ -38,6 +42,11 @@ EntryInfo inspect(const CacheDirectory& layer, const ScannedEntry& scanned, bool
   info.readonly_layer = !layer.writable();
   info.metadata_bytes = scanned.metadata.exists ? scanned.metadata.size : 0;
   info.wgsl_bytes = scanned.wgsl.exists ? scanned.wgsl.size : 0;
+  if (scanned.is_packed()) {
+    // One file: the content as its metadata says, the rest (metadata and frame header) as metadata.
+    info.wgsl_bytes = read.entry ? read.entry->meta.wgsl_bytes : 0;
+    info.metadata_bytes = scanned.packed.size - std::min<uint64_t>(info.wgsl_bytes, scanned.packed.size);
+  }
   info.last_used_unix_ms = scanned.last_used_ms();
   if (!read.entry) info.problem = read.entry.failure().message;
   if (info.state == EntryState::incomplete)
@@ -61,7 +70,8 @@ sys::Failure refused(const std::filesystem::path& where) {
 
 ScannedEntry scan_one(const CacheDirectory& layer, const std::string& key) {
   return ScannedEntry{key, sys::file_facts_at(layer.fd(), wgsl_name(key), layer.owner_rule()),
-                      sys::file_facts_at(layer.fd(), metadata_name(key), layer.owner_rule())};
+                      sys::file_facts_at(layer.fd(), metadata_name(key), layer.owner_rule()),
+                      sys::file_facts_at(layer.fd(), packed_name(key), layer.owner_rule())};
 }
 
 }  // namespace
@@ -80,12 +90,14 @@ sys::Result<Entry> DirectoryTier::do_get(const std::string& key, Use use) {
   // then, so that hits rarely write.
   if (entry && writable() && use == Use::serve &&
       sys::now_unix_ms() - entry->metadata_mtime_ms >= options_.recency_granularity.count())
-    ::utimensat(directory_->fd(), metadata_name(key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+    if (::utimensat(directory_->fd(), metadata_name(key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+      ::utimensat(directory_->fd(), packed_name(key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);  // the one-file form
   return entry;
 }
 
 sys::Result<Stored> DirectoryTier::do_put(const Metadata& meta, std::string_view wgsl) {
   if (!writable()) return refused(location());
+  if (directory_->shared_file_system()) return publish_packed(*directory_, meta, wgsl, options_.on_publish_step);
   return publish_entry(*directory_, meta, wgsl, options_.on_publish_step);
 }
 
@@ -106,7 +118,7 @@ sys::Result<std::vector<EntryInfo>> DirectoryTier::do_list(const ListQuery& quer
   std::vector<EntryInfo> out;
   if (query.key) {
     ScannedEntry scanned = scan_one(*directory_, *query.key);
-    if (scanned.wgsl.exists || scanned.metadata.exists) out.push_back(inspect(*directory_, scanned, query.verify_content));
+    if (scanned.wgsl.exists || scanned.metadata.exists || scanned.packed.exists) out.push_back(inspect(*directory_, scanned, query.verify_content));
   } else {
     auto scan = scan_directory(directory_->fd(), directory_->owner_rule());
     if (!scan) return cannot_read(directory_->path(), scan.failure());

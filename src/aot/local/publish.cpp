@@ -3,14 +3,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
+#include "aot/entry/entry_frame.hpp"
 #include "sys/remove_at.hpp"
 
 namespace vyre::aot {
 
 sys::Result<void> remove_entry_files(int dirfd, const std::string& key) {
-  for (const std::string& name : {metadata_name(key), wgsl_name(key)})
+  for (const std::string& name : {metadata_name(key), packed_name(key), wgsl_name(key)})
     if (auto removed = sys::remove_at(dirfd, name, sys::OwnerRule::self); !removed) return removed.failure();
   return {};
 }
@@ -53,6 +55,44 @@ sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& met
     return fail(w.failure(), "cannot write " + (directory.path() / metadata_name(meta.key)).string());
   step("metadata-renamed");
   return Stored{true, wgsl.size() + meta_text.size()};
+}
+
+}  // namespace vyre::aot
+
+namespace vyre::aot {
+
+sys::Result<Stored> publish_packed(CacheDirectory& directory, const Metadata& meta, std::string_view content,
+                                   const PublishStep& on_step, mode_t mode) {
+  if (content.size() > kMaxWgslBytes)
+    return sys::failure(sys::Fault::too_large, "WGSL of " + std::to_string(content.size()) +
+                                                   " bytes is over the cache's bound of " + std::to_string(kMaxWgslBytes));
+  const std::string meta_text = encode_metadata(meta);
+  if (meta_text.size() > kMaxMetadataBytes)
+    return sys::failure(sys::Fault::too_large, "metadata of " + std::to_string(meta_text.size()) +
+                                                   " bytes (a very long fingerprint or label)");
+  // The stripe keeps evictions from removing a replacement being made; where
+  // the file system has no working locks (flock: ENOSYS, ENOLCK, EOPNOTSUPP)
+  // the one rename below is safe alone, and a busy stripe only waits.
+  auto stripe = directory.stripe_lock(meta.key, sys::FileLock::Mode::wait);
+  if (!stripe && stripe.failure().error != ENOSYS && stripe.failure().error != ENOLCK &&
+      stripe.failure().error != EOPNOTSUPP)
+    return sys::failure(stripe.failure().kind, "cannot take the write lock in " + directory.path().string() +
+                                                   "/.locks: " + stripe.failure().message, stripe.failure().error);
+  if (read_entry(directory.fd(), meta.key, sys::OwnerRule::self)) return Stored{false, 0};
+  // A pair left there would be read before the one file: it goes first.
+  for (const std::string& name : {metadata_name(meta.key), wgsl_name(meta.key)})
+    if (auto removed = sys::remove_at(directory.fd(), name, sys::OwnerRule::self); !removed)
+      return sys::failure(removed.failure().kind, "cannot replace what is at " + meta.key + " in " +
+                                                      directory.path().string() + ": " + removed.failure().message);
+  const std::string frame = encode_entry_frame(kPackedEntryKind, meta_text, content);
+  const std::function<void()> temp_done = [&] {
+    if (on_step) on_step("packed-temp");
+  };
+  if (auto w = sys::write_atomic_at(directory.fd(), packed_name(meta.key), frame, &temp_done, mode); !w)
+    return sys::failure(w.failure().kind, "cannot write " + (directory.path() / packed_name(meta.key)).string() + ": " +
+                                              w.failure().message, w.failure().error);
+  if (on_step) on_step("packed-renamed");
+  return Stored{true, frame.size()};
 }
 
 }  // namespace vyre::aot

@@ -22,8 +22,16 @@ using PublishStep = std::function<void(std::string_view step)>;
 sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
                                      const PublishStep& on_step = {}, mode_t mode = 0600);
 
+// On a shared or network file system (CacheDirectory::shared_file_system):
+// the whole entry as one file (packed_name, an entry frame) through one
+// temporary file renamed into place, so that no reader on any machine sees
+// part of it, with no reliance on working locks (the stripe is taken where
+// the file system has them). Steps: "packed-temp", "packed-renamed".
+sys::Result<Stored> publish_packed(CacheDirectory& directory, const Metadata& meta, std::string_view content,
+                                   const PublishStep& on_step = {}, mode_t mode = 0600);
+
 // Removes an entry (metadata first, so that it is uncommitted before its
-// WGSL goes; a WGSL left when the metadata cannot go). A directory planted
+// WGSL goes, and its one file; a WGSL left when the metadata cannot go). A directory planted
 // at either name is removed with its contents when it is the user's own
 // (sys::remove_at). Fails with what the system refused, so that nothing is
 // counted as removed that is still there. The caller holds the key's stripe.

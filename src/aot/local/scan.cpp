@@ -8,18 +8,21 @@
 #include <cerrno>
 #include <unordered_map>
 
+#include "aot/entry/entry.hpp"
 #include "vyre/aot.hpp"
 
 namespace vyre::aot {
 
-std::string entry_key_of(std::string_view file_name, bool* is_metadata) {
-  if (file_name.size() != 69) return {};
+std::string entry_key_of(std::string_view file_name, EntryFile* which) {
+  if (file_name.size() != 69 && file_name.size() != 70) return {};
   std::string_view key = file_name.substr(0, 64);
   std::string_view ext = file_name.substr(64);
-  if (!is_valid_key(key) || (ext != ".wgsl" && ext != ".toml")) return {};
-  if (is_metadata != nullptr) *is_metadata = ext == ".toml";
+  if (!is_valid_key(key) || (ext != ".wgsl" && ext != ".toml" && ext != ".entry")) return {};
+  if (which != nullptr) *which = ext == ".toml" ? EntryFile::metadata : ext == ".wgsl" ? EntryFile::wgsl : EntryFile::packed;
   return std::string(key);
 }
+
+std::string ScannedEntry::commit_name() const { return is_packed() ? packed_name(key) : metadata_name(key); }
 
 sys::Result<DirectoryScan> scan_directory(int dirfd, sys::OwnerRule rule) {
   DirectoryScan scan;
@@ -40,13 +43,16 @@ sys::Result<DirectoryScan> scan_directory(int dirfd, sys::OwnerRule rule) {
       if (facts.exists) scan.temporaries.push_back({std::string(name), facts.mtime_ms});
       continue;
     }
-    bool is_metadata = false;
-    std::string key = entry_key_of(name, &is_metadata);
+    EntryFile which = EntryFile::wgsl;
+    std::string key = entry_key_of(name, &which);
     if (key.empty()) continue;
     auto [it, inserted] = index.try_emplace(key, scan.entries.size());
-    if (inserted) scan.entries.push_back({key, {}, {}});
+    if (inserted) scan.entries.push_back({key, {}, {}, {}});
     ScannedEntry& entry = scan.entries[it->second];
-    (is_metadata ? entry.metadata : entry.wgsl) = sys::file_facts_at(dirfd, std::string(name), rule);
+    sys::FileFacts& facts = which == EntryFile::metadata ? entry.metadata
+                            : which == EntryFile::wgsl   ? entry.wgsl
+                                                         : entry.packed;
+    facts = sys::file_facts_at(dirfd, std::string(name), rule);
   }
   ::closedir(dir);
   std::sort(scan.entries.begin(), scan.entries.end(),

@@ -3,6 +3,7 @@
 // touched).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,12 +16,24 @@ struct ScannedEntry {
   std::string key;
   sys::FileFacts wgsl;
   sys::FileFacts metadata;
-  bool complete() const { return wgsl.safe() && metadata.safe(); }
-  bool unsafe() const { return (wgsl.exists && !wgsl.safe()) || (metadata.exists && !metadata.safe()); }
-  uint64_t bytes() const { return (wgsl.exists ? wgsl.size : 0) + (metadata.exists ? metadata.size : 0); }
-  // Recency: hits refresh the metadata's modification time.
-  int64_t last_used_ms() const { return metadata.exists ? metadata.mtime_ms : wgsl.mtime_ms; }
-  int64_t newest_ms() const { return std::max(wgsl.exists ? wgsl.mtime_ms : 0, metadata.exists ? metadata.mtime_ms : 0); }
+  sys::FileFacts packed;  // the one-file form (packed_name), on a shared file system
+  // Whose modification time is the entry's recency: the metadata, else the one file.
+  bool is_packed() const { return !metadata.exists && packed.exists; }
+  const sys::FileFacts& commit() const { return is_packed() ? packed : metadata; }
+  std::string commit_name() const;
+  bool complete() const { return (wgsl.safe() && metadata.safe()) || (!metadata.exists && packed.safe()); }
+  bool unsafe() const {
+    return (wgsl.exists && !wgsl.safe()) || (metadata.exists && !metadata.safe()) || (packed.exists && !packed.safe());
+  }
+  uint64_t bytes() const {
+    return (wgsl.exists ? wgsl.size : 0) + (metadata.exists ? metadata.size : 0) + (packed.exists ? packed.size : 0);
+  }
+  // Recency: hits refresh the commit file's modification time.
+  int64_t last_used_ms() const { return commit().exists ? commit().mtime_ms : wgsl.mtime_ms; }
+  int64_t newest_ms() const {
+    return std::max({wgsl.exists ? wgsl.mtime_ms : 0, metadata.exists ? metadata.mtime_ms : 0,
+                     packed.exists ? packed.mtime_ms : 0});
+  }
 };
 
 struct ScannedTemporary {
@@ -37,7 +50,10 @@ struct DirectoryScan {
 // be read.
 sys::Result<DirectoryScan> scan_directory(int dirfd, sys::OwnerRule rule);
 
-// "<64 hex>.wgsl" or "<64 hex>.toml": the key, else empty.
-std::string entry_key_of(std::string_view file_name, bool* is_metadata = nullptr);
+// What an entry's file is: its WGSL, its metadata or its one file.
+enum class EntryFile { wgsl, metadata, packed };
+
+// "<64 hex>.wgsl", "<64 hex>.toml" or "<64 hex>.entry": the key, else empty.
+std::string entry_key_of(std::string_view file_name, EntryFile* which = nullptr);
 
 }  // namespace vyre::aot

@@ -6,9 +6,10 @@
 
 namespace vyre::aot {
 
-StoreChoice choose_store(const std::filesystem::path& directory, CacheStore setting) {
+StoreChoice choose_store(const std::filesystem::path& directory, CacheStore setting, std::optional<bool> shared) {
   StoreChoice choice;
   choice.file_system = sys::file_system_of(directory);
+  if (shared) choice.file_system.network = *shared;
   const sys::FileSystemFacts& fs = choice.file_system;
   if (setting == CacheStore::sqlite) {
     choice.store = CacheStore::sqlite;
@@ -28,7 +29,9 @@ StoreChoice choose_store(const std::filesystem::path& directory, CacheStore sett
     return choice;
   }
   if (fs.network) {
-    choice.reason = "automatic: " + fs.type + " is a network file system, where SQLite's locking is not safe";
+    choice.reason = shared ? "automatic: VYRE_AOT_CACHE_SHARED_FS=1 says the file system is shared between machines, "
+                             "where SQLite's locking is not safe"
+                           : "automatic: " + fs.type + " is a network file system, where SQLite's locking is not safe";
     return choice;
   }
   if (fs.inode_poor()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "sys/file_system.hpp"
@@ -18,6 +19,9 @@ struct StoreChoice {
   sys::FileSystemFacts file_system;
 };
 
-StoreChoice choose_store(const std::filesystem::path& directory, CacheStore setting);
+// `shared`: the file system is shared between machines (a setting), else
+// as its type says.
+StoreChoice choose_store(const std::filesystem::path& directory, CacheStore setting,
+                         std::optional<bool> shared = std::nullopt);
 
 }  // namespace vyre::aot

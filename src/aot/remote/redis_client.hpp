@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "aot/remote/remote_value.hpp"
+#include "aot/entry/entry_frame.hpp"
 #include "aot/remote/resp_reader.hpp"
 #include "sys/result.hpp"
 
@@ -31,9 +31,9 @@ struct RedisTimeouts {
 };
 
 // The longest bulk string a reply may hold: the largest value the remote
-// tier asks for (GETRANGE 0 kMaxRemoteValueBytes, inclusive). A reply
+// tier asks for (GETRANGE 0 kMaxEntryFrameBytes, inclusive). A reply
 // announcing more is cut off at its header.
-inline constexpr uint64_t kMaxReplyBulkBytes = kMaxRemoteValueBytes + 1;
+inline constexpr uint64_t kMaxReplyBulkBytes = kMaxEntryFrameBytes + 1;
 
 // Where a server listens: a TCP host and port, or a unix socket path.
 struct RedisEndpoint {

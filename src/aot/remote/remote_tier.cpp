@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "aot/remote/remote_value.hpp"
+#include "aot/entry/entry_frame.hpp"
 #include "sys/units.hpp"
 #include "util/log.hpp"
 
@@ -87,14 +87,14 @@ sys::Failure RemoteTier::refused(const RedisReply& reply) {
 sys::Result<Entry> RemoteTier::fetch(const std::string& key) {
   const std::string redis_key = entry_key(key);
   // GETRANGE bounds what the server sends: an oversized value is never read whole.
-  auto reply = request(redis_key, {"GETRANGE", redis_key, "0", std::to_string(kMaxRemoteValueBytes)});
+  auto reply = request(redis_key, {"GETRANGE", redis_key, "0", std::to_string(kMaxEntryFrameBytes)});
   if (!reply) return reply.failure();
   if (reply->is_error()) return sys::failure(sys::Fault::malformed, "remote answered " + reply->text);
   if (reply->type == RedisReply::Type::nil || reply->text.empty()) return sys::failure(sys::Fault::missing, {});
   if (reply->type != RedisReply::Type::string) return sys::failure(sys::Fault::malformed, "remote value is not a string");
-  if (reply->text.size() > kMaxRemoteValueBytes)
-    return sys::failure(sys::Fault::too_large, "remote value is over " + std::to_string(kMaxRemoteValueBytes) + " bytes");
-  auto value = decode_remote_value(reply->text);
+  if (reply->text.size() > kMaxEntryFrameBytes)
+    return sys::failure(sys::Fault::too_large, "remote value is over " + std::to_string(kMaxEntryFrameBytes) + " bytes");
+  auto value = decode_entry_frame(reply->text);
   if (!value) return value.failure();
   if (value->kind != kWgslArtifact)
     return sys::failure(sys::Fault::mismatch, "remote value holds a " + std::string(value->kind) + " artifact");
@@ -127,7 +127,7 @@ sys::Result<Stored> RemoteTier::do_put(const Metadata& meta, std::string_view wg
     return sys::failure(sys::Fault::read_only, options_.url + " is read-only (VYRE_AOT_REMOTE_MODE=read-only)");
   if (wgsl.size() > kMaxWgslBytes) return sys::failure(sys::Fault::too_large, "WGSL over the bound of an entry");
   const std::string redis_key = entry_key(meta.key);
-  const std::string value = encode_remote_value(kWgslArtifact, encode_metadata(meta), wgsl);
+  const std::string value = encode_entry_frame(kWgslArtifact, encode_metadata(meta), wgsl);
   std::vector<std::string> args{"SET", redis_key, value};
   if (options_.ttl.count() > 0) {
     // A TTL set through the API may be any number of seconds: held at 100

@@ -1,5 +1,5 @@
 // The remote tier: entries in Redis or Redis Cluster shared by a fleet, one
-// Redis string per entry (remote_value.hpp), so that the first worker to
+// Redis string per entry (entry_frame.hpp), so that the first worker to
 // lower a program publishes it and every other starts warm. A value read
 // back is verified like a file (format, key components, content digest) and,
 // with trusted keys, its signature; anything else is rejected and counted,

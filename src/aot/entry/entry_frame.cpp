@@ -1,4 +1,4 @@
-#include "aot/remote/remote_value.hpp"
+#include "aot/entry/entry_frame.hpp"
 
 #include <charconv>
 
@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::string_view kMagic = "vyre-remote ";
 
-sys::Failure malformed(const std::string& why) { return sys::failure(sys::Fault::malformed, "remote value " + why); }
+sys::Failure malformed(const std::string& why) { return sys::failure(sys::Fault::malformed, "entry frame " + why); }
 
 // The next space-separated field of the header.
 std::string_view next_field(std::string_view& rest) {
@@ -29,8 +29,8 @@ std::optional<uint64_t> number(std::string_view text) {
 
 }  // namespace
 
-std::string encode_remote_value(std::string_view kind, std::string_view metadata, std::string_view content) {
-  std::string out = std::string(kMagic) + std::to_string(kRemoteValueVersion) + " " + std::string(kind) + " " +
+std::string encode_entry_frame(std::string_view kind, std::string_view metadata, std::string_view content) {
+  std::string out = std::string(kMagic) + std::to_string(kEntryFrameVersion) + " " + std::string(kind) + " " +
                     std::to_string(metadata.size()) + " " + std::to_string(content.size()) + "\n";
   out.reserve(out.size() + metadata.size() + content.size());
   out.append(metadata);
@@ -38,22 +38,22 @@ std::string encode_remote_value(std::string_view kind, std::string_view metadata
   return out;
 }
 
-sys::Result<RemoteValue> decode_remote_value(std::string_view value) {
-  size_t newline = value.substr(0, kMaxRemoteHeaderBytes).find('\n');
+sys::Result<EntryFrame> decode_entry_frame(std::string_view value) {
+  size_t newline = value.substr(0, kMaxFrameHeaderBytes).find('\n');
   if (newline == std::string_view::npos || !value.starts_with(kMagic)) return malformed("has no vyre-remote header");
   std::string_view rest = value.substr(kMagic.size(), newline - kMagic.size());
   auto version = number(next_field(rest));
   if (!version) return malformed("header has no version");
-  if (*version != kRemoteValueVersion)
-    return sys::failure(sys::Fault::unsupported, "remote value version " + std::to_string(*version) +
-                                                     ", this vyre reads version " + std::to_string(kRemoteValueVersion));
-  RemoteValue out;
+  if (*version != kEntryFrameVersion)
+    return sys::failure(sys::Fault::unsupported, "entry frame version " + std::to_string(*version) +
+                                                     ", this vyre reads version " + std::to_string(kEntryFrameVersion));
+  EntryFrame out;
   out.kind = next_field(rest);
   auto metadata_bytes = number(next_field(rest));
   auto content_bytes = number(next_field(rest));
   if (out.kind.empty() || !metadata_bytes || !content_bytes || !rest.empty()) return malformed("header is not well formed");
   if (*metadata_bytes > kMaxMetadataBytes || *content_bytes > kMaxWgslBytes)
-    return sys::failure(sys::Fault::too_large, "remote value parts are over the bounds");
+    return sys::failure(sys::Fault::too_large, "entry frame parts are over the bounds");
   // One spelling per frame: a header with any other spacing (a trailing
   // space, found by cache_entry_fuzz) is not the encoder's and is refused.
   const std::string header = std::string(kMagic) + std::to_string(*version) + " " + std::string(out.kind) + " " +
