@@ -1,7 +1,8 @@
-// The cache's readers of untrusted bytes: the remote value frame, the
-// metadata (TOML) and the entry pair read from a directory. The input is
-// tried as a remote value; then it is split at its first NUL byte into
-// metadata and WGSL, written as an entry and read back.
+// The cache's readers of untrusted bytes: the entry frame (a remote value,
+// or a one-file entry), the metadata (TOML) and the entry pair read from a
+// directory. The input is tried as a frame; then it is split at its first
+// NUL byte into metadata and WGSL, written as an entry and read back; then
+// it is written as a one-file entry and read back.
 //
 // Properties (a violation traps):
 // - decode_entry_frame accepts only an exact frame: re-encoding its parts
@@ -9,7 +10,9 @@
 // - parse_metadata fails with malformed or unsupported only, and metadata it
 //   accepts survives encode_metadata -> parse_metadata unchanged;
 // - read_entry returns an entry only when check_entry accepts the pair, with
-//   the WGSL as written; a bad pair fails as a bad entry, never as a miss.
+//   the WGSL as written; a bad pair fails as a bad entry, never as a miss;
+// - read_entry returns a one-file entry only when it is a frame of kind
+//   "entry" whose parts verify; else a bad entry.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -117,11 +120,33 @@ void check_entry_pair(std::string_view input) {
   }
 }
 
+// The input as a one-file entry (a shared file system's form), alone in its
+// directory: read only when it is a frame whose parts verify.
+void check_packed_entry(std::string_view input) {
+  const int dirfd = entry_directory();
+  auto frame = vyre::aot::decode_entry_frame(input);
+  Metadata meta;
+  const bool parsed = frame && vyre::aot::parse_metadata(frame->metadata, meta).ok();
+  const std::string key = parsed && is_key(meta.key) ? meta.key : std::string(64, '1');
+  for (const std::string& name : {vyre::aot::metadata_name(key), vyre::aot::wgsl_name(key)}) unlinkat(dirfd, name.c_str(), 0);
+  write_at(dirfd, vyre::aot::packed_name(key), input);
+  auto entry = vyre::aot::read_entry(dirfd, key, vyre::sys::OwnerRule::self);
+  if (entry) {
+    FUZZ_REQUIRE(frame && frame->kind == vyre::aot::kPackedEntryKind && parsed &&
+                     vyre::aot::check_entry(key, meta, frame->content).ok() && entry->text == frame->content,
+                 "read_entry returns a one-file entry only when its frame verifies");
+  } else {
+    FUZZ_REQUIRE(vyre::aot::is_bad_entry(entry.failure()), "a one-file entry that does not verify is a bad entry");
+  }
+  unlinkat(dirfd, vyre::aot::packed_name(key).c_str(), 0);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   check_entry_frame(input);
   check_entry_pair(input);
+  check_packed_entry(input);
   return 0;
 }

@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     const std::string meta = vyre::aot::encode_metadata(vyre::aot::make_metadata(parts, program.name(), wgsl, 1.5));
     write(corpus / "cache_entry_fuzz" / (stem + ".entry"), meta + std::string(1, '\0') + wgsl);
     write(corpus / "cache_entry_fuzz" / (stem + ".remote"), vyre::aot::encode_entry_frame("wgsl", meta, wgsl));
+    write(corpus / "cache_entry_fuzz" / (stem + ".packed"), vyre::aot::encode_entry_frame("entry", meta, wgsl));
   }
   for (uint64_t seed = 1; seed <= 16; ++seed) {
     auto choices = vyre::differential::ChoiceStream::from_seed(seed);

@@ -56,6 +56,11 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
           sys::saturating_millis(options.recency_granularity), options.on_publish_step};
       auto tier = std::make_unique<DirectoryTier>(std::move(*opened), std::move(local_options));
       if (writable->signed_only()) tier->set_trusted_keys(trusted);
+      if (store.store == CacheStore::sqlite && writable->signed_only()) {
+        // The database is one file of one user's: a team's directory keeps files.
+        store.store = CacheStore::directory;
+        store.reason += "; a shared (signed-only) directory keeps files, each entry signed";
+      }
       if (store.store == CacheStore::sqlite) open_sqlite();
       // The directory tier owns the directory either way; with the SQLite
       // store it holds the locks, stats and driver data, not entries.

@@ -265,7 +265,7 @@ PruneReport Cache::prune(const PruneOptions& options) {
 uint64_t Cache::clear(NotRemoved* not_removed, uint64_t* driver_folders_removed) {
   CacheDirectory& dir = impl_->require_writable();
   auto cleanup = dir.cleanup_lock(sys::FileLock::Mode::wait);  // best effort, as before: clear goes on without it
-  auto scanned = scan_directory(dir.fd(), sys::OwnerRule::self);
+  auto scanned = scan_directory(dir.fd(), dir.owner_rule());
   if (!scanned) throw Error(ErrorKind::io, "cannot read " + dir.path().string() + ": " + scanned.failure().message);
   const DirectoryScan& scan = *scanned;
   uint64_t removed = 0;
@@ -281,13 +281,13 @@ uint64_t Cache::clear(NotRemoved* not_removed, uint64_t* driver_folders_removed)
   }
   for (const auto& e : scan.entries) {
     auto stripe = dir.stripe_lock(e.key, sys::FileLock::Mode::wait);  // best effort, as above
-    if (auto gone = remove_entry_files(dir.fd(), e.key); !gone)
+    if (auto gone = remove_entry_files(dir.fd(), e.key, dir.owner_rule()); !gone)
       note(gone.failure().message);
     else if (e.complete())
       ++removed;
   }
   for (const auto& t : scan.temporaries)
-    if (auto gone = sys::remove_at(dir.fd(), t.name, sys::OwnerRule::self); !gone) note(gone.failure().message);
+    if (auto gone = sys::remove_at(dir.fd(), t.name, dir.owner_rule()); !gone) note(gone.failure().message);
   uint64_t folders_removed = 0;
   for (const auto& f : driver::list(dir.path())) {
     if (auto gone = driver::remove_folder(f.path); gone)

@@ -1,5 +1,7 @@
 // Where the cache lives and how large it may grow, from the environment
 // (docs/configuration.md).
+#include "aot/settings.hpp"
+
 #include <chrono>
 #include <string>
 
@@ -94,11 +96,16 @@ std::optional<RemoteOptions> remote_from_env() {
 
 }  // namespace
 
+std::optional<std::filesystem::path> personal_cache_directory() {
+  if (auto xdg = absolute_env_path("XDG_CACHE_HOME")) return *xdg / "vyre" / "aot";
+  if (auto home = absolute_env_path("HOME")) return *home / ".cache" / "vyre" / "aot";
+  return std::nullopt;
+}
+
 std::optional<std::filesystem::path> Cache::default_directory() {
   // An explicit VYRE_AOT_CACHE_DIR may be relative: the user chose it.
   if (auto dir = env("VYRE_AOT_CACHE_DIR")) return std::filesystem::absolute(*dir);
-  if (auto xdg = absolute_env_path("XDG_CACHE_HOME")) return *xdg / "vyre" / "aot";
-  if (auto home = absolute_env_path("HOME")) return *home / ".cache" / "vyre" / "aot";
+  if (auto personal = personal_cache_directory()) return personal;
   log::warn_once("aot-no-home",
                  "AOT cache disabled: neither VYRE_AOT_CACHE_DIR, XDG_CACHE_HOME nor HOME is set; programs are "
                  "lowered on every run");

@@ -15,6 +15,7 @@
 #include "aot/local/directory.hpp"
 #include "aot/local/driver_placement.hpp"
 #include "aot/local/store_choice.hpp"
+#include "aot/settings.hpp"
 #include "sys/environment.hpp"
 #include "sys/environment_publish.hpp"
 #include "util/log.hpp"
@@ -165,11 +166,22 @@ DriverCachePlacement place(PlacementState& s, const aot::CacheOptions& options) 
     p.reason = "the drivers' own settings are in the environment (MESA_SHADER_CACHE_*, __GL_SHADER_DISK_CACHE*)";
     return p;
   }
-  const fs::path& dir = *options.directory;
+  fs::path dir = *options.directory;
   // The checks of vyre's own cache directory, on the directory opened once.
   // The driver runs what it finds there, checked for damage but not for
-  // authorship: never in a directory others can write (docs/cache.md).
+  // authorship: never in a directory others can write (docs/cache.md). A
+  // team's shared directory sends it to the user's own cache folder.
   auto checked = aot::CacheDirectory::open_writable(dir);
+  if (!checked && !options.trusted_keys.empty()) {
+    if (auto shared = aot::CacheDirectory::open_writable(dir, /*signatures_trusted=*/true); shared && (*shared)->signed_only())
+      checked = std::move(shared);
+  }
+  if (checked && (*checked)->signed_only())
+    if (auto personal = aot::personal_cache_directory(); personal && *personal != dir)
+      if (auto own = aot::CacheDirectory::open_writable(*personal); own && !(*own)->signed_only()) {
+        dir = *personal;
+        checked = std::move(own);
+      }
   if (!checked || (*checked)->signed_only()) {
     p.reason = checked ? dir.string() + " is not this user's alone (group- or world-writable)"
                        : "vyre's cache is refused there: " + checked.failure().message;

@@ -153,7 +153,10 @@ namespace {
 int write_new_file(int dirfd, const std::string& name, std::string_view data, mode_t mode) {
   Fd fd(::openat(dirfd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd) return errno;
-  int err = write_all(fd.get(), data);
+  // The mode asked for, not the umask's: a team's group-readable entries
+  // stay readable to the group whatever a member's umask.
+  int err = (mode & 077) != 0 && ::fchmod(fd.get(), mode) != 0 ? errno : 0;
+  if (err == 0) err = write_all(fd.get(), data);
   if (err == 0 && ::close(fd.release()) != 0) err = errno;
   if (err != 0) ::unlinkat(dirfd, name.c_str(), 0);
   return err;
@@ -184,12 +187,21 @@ Result<void> write_atomic_at(int dirfd, const std::string& name, std::string_vie
   return {};
 }
 
+OwnerRule owner_rule_in(int dirfd) {
+  struct stat st {};
+  return ::fstat(dirfd, &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0 ? OwnerRule::any : OwnerRule::self;
+}
+
+mode_t file_mode_in(int dirfd) { return owner_rule_in(dirfd) == OwnerRule::any ? 0660 : 0600; }
+
 Result<FileLock> FileLock::acquire(int dirfd, const std::string& name, Mode mode) {
-  Fd fd(::openat(dirfd, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  const mode_t file_mode = file_mode_in(dirfd);
+  Fd fd(::openat(dirfd, name.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, file_mode));
   if (!fd) return errno_failure(errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return errno_failure(errno);
-  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return errno_failure(EPERM);
+  if (!S_ISREG(st.st_mode) || !owner_accepted(st.st_uid, owner_rule_in(dirfd))) return errno_failure(EPERM);
+  if (st.st_uid == ::geteuid() && (st.st_mode & 0777) != file_mode) ::fchmod(fd.get(), file_mode);
   int op = LOCK_EX | (mode == Mode::try_only ? LOCK_NB : 0);
   while (::flock(fd.get(), op) != 0) {
     if (errno == EWOULDBLOCK) return failure(Fault::busy, name + " is held by another process", EWOULDBLOCK);

@@ -45,6 +45,12 @@ class Fd {
 enum class OwnerRule { self, self_or_root, any };
 bool owner_accepted(uid_t uid, OwnerRule rule);
 
+// A team's shared folder (group- or world-writable: a shared cache's own
+// .locks and .stats) holds files of any member, made group-writable (0660);
+// any other folder, the user's own files, made 0600.
+OwnerRule owner_rule_in(int dirfd);
+mode_t file_mode_in(int dirfd);
+
 // What lstat says about a name, without following it.
 struct FileFacts {
   bool exists = false;
@@ -71,8 +77,8 @@ Result<FileContents> read_file_at(int dirfd, const std::string& name, uint64_t m
 std::string temporary_name(std::string_view suffix);
 bool is_temporary_name(std::string_view name);
 
-// Writes `data` to a new temporary file (mode 0600) in `dirfd` and renames
-// it to `name`; on failure (io, with the errno) the temporary file is
+// Writes `data` to a new temporary file (mode `mode` exactly, whatever the
+// umask) in `dirfd` and renames it to `name`; on failure (io, with the errno) the temporary file is
 // removed. `before_rename` runs with the file complete.
 Result<void> write_atomic_at(int dirfd, const std::string& name, std::string_view data,
                     const std::function<void()>* before_rename = nullptr, mode_t mode = 0600);
@@ -80,8 +86,9 @@ Result<void> write_atomic_at(int dirfd, const std::string& name, std::string_vie
 // Writes a file that must not exist yet (O_EXCL), mode `mode`.
 Result<void> write_new_file_at(int dirfd, const std::string& name, std::string_view data, mode_t mode);
 
-// flock() on a lock file in `dirfd` (created 0600 if absent). Released by
-// the destructor; the kernel releases it when the process dies.
+// flock() on a lock file in `dirfd` (created file_mode_in(dirfd) if absent,
+// of an owner owner_rule_in(dirfd) accepts). Released by the destructor; the
+// kernel releases it when the process dies.
 class FileLock {
  public:
   enum class Mode { wait, try_only };

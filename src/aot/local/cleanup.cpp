@@ -16,10 +16,10 @@ namespace vyre::aot {
 namespace {
 
 void sweep_temporaries(int dirfd, const std::vector<ScannedTemporary>& temporaries, int64_t cutoff_ms,
-                       CleanupResult& result) {
+                       sys::OwnerRule rule, CleanupResult& result) {
   for (const auto& t : temporaries) {
     if (t.mtime_ms >= cutoff_ms) continue;
-    if (auto removed = sys::remove_at(dirfd, t.name, sys::OwnerRule::self); removed)
+    if (auto removed = sys::remove_at(dirfd, t.name, rule); removed)
       result.swept += *removed ? 1 : 0;
     else
       result.note_not_removed(removed.failure().message);
@@ -57,13 +57,14 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
   const Usage usage_before = stats ? read_usage(*stats) : Usage{};
   if (policy.only_if_over && !bounded_size(directory, usage_before).over(policy)) return result;
   const int64_t orphan_cutoff = now - policy.grace_ms;
-  auto scanned = scan_directory(dirfd, sys::OwnerRule::self);
+  const sys::OwnerRule rule = directory.owner_rule();
+  auto scanned = scan_directory(dirfd, rule);
   if (!scanned) return result;
   const DirectoryScan& scan = *scanned;
 
-  sweep_temporaries(dirfd, scan.temporaries, orphan_cutoff, result);
-  if (auto stats_scan = stats ? scan_directory(*stats, sys::OwnerRule::self) : sys::Result<DirectoryScan>(stats.failure()))
-    sweep_temporaries(*stats, stats_scan->temporaries, orphan_cutoff, result);
+  sweep_temporaries(dirfd, scan.temporaries, orphan_cutoff, rule, result);
+  if (auto stats_scan = stats ? scan_directory(*stats, sys::owner_rule_in(*stats)) : sys::Result<DirectoryScan>(stats.failure()))
+    sweep_temporaries(*stats, stats_scan->temporaries, orphan_cutoff, sys::owner_rule_in(*stats), result);
 
   std::vector<const ScannedEntry*> complete;
   for (const auto& entry : scan.entries) {
@@ -79,7 +80,7 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
         note_unlocked(stripe.failure(), entry.key, result);
         continue;
       }
-      if (auto removed = remove_entry_files(dirfd, entry.key); removed)
+      if (auto removed = remove_entry_files(dirfd, entry.key, rule); removed)
         ++result.swept;
       else
         result.note_not_removed(removed.failure().message);
@@ -182,10 +183,10 @@ sys::Result<CleanupResult> run_cleanup(CacheDirectory& directory, const CleanupP
       note_unlocked(stripe.failure(), e->key, result);
       continue;
     }
-    sys::FileFacts meta_now = sys::file_facts_at(dirfd, e->commit_name(), sys::OwnerRule::self);
+    sys::FileFacts meta_now = sys::file_facts_at(dirfd, e->commit_name(), rule);
     if (meta_now.exists && meta_now.mtime_ms != e->commit().mtime_ms) continue;  // used or rewritten since the scan
     if (meta_now.exists) {
-      if (auto removed = remove_entry_files(dirfd, e->key); !removed) {
+      if (auto removed = remove_entry_files(dirfd, e->key, rule); !removed) {
         result.note_not_removed(removed.failure().message);
         continue;  // still there: still counted
       }

@@ -61,9 +61,17 @@ sys::Result<std::unique_ptr<CacheDirectory>> CacheDirectory::open_writable(const
   if (!fd) return io_failure(errno, "cannot open " + path.string());
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return io_failure(errno, "cannot stat " + path.string());
-  if (st.st_uid != ::geteuid())
-    return sys::failure(sys::Fault::unsafe, path.string() + " is owned by another user (uid " + std::to_string(st.st_uid) +
-                                                "); use a directory of your own (VYRE_AOT_CACHE_DIR)");
+  // A team's shared directory (group-writable, made by another member) is
+  // used as a signed-only one: with trusted keys, and writable to this user.
+  const bool team = st.st_uid != ::geteuid() && writable_by_others(st) && signatures_trusted;
+  if (st.st_uid != ::geteuid() && !team)
+    return sys::failure(sys::Fault::unsafe,
+                        path.string() + " is owned by another user (uid " + std::to_string(st.st_uid) + ")" +
+                            (writable_by_others(st) ? "; a team's shared cache is used only with VYRE_AOT_TRUSTED_KEYS "
+                                                      "(docs/cache.md, \"A team's cache\")"
+                                                    : "; use a directory of your own (VYRE_AOT_CACHE_DIR)"));
+  if (team && ::faccessat(fd.get(), ".", W_OK | X_OK, AT_EACCESS) != 0)
+    return io_failure(errno, "cannot write into the shared directory " + path.string());
   if (writable_by_others(st) && !signatures_trusted) return writable_by_others_failure(path, st);
   std::unique_ptr<CacheDirectory> dir(new CacheDirectory(path, std::move(fd), true));
   dir->signed_only_ = writable_by_others(st);
@@ -95,13 +103,23 @@ sys::Result<int> CacheDirectory::subdirectory(const char* name, sys::Fd& slot) {
   std::lock_guard lock(subdir_mutex_);
   if (slot) return slot.get();
   if (!writable_) return sys::failure(sys::Fault::read_only, path_.string() + " is a read-only layer", EROFS);
-  if (::mkdirat(fd_.get(), name, 0700) != 0 && errno != EEXIST) return sys::errno_failure(errno);
+  // A shared (signed-only) directory's own folders are shared with it:
+  // group-writable and setgid, of any member (their files are checked by
+  // sys::owner_rule_in); a private one's are the user's alone.
+  const mode_t mode = signed_only_ ? 02770 : 0700;
+  const bool made = ::mkdirat(fd_.get(), name, mode) == 0;
+  if (!made && errno != EEXIST) return sys::errno_failure(errno);
   sys::Fd fd(::openat(fd_.get(), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd) return sys::errno_failure(errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return sys::errno_failure(errno);
-  if (st.st_uid != ::geteuid()) return sys::errno_failure(EPERM);
-  if ((st.st_mode & 077) != 0) ::fchmod(fd.get(), 0700);
+  if (signed_only_) {
+    if (made) ::fchmod(fd.get(), mode);  // whatever the umask
+    else if (st.st_uid != ::geteuid() && (st.st_mode & S_IWGRP) == 0) return sys::errno_failure(EPERM);
+  } else {
+    if (st.st_uid != ::geteuid()) return sys::errno_failure(EPERM);
+    if ((st.st_mode & 077) != 0) ::fchmod(fd.get(), 0700);
+  }
   slot = std::move(fd);
   return slot.get();
 }

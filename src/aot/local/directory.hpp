@@ -21,7 +21,8 @@ class CacheDirectory {
   // symbolic link owned by another user; io when it cannot be made or opened.
   // A group- or world-writable directory (others could plant entries) is
   // refused too, as ssh refuses such key files, unless `signatures_trusted`
-  // (trusted keys are set): then it is signed_only().
+  // (trusted keys are set): then it is signed_only(), and may belong to
+  // another member of the group (a team's cache).
   static sys::Result<std::unique_ptr<CacheDirectory>> open_writable(const std::filesystem::path& path,
                                                                    bool signatures_trusted = false);
   // Never creates anything; accepts directories and files owned by the user
@@ -34,10 +35,16 @@ class CacheDirectory {
   const std::filesystem::path& path() const { return path_; }
   int fd() const { return fd_.get(); }
   bool writable() const { return writable_; }
+  // Whose files are entries here: the user's own; in a signed-only
+  // directory (a team's, or a layer others publish), anyone's, served only
+  // when signed.
   sys::OwnerRule owner_rule() const {
-    if (writable_) return sys::OwnerRule::self;
-    return signed_only_ ? sys::OwnerRule::any : sys::OwnerRule::self_or_root;
+    if (signed_only_) return sys::OwnerRule::any;
+    return writable_ ? sys::OwnerRule::self : sys::OwnerRule::self_or_root;
   }
+  // The mode of what this process writes here: the user's alone, or
+  // readable to the team in a shared directory.
+  mode_t entry_mode() const { return signed_only_ ? 0640 : 0600; }
   // Entries here are served only when a trusted key signed them.
   bool signed_only() const { return signed_only_; }
   // On a shared or network file system (sys::FileSystemFacts::network, or

@@ -97,8 +97,11 @@ sys::Result<Entry> DirectoryTier::do_get(const std::string& key, Use use) {
 
 sys::Result<Stored> DirectoryTier::do_put(const Metadata& meta, std::string_view wgsl) {
   if (!writable()) return refused(location());
-  if (directory_->shared_file_system()) return publish_packed(*directory_, meta, wgsl, options_.on_publish_step);
-  return publish_entry(*directory_, meta, wgsl, options_.on_publish_step);
+  const ExistingCheck signed_ok = [this](const Metadata& existing) { return check_signature(existing).ok(); };
+  const mode_t mode = directory_->entry_mode();
+  if (directory_->shared_file_system())
+    return publish_packed(*directory_, meta, wgsl, options_.on_publish_step, mode, signed_ok);
+  return publish_entry(*directory_, meta, wgsl, options_.on_publish_step, mode, signed_ok);
 }
 
 sys::Result<bool> DirectoryTier::do_remove(const std::string& key, bool only_if_bad) {
@@ -110,7 +113,7 @@ sys::Result<bool> DirectoryTier::do_remove(const std::string& key, bool only_if_
     auto now = list(ListQuery{true, key});
     if (!now || now->empty() || now->front().state != EntryState::bad) return false;
   }
-  if (auto removed = remove_entry_files(directory_->fd(), key); !removed) return removed.failure();
+  if (auto removed = remove_entry_files(directory_->fd(), key, directory_->owner_rule()); !removed) return removed.failure();
   return true;
 }
 

@@ -11,14 +11,14 @@
 
 namespace vyre::aot {
 
-sys::Result<void> remove_entry_files(int dirfd, const std::string& key) {
+sys::Result<void> remove_entry_files(int dirfd, const std::string& key, sys::OwnerRule rule) {
   for (const std::string& name : {metadata_name(key), packed_name(key), wgsl_name(key)})
-    if (auto removed = sys::remove_at(dirfd, name, sys::OwnerRule::self); !removed) return removed.failure();
+    if (auto removed = sys::remove_at(dirfd, name, rule); !removed) return removed.failure();
   return {};
 }
 
 sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& meta, std::string_view wgsl,
-                                     const PublishStep& on_step, mode_t mode) {
+                                     const PublishStep& on_step, mode_t mode, const ExistingCheck& existing_ok) {
   auto fail = [&](const sys::Failure& cause, std::string what) {
     return sys::failure(cause.kind, std::move(what) + ": " + cause.message, cause.error);
   };
@@ -34,13 +34,13 @@ sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& met
   if (!stripe) return fail(stripe.failure(), "cannot take the write lock in " + directory.path().string() + "/.locks");
 
   // Another process may have published while this one lowered.
-  auto existing = read_entry(directory.fd(), meta.key, sys::OwnerRule::self);
-  if (existing) return Stored{false, 0};
+  auto existing = read_entry(directory.fd(), meta.key, directory.owner_rule());
+  if (existing && (!existing_ok || existing_ok(existing->meta))) return Stored{false, 0};
   // Remove what is there first, metadata first, so that a crash below
   // cannot leave a bad entry's metadata beside the new WGSL; a directory
   // planted at either name goes too (even with no metadata beside it), or
   // the rename below could never land and the key never be cached again.
-  if (auto removed = remove_entry_files(directory.fd(), meta.key); !removed)
+  if (auto removed = remove_entry_files(directory.fd(), meta.key, directory.owner_rule()); !removed)
     return fail(removed.failure(), "cannot replace what is at " + meta.key + " in " + directory.path().string());
 
   auto step = [&](const char* name) {
@@ -62,7 +62,7 @@ sys::Result<Stored> publish_entry(CacheDirectory& directory, const Metadata& met
 namespace vyre::aot {
 
 sys::Result<Stored> publish_packed(CacheDirectory& directory, const Metadata& meta, std::string_view content,
-                                   const PublishStep& on_step, mode_t mode) {
+                                   const PublishStep& on_step, mode_t mode, const ExistingCheck& existing_ok) {
   if (content.size() > kMaxWgslBytes)
     return sys::failure(sys::Fault::too_large, "WGSL of " + std::to_string(content.size()) +
                                                    " bytes is over the cache's bound of " + std::to_string(kMaxWgslBytes));
@@ -78,10 +78,12 @@ sys::Result<Stored> publish_packed(CacheDirectory& directory, const Metadata& me
       stripe.failure().error != EOPNOTSUPP)
     return sys::failure(stripe.failure().kind, "cannot take the write lock in " + directory.path().string() +
                                                    "/.locks: " + stripe.failure().message, stripe.failure().error);
-  if (read_entry(directory.fd(), meta.key, sys::OwnerRule::self)) return Stored{false, 0};
+  if (auto existing = read_entry(directory.fd(), meta.key, directory.owner_rule());
+      existing && (!existing_ok || existing_ok(existing->meta)))
+    return Stored{false, 0};
   // A pair left there would be read before the one file: it goes first.
   for (const std::string& name : {metadata_name(meta.key), wgsl_name(meta.key)})
-    if (auto removed = sys::remove_at(directory.fd(), name, sys::OwnerRule::self); !removed)
+    if (auto removed = sys::remove_at(directory.fd(), name, directory.owner_rule()); !removed)
       return sys::failure(removed.failure().kind, "cannot replace what is at " + meta.key + " in " +
                                                       directory.path().string() + ": " + removed.failure().message);
   const std::string frame = encode_entry_frame(kPackedEntryKind, meta_text, content);

@@ -37,7 +37,7 @@ constexpr uint64_t kMaxStatsFileBytes = 64u << 10;
 // The table in a file; nullopt when it is absent or (with `problem` set)
 // unreadable or malformed.
 std::optional<toml::table> read_table(int dirfd, const std::string& name, std::string* problem = nullptr) {
-  auto file = sys::read_file_at(dirfd, name, kMaxStatsFileBytes, sys::OwnerRule::self);
+  auto file = sys::read_file_at(dirfd, name, kMaxStatsFileBytes, sys::owner_rule_in(dirfd));
   if (!file) {
     if (problem != nullptr && !file.failed_with(sys::Fault::missing)) *problem = name + ": " + file.failure().message;
     return std::nullopt;
@@ -67,7 +67,8 @@ sys::Result<void> write_shard(int dirfd, unsigned shard, Counters c) {
     uint64_t v = field > static_cast<uint64_t>(INT64_MAX) ? static_cast<uint64_t>(INT64_MAX) : field;
     out << name << " = " << v << '\n';
   });
-  return sys::write_atomic_at(dirfd, "shard-" + std::to_string(shard) + ".toml", out.str());
+  return sys::write_atomic_at(dirfd, "shard-" + std::to_string(shard) + ".toml", out.str(), nullptr,
+                              sys::file_mode_in(dirfd));
 }
 
 // A small file rewritten in place, one fixed-size record, never renamed or
@@ -75,12 +76,14 @@ sys::Result<void> write_shard(int dirfd, unsigned shard, Counters c) {
 // it) and no flush to disk on rename (ext4's auto_da_alloc). A record torn
 // by a crash reads as unknown.
 sys::Result<sys::Fd> open_record(int dirfd, const char* name, int flags) {
-  sys::Fd fd(::openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, 0600));
+  const mode_t mode = sys::file_mode_in(dirfd);
+  sys::Fd fd(::openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode));
   if (!fd) return sys::errno_failure(errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return sys::errno_failure(errno);
-  if (!S_ISREG(st.st_mode) || !sys::owner_accepted(st.st_uid, sys::OwnerRule::self))
+  if (!S_ISREG(st.st_mode) || !sys::owner_accepted(st.st_uid, sys::owner_rule_in(dirfd)))
     return sys::failure(sys::Fault::unsafe, std::string(name) + " is not a regular file of your own");
+  if (st.st_uid == ::geteuid() && (st.st_mode & 0777) != mode) ::fchmod(fd.get(), mode);
   return fd;
 }
 
@@ -124,7 +127,7 @@ LossRecord parse_loss(std::string_view text) {
 }
 
 LossRecord read_loss_record(int dirfd) {
-  auto file = sys::read_file_at(dirfd, kLossRecord, kLossRecordBytes, sys::OwnerRule::self);
+  auto file = sys::read_file_at(dirfd, kLossRecord, kLossRecordBytes, sys::owner_rule_in(dirfd));
   if (!file) return {};
   return parse_loss(file->data);
 }
