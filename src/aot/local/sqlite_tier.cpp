@@ -29,7 +29,7 @@ sys::Failure sqlite_failure(sqlite3* db, const std::string& what) {
 // One prepared statement, finalized on every path.
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
+  Statement(sqlite3* db, const char* sql) {
     if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
   }
   ~Statement() { sqlite3_finalize(stmt_); }
@@ -55,7 +55,6 @@ class Statement {
   int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
 
  private:
-  sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };
 
