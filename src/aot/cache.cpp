@@ -64,9 +64,12 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
       if (store.store == CacheStore::sqlite) open_sqlite();
       // The directory tier owns the directory either way; with the SQLite
       // store it holds the locks, stats and driver data, not entries.
-      if (sqlite == nullptr) local = tier.get();
+      // Files only where files were chosen: a database that would not open
+      // leaves no local store at all (open_sqlite()).
+      const bool files = store.store == CacheStore::directory;
+      if (files) local = tier.get();
       directory_tier = std::move(tier);
-      if (sqlite == nullptr) owned_tiers.push_back(std::move(directory_tier));
+      if (files) owned_tiers.push_back(std::move(directory_tier));
     } else {
       log::warn_once("aot-directory", "AOT cache disabled: " + opened.failure().message +
                                           ". Programs are lowered on every run; set VYRE_AOT_CACHE_DIR to a "
@@ -108,11 +111,13 @@ void Cache::Impl::open_sqlite() {
                                              "there (its rollback journal is used); one writer machine at a time");
   auto opened = SqliteTier::open(*writable, store.file_system.network, options.sqlite_wal, sys::saturating_millis(options.recency_granularity));
   if (!opened) {
-    // The files store still works: the cache never fails for want of its database.
+    // No entries in files beside the database instead: they would be split
+    // between two stores, and later runs would not see these. The cache
+    // never fails a dispatch for want of its database: it lowers.
     log::warn_once("aot-sqlite", "AOT cache: the SQLite store is not usable (" + opened.failure().message +
-                                     "); entries are kept as files");
-    store.store = CacheStore::directory;
-    store.reason += "; the database could not be opened, so files";
+                                     "); programs are lowered and nothing is stored in " + writable->path().string() +
+                                     " by this process");
+    store.reason += "; the database could not be opened: nothing stored";
     return;
   }
   if (writable->signed_only()) (*opened)->set_trusted_keys(trusted);

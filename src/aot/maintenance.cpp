@@ -86,12 +86,13 @@ CacheStats Cache::stats() {
   s.local.errors = c.errors;
   s.local.rejected = c.bad_entries;
   s.remote = c.remote;
-  if (auto stored = impl_->local->stats()) {
+  // Without a local store (a database that would not open) nothing is stored.
+  if (auto stored = impl_->local != nullptr ? impl_->local->stats() : sys::Result<TierStats>(TierStats{})) {
     s.entries = stored->entries;
     s.bytes = stored->bytes;
   }
   // The versions are in each entry's metadata: a listing reads it (no digests).
-  if (auto listed = impl_->local->list({}))
+  if (auto listed = impl_->local != nullptr ? impl_->local->list({}) : sys::Result<std::vector<EntryInfo>>(std::vector<EntryInfo>{}))
     for (const auto& e : *listed)
       if (e.state == EntryState::ok && !is_current_version(e.parts)) ++s.older_versions;
   for (const auto& f : driver_folders_seen(impl_->writable)) {
@@ -223,7 +224,7 @@ PruneReport Cache::prune(const PruneOptions& options) {
   uint64_t older_removed = 0;
   uint64_t older_bytes = 0;
   NotRemoved older_left;
-  if (options.older_versions) {
+  if (options.older_versions && impl_->local != nullptr) {
     auto listed = impl_->local->list(ListQuery{true, std::nullopt});
     if (!listed)
       throw Error(ErrorKind::io, listed.failure().message + "; no entry of another version was removed");
@@ -372,6 +373,9 @@ TransferReport Cache::export_to(const std::filesystem::path& destination) const 
 TransferReport Cache::import_from(const std::filesystem::path& source,
                                   const std::optional<std::string>& device_fingerprint) {
   CacheDirectory& dir = impl_->require_writable();
+  if (impl_->local == nullptr)
+    throw Error(ErrorKind::io, "cannot import: the cache's store in " + dir.path().string() + " is not usable (" +
+                                   impl_->store.reason + ")");
   // Imported entries become this user's own, served unchecked by owner: a
   // folder others can write is refused whatever keys are trusted (the
   // refusal of a layer would suggest VYRE_AOT_TRUSTED_KEYS, which does not

@@ -13,6 +13,8 @@
 #   remount-ro  ext4 remounted read-only and back, three times, while a loop
 #               of dispatches runs; `cache verify` while read-only
 #   xfs, btrfs  normal operation: a cold pass writes, a warm pass hits
+#   fuse        bindfs over a tmpfs: counted as shared, one file an entry
+#               (once, not per store)
 #   tmpfs, overlay  tmpfs cold and warm; then that cache, its tmpfs remounted
 #               read-only, as the lower layer of an overlay on another tmpfs:
 #               hits from the lower, new entries in the upper, the lower's
@@ -286,6 +288,7 @@ if r["bad"]: problems.append(f"bad entries: {r['bad']}")
 if r["driver_bad"]: problems.append(f"bad driver folders: {r['driver_bad']}")
 if r["not_removed"]: problems.append(f"not removed: {r['not_removed']} ({r['not_removed_problem']})")
 if r["good"] != good: problems.append(f"{r['good']} good, where {good} entries check by their digests")
+if beside: problems.append(f"{beside} entry files beside the database: entries split between two stores")
 for p in problems:
     print("   verify:", p, file=sys.stderr)
 print(f"   verify {d}: {r['checked']} checked, {r['good']} good, 0 bad, {r['incomplete']} incomplete;"
@@ -373,6 +376,19 @@ scenario_inodes() {
   mkfs.ext4 -q -F -N 128 "$work/inodes.img" >/dev/null
   mount_image inodes "$mnt"
   cache=$mnt/cache
+  # Left to choose (VYRE_AOT_CACHE_STORE=auto), the cache takes the database
+  # on this inode-poor file system (docs/cache.md, "Stores").
+  VYRE_AOT_CACHE_STORE=auto dispatch "$mnt/auto" "${variants[0]}" || fail "a dispatch failed (above)"
+  dispatches=$((dispatches + 1))
+  VYRE_AOT_CACHE_STORE=auto VYRE_AOT_CACHE_DIR=$mnt/auto "$vyre" cache stats --json >"$work/stats.json" 2>>"$work/stderr.log" \
+    || fail "vyre cache stats --json in $mnt/auto"
+  python3 - "$work/stats.json" <<'PY' || fail "VYRE_AOT_CACHE_STORE=auto did not take the SQLite store on an inode-poor ext4"
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(f"   auto: store {s['store']} ({s['store_reason']})")
+sys.exit(0 if s["store"] == "sqlite" and s["entries"] == 1 else 1)
+PY
+  rm -rf "$mnt/auto"
   mkdir "$mnt/held"
   for ((n = 0; n < 40; n++)); do touch "$mnt/held/$n"; done
   say "$(free_inodes "$mnt") inodes free after 40 held back"
@@ -503,7 +519,7 @@ scenario_remount_ro() {
     dispatches=$((dispatches + 1))
     if grep -q '"cache_hit": *true' "$work/report.json"; then
       ro_hits=$((ro_hits + 1))
-    elif [ "$store" != sqlite ]; then
+    else
       fail "'${variants[0]}', cached before, was not served from the read-only mount"
     fi
     # verify while read-only: nothing bad, so nothing to remove
@@ -658,6 +674,47 @@ scenario_sigkill() {
   unmount "$mnt"
   end
 }
+
+# ----------------------------------------------------------------- fuse
+# A FUSE file system (bindfs over a tmpfs), which the cache counts as shared
+# between machines by its statfs type: left to choose, it keeps files, one
+# file an entry, published with one rename (docs/cache.md, "Shared and
+# network file systems"). Once, whatever the stores asked for.
+scenario_fuse() {
+  local src=$work/fuse-src mnt=$work/fuse cache pairs packed
+  store=auto
+  begin fuse "FUSE (bindfs over a tmpfs), told apart as shared: one file an entry"
+  command -v bindfs >/dev/null || fail "bindfs is not installed (scripts/setup --all installs it)"
+  mount_tmpfs "$src"
+  mkdir -p "$mnt"
+  bindfs "$src" "$mnt" || fail "bindfs $src $mnt"
+  mounts+=("$mnt")
+  cache=$mnt/cache
+  (
+    export VYRE_AOT_CACHE_STORE=auto
+    unset VYRE_AOT_CACHE_SHARED_FS
+    pass "$cache" 0 12 miss
+    pass "$cache" 0 12 hit
+    VYRE_AOT_CACHE_DIR=$cache "$vyre" cache stats --json >"$work/stats.json" 2>>"$work/stderr.log" \
+      || fail "vyre cache stats --json in $cache"
+  ) || exit 1
+  dispatches=$((dispatches + 24))
+  python3 - "$work/stats.json" <<'PY' || fail "the cache on FUSE is not kept as one file an entry"
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(f"   store {s['store']} on {s['file_system']}, shared: {s['shared_file_system']} ({s['store_reason']})")
+sys.exit(0 if s["store"] == "directory" and s["shared_file_system"] and s["file_system"] == "fuse" else 1)
+PY
+  pairs=$(find "$cache" -maxdepth 1 -name '*.toml' | wc -l)
+  packed=$(find "$cache" -maxdepth 1 -name '*.entry' | wc -l)
+  [ "$pairs" -eq 0 ] && [ "$packed" -eq 12 ] || fail "$pairs pairs and $packed one-file entries, expected 0 and 12"
+  say "12 programs cold, then 12 hits; $packed one-file entries, no pair"
+  check_entries "$cache"
+  unmount "$mnt"
+  unmount "$src"
+  end
+}
+if want fuse; then scenario_fuse; fi
 
 for store in "${stores[@]}"; do
   case $store in

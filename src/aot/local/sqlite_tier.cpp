@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "util/log.hpp"
@@ -194,15 +195,47 @@ sys::Failure SqliteTier::failed(const std::string& what) const {
 sys::Result<void> SqliteTier::connect() const {
   // Made here first with mode 0600, never through a link, so that the
   // database (and SQLite's journals, which take its mode) is private.
-  const int fd = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int fd = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // A read-only file system (a remount, an image) or file: read what is
+  // there, write nothing (put() answers read_only, and the cache lowers).
+  read_only_ = fd < 0 && (errno == EROFS || errno == EACCES || errno == EPERM);
+  if (read_only_) fd = ::openat(directory_.fd(), kSqliteStoreName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return sys::failure(sys::Fault::io, "cannot open " + location_.string() + ": " + std::strerror(errno), errno);
   struct stat st {};
   const bool own = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
   const Header header = own ? read_header(fd) : Header{};
   ::close(fd);
   if (!own) return sys::failure(sys::Fault::unsafe, location_.string() + " is not a regular file of your own");
+  if (read_only_ && !header.set_up)
+    return sys::failure(sys::Fault::read_only, location_.string() + " is read-only and holds no cache");
 
   sqlite3* db = nullptr;
+  if (read_only_) {
+    // Nobody can change a file on a read-only mount: immutable, so that
+    // SQLite asks for no lock, journal or WAL index it could not make.
+    std::string uri = "file:";
+    for (char c : location_.string()) {
+      if (c == '%' || c == '?' || c == '#') {
+        char hex[4];
+        (void)std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
+        uri += hex;
+      } else {
+        uri += c;
+      }
+    }
+    uri += "?immutable=1";
+    const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(uri.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+      auto f = sqlite_failure(db, "cannot open " + location_.string());
+      sqlite3_close_v2(db);
+      return f;
+    }
+    db_ = db;
+    opened_by_ = ::getpid();
+    sqlite3_extended_result_codes(db, 1);
+    journal_mode_ = header.wal ? "wal" : "delete";
+    return {};
+  }
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(location_.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     auto f = sqlite_failure(db, "cannot open " + location_.string());
@@ -284,7 +317,7 @@ sys::Result<Entry> SqliteTier::do_get(const std::string& key, Use use) {
   if (!read) return read;
   if (auto signed_ok = check_signature(read->meta); !signed_ok) return signed_ok.failure();
   const int64_t now = sys::now_unix_ms();
-  if (use == Use::serve && now - read->metadata_mtime_ms >= recency_granularity_.count()) {
+  if (!read_only_ && use == Use::serve && now - read->metadata_mtime_ms >= recency_granularity_.count()) {
     Statement touch(*db, "UPDATE entries SET used_ms = ?2 WHERE key = ?1");
     if (touch) {
       touch.bind(1, key);
@@ -293,6 +326,11 @@ sys::Result<Entry> SqliteTier::do_get(const std::string& key, Use use) {
     }
   }
   return read;
+}
+
+sys::Failure SqliteTier::refused() const {
+  return sys::failure(sys::Fault::read_only, location_.string() + " is on a read-only file system (or is a read-only file)",
+                      EROFS);
 }
 
 sys::Result<Stored> SqliteTier::do_put(const Metadata& meta, std::string_view text) {
@@ -305,6 +343,7 @@ sys::Result<Stored> SqliteTier::do_put(const Metadata& meta, std::string_view te
   std::lock_guard lock(mutex_);
   auto db = ready();
   if (!db) return db.failure();
+  if (read_only_) return refused();
   Transaction tx(*db);
   if (!tx.began()) return failed("cannot write " + location_.string());
   {
@@ -331,6 +370,7 @@ sys::Result<bool> SqliteTier::do_remove(const std::string& key, bool only_if_bad
   std::lock_guard lock(mutex_);
   auto db = ready();
   if (!db) return db.failure();
+  if (read_only_) return refused();
   Transaction tx(*db);
   if (!tx.began()) return failed("cannot write " + location_.string());
   if (only_if_bad) {
@@ -425,6 +465,7 @@ sys::Result<bool> SqliteTier::evict(const std::string& key, int64_t last_used_ms
   std::lock_guard lock(mutex_);
   auto db = ready();
   if (!db) return db.failure();
+  if (read_only_) return refused();
   Statement remove(*db, "DELETE FROM entries WHERE key = ?1 AND used_ms = ?2");
   if (!remove) return failed("cannot write " + location_.string());
   remove.bind(1, key);
@@ -437,6 +478,7 @@ sys::Result<uint64_t> SqliteTier::clear() {
   std::lock_guard lock(mutex_);
   auto db = ready();
   if (!db) return db.failure();
+  if (read_only_) return refused();
   if (auto done = exec(*db, "DELETE FROM entries", "cannot clear " + location_.string()); !done) return done.failure();
   const auto removed = static_cast<uint64_t>(sqlite3_changes(*db));
   (void)exec(*db, "VACUUM", "vacuum");  // give the space back to the file system

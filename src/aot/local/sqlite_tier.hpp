@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -49,7 +50,8 @@ class SqliteTier final : public StorageTier {
   SqliteTier(const SqliteTier&) = delete;
   SqliteTier& operator=(const SqliteTier&) = delete;
 
-  bool writable() const override { return true; }
+  // False on a read-only file system (or file): entries are served, none stored.
+  bool writable() const override { return !read_only_; }
   const std::filesystem::path& location() const override { return location_; }
   // "truncate" or "wal": the journal mode SQLite accepted.
   const std::string& journal_mode() const { return journal_mode_; }
@@ -76,6 +78,7 @@ class SqliteTier final : public StorageTier {
   sys::Result<TierStats> do_stats() const override;
   sys::Result<void> check_signature(const Metadata& meta) const;
   void close_connection() const;
+  sys::Failure refused() const;
   // A failure of SQLite's, with the file noted for setting aside when it
   // is damaged (SQLITE_CORRUPT, SQLITE_NOTADB).
   sys::Failure failed(const std::string& what) const;
@@ -88,7 +91,8 @@ class SqliteTier final : public StorageTier {
   std::shared_ptr<const TrustedKeys> trusted_;
   bool network_ = false;
   bool wal_ = false;
-  mutable std::string damaged_;  // why the file is to be set aside, when it is
+  mutable std::string damaged_;
+  mutable std::atomic<bool> read_only_{false};  // why the file is to be set aside, when it is
   mutable std::mutex mutex_;  // one statement at a time on the connection
   mutable sqlite3* db_ = nullptr;
   mutable pid_t opened_by_ = 0;
