@@ -386,8 +386,10 @@ TEST(SqliteStore, AnUnwritableDatabaseServesWhatItHasAndLowersTheRest) {
   }
   chmod((tmp / vyre::aot::kSqliteStoreName).c_str(), 0400);
   Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+  EXPECT_TRUE(lookup(cache, 0));   // opened read-only: served
   EXPECT_FALSE(lookup(cache, 1));  // lowered, not stored: no failure
   EXPECT_FALSE(lookup(cache, 1));
+  EXPECT_EQ(cache.stats().entries, 1u);
   chmod((tmp / vyre::aot::kSqliteStoreName).c_str(), 0600);
 }
 
