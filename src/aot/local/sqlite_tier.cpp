@@ -192,6 +192,19 @@ sys::Failure SqliteTier::failed(const std::string& what) const {
   return f;
 }
 
+sys::Result<sqlite3*> SqliteTier::open_connection(const std::string& name, int flags) const {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    auto f = sqlite_failure(db, "cannot open " + location_.string());
+    sqlite3_close_v2(db);
+    return f;
+  }
+  db_ = db;
+  opened_by_ = ::getpid();
+  sqlite3_extended_result_codes(db, 1);
+  return db;
+}
+
 sys::Result<void> SqliteTier::connect() const {
   // Made here first with mode 0600, never through a link, so that the
   // database (and SQLite's journals, which take its mode) is private.
@@ -209,7 +222,6 @@ sys::Result<void> SqliteTier::connect() const {
   if (read_only_ && !header.set_up)
     return sys::failure(sys::Fault::read_only, location_.string() + " is read-only and holds no cache");
 
-  sqlite3* db = nullptr;
   if (read_only_) {
     // Nobody can change a file on a read-only mount: immutable, so that
     // SQLite asks for no lock, journal or WAL index it could not make.
@@ -224,28 +236,15 @@ sys::Result<void> SqliteTier::connect() const {
       }
     }
     uri += "?immutable=1";
-    const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(uri.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-      auto f = sqlite_failure(db, "cannot open " + location_.string());
-      sqlite3_close_v2(db);
-      return f;
-    }
-    db_ = db;
-    opened_by_ = ::getpid();
-    sqlite3_extended_result_codes(db, 1);
+    auto opened = open_connection(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    if (!opened) return opened.failure();
     journal_mode_ = header.wal ? "wal" : "delete";
     return {};
   }
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(location_.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-    auto f = sqlite_failure(db, "cannot open " + location_.string());
-    sqlite3_close_v2(db);
-    return f;
-  }
-  db_ = db;
-  opened_by_ = ::getpid();
+  auto opened = open_connection(location_.string(), SQLITE_OPEN_READWRITE);
+  if (!opened) return opened.failure();
+  sqlite3* db = *opened;
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
-  sqlite3_extended_result_codes(db, 1);
   // The journal (docs/cache.md, "Stores"): the rollback journal by default,
   // kept as one truncated file (no inode per commit); WAL when asked for
   // (never on a network file system). synchronous=NORMAL in both: a cache
@@ -333,6 +332,16 @@ sys::Failure SqliteTier::refused() const {
                       EROFS);
 }
 
+sys::Result<SqliteTier::RowState> SqliteTier::row_in_transaction(sqlite3* db, const std::string& key) const {
+  Statement select(db, "SELECT metadata, content FROM entries WHERE key = ?1");
+  if (!select) return failed("cannot read " + location_.string());
+  select.bind(1, key);
+  if (select.step() != SQLITE_ROW) return RowState::absent;
+  if (select.size(0) > kMaxMetadataBytes || select.size(1) > kMaxWgslBytes) return RowState::bad;
+  auto read = verify_row(key, Row{select.text(0), select.text(1), 0}, true).entry;
+  return read && check_signature(read->meta) ? RowState::good : RowState::bad;
+}
+
 sys::Result<Stored> SqliteTier::do_put(const Metadata& meta, std::string_view text) {
   if (text.size() > kMaxWgslBytes)
     return sys::failure(sys::Fault::too_large, "WGSL of " + std::to_string(text.size()) +
@@ -346,15 +355,10 @@ sys::Result<Stored> SqliteTier::do_put(const Metadata& meta, std::string_view te
   if (read_only_) return refused();
   Transaction tx(*db);
   if (!tx.began()) return failed("cannot write " + location_.string());
-  {
-    // Another process may have stored it while this one lowered.
-    Statement select(*db, "SELECT metadata, content, used_ms FROM entries WHERE key = ?1");
-    if (!select) return failed("cannot read " + location_.string());
-    select.bind(1, meta.key);
-    if (select.step() == SQLITE_ROW && select.size(0) <= kMaxMetadataBytes && select.size(1) <= kMaxWgslBytes &&
-        verify_row(meta.key, Row{select.text(0), select.text(1), 0}, true).entry)
-      return Stored{false, 0};
-  }
+  // Another process may have stored it while this one lowered.
+  auto there = row_in_transaction(*db, meta.key);
+  if (!there) return there.failure();
+  if (*there == RowState::good) return Stored{false, 0};
   Statement insert(*db, "INSERT OR REPLACE INTO entries(key, metadata, content, used_ms) VALUES (?1, ?2, ?3, ?4)");
   if (!insert) return failed("cannot write " + location_.string());
   insert.bind(1, meta.key);
@@ -375,14 +379,9 @@ sys::Result<bool> SqliteTier::do_remove(const std::string& key, bool only_if_bad
   if (!tx.began()) return failed("cannot write " + location_.string());
   if (only_if_bad) {
     // A writer may have replaced it since it was found bad.
-    Statement select(*db, "SELECT metadata, content FROM entries WHERE key = ?1");
-    if (!select) return failed("cannot read " + location_.string());
-    select.bind(1, key);
-    if (select.step() != SQLITE_ROW) return false;
-    if (select.size(0) <= kMaxMetadataBytes && select.size(1) <= kMaxWgslBytes) {
-      auto read = verify_row(key, Row{select.text(0), select.text(1), 0}, true).entry;
-      if (read && check_signature(read->meta)) return false;
-    }
+    auto there = row_in_transaction(*db, key);
+    if (!there) return there.failure();
+    if (*there != RowState::bad) return false;
   }
   Statement remove(*db, "DELETE FROM entries WHERE key = ?1");
   if (!remove) return failed("cannot write " + location_.string());

@@ -68,6 +68,9 @@ class SqliteTier final : public StorageTier {
   SqliteTier(CacheDirectory& directory, std::filesystem::path location, std::chrono::milliseconds granularity)
       : directory_(directory), location_(std::move(location)), recency_granularity_(granularity) {}
   sys::Result<void> connect() const;
+  // sqlite3_open_v2 of `name` (a path or a URI) with `flags`, never through
+  // a link; the connection becomes this process's.
+  sys::Result<sqlite3*> open_connection(const std::string& name, int flags) const;
   // The connection, reopened in a child process (a connection must not
   // cross a fork). The caller holds mutex_.
   sys::Result<sqlite3*> ready() const;
@@ -77,6 +80,10 @@ class SqliteTier final : public StorageTier {
   sys::Result<std::vector<EntryInfo>> do_list(const ListQuery& query) const override;
   sys::Result<TierStats> do_stats() const override;
   sys::Result<void> check_signature(const Metadata& meta) const;
+  // The row at `key`, read inside the caller's transaction: none, a
+  // verified (and, where required, signed) entry, or a bad one.
+  enum class RowState { absent, good, bad };
+  sys::Result<RowState> row_in_transaction(sqlite3* db, const std::string& key) const;
   void close_connection() const;
   sys::Failure refused() const;
   // A failure of SQLite's, with the file noted for setting aside when it
