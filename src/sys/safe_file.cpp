@@ -103,9 +103,12 @@ Result<FileContents> read_file_at(int dirfd, const std::string& name, uint64_t m
       if (errno == EINTR) continue;
       return errno_failure(errno);
     }
+    if (n == 0) break;
     filled += static_cast<size_t>(n);
-    // A regular file reads short only at its end: no second read to see 0.
-    if (static_cast<size_t>(n) < wanted) break;
+    // A local file reads short only at its end: no second read to see 0. A
+    // network or FUSE file system may answer short before it (FUSE with
+    // direct I/O, 9p, CIFS): short of the size fstat gave, read on.
+    if (static_cast<size_t>(n) < wanted && filled >= expected) break;
   }
   if (filled > max_bytes)
     return failure(Fault::too_large, name + " grew over the bound of " + std::to_string(max_bytes) + " bytes");
