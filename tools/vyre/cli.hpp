@@ -46,6 +46,7 @@ void add_run(CLI::App& app, Action& action);
 void add_devices(CLI::App& app, Action& action);
 void add_demo(CLI::App& app, Action& action);
 void add_cache(CLI::App& app, Action& action);
+void add_export(CLI::App& app, Action& action);
 void add_lib(CLI::App& app, Action& action);
 void add_help(CLI::App& app, Action& action);
 void add_version(CLI::App& app, Action& action);

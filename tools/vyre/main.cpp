@@ -29,6 +29,7 @@ int main(int argc, char** argv) try {
   add_devices(app, action);
   add_demo(app, action);
   add_cache(app, action);
+  add_export(app, action);
   add_lib(app, action);
   add_help(app, action);
   add_version(app, action);
