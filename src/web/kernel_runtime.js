@@ -259,7 +259,7 @@ class Kernel {
   #staging;                // per bound buffer (outputs only): {buffer, capacity}
   #queue = Promise.resolve();
   #disposed = false;
-  #stats = {dispatches: 0, pipelines: 0, buffers: 0, bindGroups: 0};
+  #stats = {dispatches: 0, pipelines: 0, buffers: 0, bindGroups: 0, shader: null};
 
   constructor(device) {
     this.#device = device;
@@ -269,8 +269,9 @@ class Kernel {
 
   get name() { return KERNEL.name; }
   get buffers() { return INFO.buffers; }
-  // How many dispatches ran, and how many pipelines, buffers and bind
-  // groups they made: a dispatch whose sizes fit the last one's makes none.
+  // How many dispatches ran, how many pipelines, buffers and bind groups
+  // they made (a dispatch whose sizes fit the last one's makes none), and
+  // the shader the last one ran: "base", "wide" or "guard".
   get stats() { return {...this.#stats}; }
 
   async prepare(role) {
@@ -367,6 +368,7 @@ class Kernel {
       outputs[b.name] = new ARRAYS[b.type](copy);
     }
     ++this.#stats.dispatches;
+    this.#stats.shader = role;
     return outputs;
   }
 

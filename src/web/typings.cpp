@@ -71,6 +71,8 @@ std::string kernel_typings(const CheckedProgram& program) {
          "  readonly pipelines: number;\n"
          "  readonly buffers: number;\n"
          "  readonly bindGroups: number;\n"
+         "  /** The shader the last dispatch ran: one element an invocation, four (widened), or the domain's guard. */\n"
+         "  readonly shader: \"base\" | \"wide\" | \"guard\" | null;\n"
          "}\n\n"
          "export interface Kernel {\n"
          "  readonly name: string;\n"
