@@ -1,11 +1,24 @@
 // kernel.d.ts: the module's TypeScript types, naming each buffer with the
 // typed array it takes and gives.
+#include <cctype>
+
 #include "web/web_files.hpp"
 
 namespace vyre::web {
 namespace {
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+// A property's name as TypeScript writes it: bare when it is an identifier.
+std::string key(const std::string& s) {
+  const auto identifier_char = [](char c, bool first) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
+           (!first && std::isdigit(static_cast<unsigned char>(c)));
+  };
+  bool bare = !s.empty();
+  for (size_t i = 0; i < s.size() && bare; ++i) bare = identifier_char(s[i], i == 0);
+  return bare ? s : quoted(s);
+}
 
 // What an input of this buffer may be: its own typed array, and a
 // Uint32Array of the bits for any 4-byte type (kernel_runtime.js, fitsType).
@@ -25,10 +38,10 @@ std::string kernel_typings(const CheckedProgram& program) {
                                 (b->count ? "[" + std::to_string(b->count) + "]" : std::string("[] (runtime-sized)")) +
                                 ", binding " + std::to_string(*b->binding) + (b->output ? ", output" : "") + " */\n";
     const bool needs_contents = b->access == Access::Read || b->access == Access::Uniform;
-    inputs += comment + "  readonly " + quoted(b->name) + (needs_contents ? "" : "?") + ": " + input_types(b->type) +
+    inputs += comment + "  readonly " + key(b->name) + (needs_contents ? "" : "?") + ": " + input_types(b->type) +
               ";\n";
-    if (!needs_contents) sizes += "  readonly " + quoted(b->name) + "?: number;\n";
-    if (b->output) outputs += comment + "  " + quoted(b->name) + ": " + typed_array(b->type) + ";\n";
+    if (!needs_contents) sizes += "  readonly " + key(b->name) + "?: number;\n";
+    if (b->output) outputs += comment + "  " + key(b->name) + ": " + typed_array(b->type) + ";\n";
     names += (names.empty() ? "" : " | ") + quoted(b->name);
   }
   if (names.empty()) names = "never";
