@@ -443,3 +443,36 @@ TEST(WebExport, TheModuleRefusesWhatDoesNotFitSayingWhatToDo) {
   }
   EXPECT_TRUE(contains(error_of("refuse/default_grid"), "give options.dim (the invocations to run"));
 }
+
+TEST(WebExport, TheCacheWarmsAndExplainsTheWebTargetAndSharesItsEntriesWithNative) {
+  TempDir dir;
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "cache").string()}};
+  const std::string saxpy = source_path("examples/saxpy.json").string();
+  const auto warm = run_vyre({"cache", "warm", "--target", "web", saxpy}, env);
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  EXPECT_TRUE(contains(warm.out, "1 programs (3 web shaders): 3 lowered")) << warm.out;
+  // The export takes all three from the cache, under the keys warm printed.
+  const auto exported = run_vyre({"export", "web", saxpy, "-o", (dir / "saxpy").string(), "--json"}, env);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const json kernel = json::parse(exported.out)["kernels"][0];
+  EXPECT_EQ(kernel["cache_hits"], 3);
+  for (const auto& shader : kernel["shaders"])
+    EXPECT_TRUE(contains(warm.out, shader["key"].get<std::string>().substr(0, 16) + "  " + saxpy + " (" +
+                                       shader["role"].get<std::string>() + ")"))
+        << shader << "\n" << warm.out;
+  const auto explain = run_vyre({"cache", "explain", "--target", "web", "--json", saxpy}, env);
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  const json x = json::parse(explain.out);
+  EXPECT_EQ(x["key"], kernel["shaders"][0]["key"]) << x;
+  EXPECT_EQ(x["hit"], true) << explain.out;
+  // A native build keys saxpy's widened shader the same way: one entry for both.
+  const auto native = run_vyre({"cache", "explain", "--json", saxpy}, env);
+  if (native.exit_code == 4) GTEST_SKIP() << "no adapter for the native key: " << native.err;
+  ASSERT_EQ(native.exit_code, 0) << native.err;
+  EXPECT_EQ(json::parse(native.out)["key"], kernel["shaders"][0]["key"]);
+  // An f64 program has no web key.
+  write_file(dir / "double_it.json", program_to_json(f64_program()));
+  const auto refused = run_vyre({"cache", "explain", "--target", "web", (dir / "double_it.json").string()}, env);
+  EXPECT_EQ(refused.exit_code, 3);
+  EXPECT_TRUE(contains(refused.err, "computes in f64")) << refused.err;
+}
