@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <thread>
 
+#include "aot/local/sqlite_tier.hpp"
 #include "support/aot_fixtures.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -27,7 +29,7 @@ using vyre::test::synthetic_wgsl;
 using vyre::test::TempDir;
 
 CacheOptions options_for(const std::filesystem::path& dir) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   return options;
 }
@@ -77,13 +79,14 @@ TEST(AotCache, AnotherCacheOnTheSameDirectoryHits) {
   EXPECT_EQ(lowered, 0);
 }
 
-TEST(AotCache, EntryIsAWgslFileAndAMetadataFileNamedByTheKey) {
+TEST(AotCache, AnEntryIsItsWgslAndAMetadataTableStoredUnderTheKey) {
   TempDir tmp;
   Cache cache(options_for(tmp.path()));
   auto parts = synthetic_parts("meta", "backend=vulkan;driver=X");
   auto artifact = cache.load_or_compile(parts, [] { return std::string("fn main() {}\n"); }, "meta");
-  EXPECT_EQ(vyre::test::read_file(vyre::test::wgsl_path(tmp.path(), artifact.key)), "fn main() {}\n");
-  auto table = toml::parse(vyre::test::read_file(vyre::test::metadata_path(tmp.path(), artifact.key)));
+  using vyre::test::EntryPart;
+  EXPECT_EQ(vyre::test::read_entry_part(tmp.path(), artifact.key, EntryPart::wgsl), "fn main() {}\n");
+  auto table = toml::parse(vyre::test::read_entry_part(tmp.path(), artifact.key, EntryPart::metadata).value_or(""));
   EXPECT_EQ(table["format"].value<int64_t>(), int64_t{vyre::aot::kCacheVersion});
   EXPECT_EQ(table["key"].value<std::string>(), artifact.key);
   EXPECT_EQ(table["program"].value<std::string>(), "meta");
@@ -108,8 +111,12 @@ TEST(AotCache, DirectoryIsPrivateAndFilesAreReadableByTheUserOnly) {
   auto artifact = lookup(cache, "private");
   EXPECT_EQ(mode_of(dir), 0700u);
   EXPECT_EQ(mode_of(tmp.path() / "created"), 0700u);
-  EXPECT_EQ(mode_of(vyre::test::wgsl_path(dir, artifact.key)), 0600u);
-  EXPECT_EQ(mode_of(vyre::test::metadata_path(dir, artifact.key)), 0600u);
+  if (vyre::test::keeps_rows(dir)) {
+    EXPECT_EQ(mode_of(dir / vyre::aot::kSqliteStoreName), 0600u);
+  } else {
+    EXPECT_EQ(mode_of(vyre::test::wgsl_path(dir, artifact.key)), 0600u);
+    EXPECT_EQ(mode_of(vyre::test::metadata_path(dir, artifact.key)), 0600u);
+  }
 }
 
 TEST(AotCache, NothingButEntriesLivesUnderEntryNames) {
@@ -118,9 +125,14 @@ TEST(AotCache, NothingButEntriesLivesUnderEntryNames) {
     Cache cache(options_for(tmp.path()));
     for (int i = 0; i < 5; ++i) lookup(cache, "n" + std::to_string(i));
   }
+  const bool rows = vyre::test::keeps_rows(tmp.path());
   for (const auto& e : std::filesystem::directory_iterator(tmp.path())) {
     std::string name = e.path().filename().string();
     if (name.starts_with(".")) continue;  // .locks, .stats
+    if (rows) {  // the database and its journal
+      EXPECT_TRUE(name.starts_with(vyre::aot::kSqliteStoreName)) << name;
+      continue;
+    }
     ASSERT_EQ(name.size(), 69u) << name;
     EXPECT_TRUE(vyre::aot::is_valid_key(name.substr(0, 64))) << name;
     EXPECT_TRUE(name.ends_with(".wgsl") || name.ends_with(".toml")) << name;
@@ -177,7 +189,7 @@ TEST(AotCache, BoundsAndLayersComeFromTheEnvironment) {
 }
 
 TEST(AotCache, NoDirectoryMeansLoweringEveryTime) {
-  Cache cache{CacheOptions{}};
+  Cache cache{vyre::test::cache_options()};
   int lowered = 0;
   lookup(cache, "x", &lowered);
   lookup(cache, "x", &lowered);
@@ -215,7 +227,7 @@ TEST(AotCache, ASymlinkedDirectoryIsFollowedOnlyWhenTheLinkIsTheUsers) {
     ASSERT_TRUE(cache.directory().has_value());
     lookup(cache, "x");
   }
-  EXPECT_TRUE(std::filesystem::exists(vyre::test::wgsl_path(real, synthetic_parts("x").key())));
+  EXPECT_TRUE(vyre::test::has_entry(real, synthetic_parts("x").key()));
   if (geteuid() != 0) return;
   ASSERT_EQ(lchown((tmp / "link").c_str(), 65534, 65534), 0);
   Cache refused(options_for(tmp / "link"));

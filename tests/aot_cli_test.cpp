@@ -12,6 +12,7 @@
 
 #include "support/aot_fixtures.hpp"
 #include "support/signing_keys.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/version.hpp"
@@ -229,10 +230,11 @@ TEST_F(AotCli, VerifyReportsAndRemovesBadEntriesAndExitsOne) {
   warm_examples();
   EXPECT_EQ(vyre({"cache", "verify"}).exit_code, 0);
   std::string key = key_of("saxpy");
-  auto path = vyre::test::wgsl_path(tmp.path(), key);
-  std::string text = vyre::test::read_file(path);
+  using vyre::test::EntryPart;
+  std::string text = vyre::test::read_entry_part(tmp.path(), key, EntryPart::wgsl).value_or("");
+  ASSERT_FALSE(text.empty());
   text[text.size() / 2] ^= 0x20;
-  vyre::test::write_file(path, text);
+  vyre::test::write_entry_part(tmp.path(), key, EntryPart::wgsl, text);
   auto r = vyre({"cache", "verify", "--json"});
   EXPECT_EQ(r.exit_code, 1);
   auto report = json::parse(r.out);
@@ -265,7 +267,7 @@ TEST_F(AotCli, PruneAndClear) {
 TEST_F(AotCli, OlderVersionsAreCountedAndPrunedOnRequest) {
   warm_examples();
   {
-    vyre::aot::CacheOptions options;
+    vyre::aot::CacheOptions options = vyre::test::cache_options();
     options.directory = tmp.path();
     options.driver_cache = false;
     vyre::aot::Cache cache(options);
@@ -386,7 +388,7 @@ TEST_F(AotCli, ExplainSaysWhenNothingIsCachedForTheProgram) {
 TEST_F(AotCli, ExplainSaysWhyTheEntryAtTheKeyIsBad) {
   warm_examples();
   std::string key = key_of("xor");
-  vyre::test::write_file(vyre::test::wgsl_path(tmp.path(), key), "truncated");
+  vyre::test::write_entry_part(tmp.path(), key, vyre::test::EntryPart::wgsl, "truncated");
   auto r = vyre({"cache", "explain", example("xor")});
   EXPECT_NE(r.out.find("is bad"), std::string::npos) << r.out;
 }

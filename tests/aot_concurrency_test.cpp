@@ -22,7 +22,7 @@ size_t count_temporaries(const std::filesystem::path& dir) {
 }
 
 Cache open(const std::filesystem::path& dir) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   return Cache(options);
 }
@@ -95,7 +95,7 @@ TEST(AotConcurrency, WritersReadersAndCleanupTogetherLeaveOnlyGoodEntries) {
 TEST(AotConcurrency, ConcurrentCleanupsNeverRunTwiceAtOnceAndKeepTheBound) {
   TempDir tmp;
   {
-    CacheOptions options;
+    CacheOptions options = vyre::test::cache_options();
     options.directory = tmp.path();
     options.max_entries = 0;  // fill without bound first
     Cache filler(options);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "support/aot_fixtures.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -13,18 +14,15 @@ namespace {
 
 using vyre::aot::Cache;
 using vyre::aot::CacheOptions;
-using vyre::test::metadata_path;
-using vyre::test::read_file;
+using vyre::test::EntryPart;
 using vyre::test::synthetic_parts;
 using vyre::test::synthetic_wgsl;
 using vyre::test::TempDir;
-using vyre::test::wgsl_path;
-using vyre::test::write_file;
 
 class AotCorruption : public ::testing::Test {
  protected:
   std::unique_ptr<Cache> open() {
-    CacheOptions options;
+    CacheOptions options = vyre::test::cache_options();
     options.directory = tmp.path();
     return std::make_unique<Cache>(options);
   }
@@ -38,6 +36,15 @@ class AotCorruption : public ::testing::Test {
         name);
   }
   std::string key(const std::string& name) { return synthetic_parts(name).key(); }
+  // The stored part of `name`'s entry, in whichever store the suite runs.
+  std::string part(const std::string& name, EntryPart which) {
+    auto bytes = vyre::test::read_entry_part(tmp.path(), key(name), which);
+    EXPECT_TRUE(bytes.has_value()) << name;
+    return bytes.value_or("");
+  }
+  void set_part(const std::string& name, EntryPart which, const std::string& bytes) {
+    vyre::test::write_entry_part(tmp.path(), key(name), which, bytes);
+  }
   void populate(const std::string& name) {
     auto cache = open();
     lookup(*cache, name);
@@ -71,62 +78,56 @@ class AotCorruption : public ::testing::Test {
 
 TEST_F(AotCorruption, ABitFlipInTheWgslIsDetected) {
   populate("a");
-  auto path = wgsl_path(tmp.path(), key("a"));
-  std::string text = read_file(path);
+  std::string text = part("a", EntryPart::wgsl);
   text[text.size() / 2] ^= 0x04;
-  write_file(path, text);
+  set_part("a", EntryPart::wgsl, text);
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, ABitFlipInTheMetadataIsDetected) {
   populate("a");
-  auto path = metadata_path(tmp.path(), key("a"));
-  std::string text = read_file(path);
+  std::string text = part("a", EntryPart::metadata);
   size_t at = text.find("content_sha256");
   ASSERT_NE(at, std::string::npos);
   at = text.find_first_of("'\"", at) + 5;
   text[at] = text[at] == '0' ? '1' : '0';
-  write_file(path, text);
+  set_part("a", EntryPart::metadata, text);
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, TruncatedWgslIsDetected) {
   populate("a");
-  auto path = wgsl_path(tmp.path(), key("a"));
-  std::filesystem::resize_file(path, 100);
+  set_part("a", EntryPart::wgsl, part("a", EntryPart::wgsl).substr(0, 100));
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, EmptyWgslIsDetected) {
   populate("a");
-  std::filesystem::resize_file(wgsl_path(tmp.path(), key("a")), 0);
+  set_part("a", EntryPart::wgsl, "");
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, TruncatedMetadataIsDetected) {
   populate("a");
-  auto path = metadata_path(tmp.path(), key("a"));
-  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  const std::string text = part("a", EntryPart::metadata);
+  set_part("a", EntryPart::metadata, text.substr(0, text.size() / 2));
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, SameLengthGarbageIsDetected) {
   populate("a");
-  auto path = wgsl_path(tmp.path(), key("a"));
-  std::string text = read_file(path);
-  std::string garbage(text.size(), '\0');
+  std::string garbage(part("a", EntryPart::wgsl).size(), '\0');
   for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>('a' + (i * 7919) % 26);
-  write_file(path, garbage);
+  set_part("a", EntryPart::wgsl, garbage);
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, WgslSwappedBetweenEntriesIsDetected) {
   populate("a");
   populate("b");
-  auto pa = wgsl_path(tmp.path(), key("a")), pb = wgsl_path(tmp.path(), key("b"));
-  std::string ta = read_file(pa), tb = read_file(pb);
-  write_file(pa, tb);
-  write_file(pb, ta);
+  const std::string ta = part("a", EntryPart::wgsl), tb = part("b", EntryPart::wgsl);
+  set_part("a", EntryPart::wgsl, tb);
+  set_part("b", EntryPart::wgsl, ta);
   expect_detected_and_replaced(std::vector<std::string>{"a", "b"});
 }
 
@@ -134,40 +135,36 @@ TEST_F(AotCorruption, MetadataFromAnotherKeyIsDetected) {
   populate("a");
   populate("b");
   // A's WGSL with B's metadata (and B's WGSL beside it, so sizes may match).
-  std::filesystem::copy_file(metadata_path(tmp.path(), key("b")), metadata_path(tmp.path(), key("a")),
-                             std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::copy_file(wgsl_path(tmp.path(), key("b")), wgsl_path(tmp.path(), key("a")),
-                             std::filesystem::copy_options::overwrite_existing);
+  vyre::test::copy_entry_part(tmp.path(), key("b"), key("a"), EntryPart::metadata);
+  vyre::test::copy_entry_part(tmp.path(), key("b"), key("a"), EntryPart::wgsl);
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, MetadataThatIsNotTomlIsDetected) {
   populate("a");
-  write_file(metadata_path(tmp.path(), key("a")), "\x01\x02 this is [not toml");
+  set_part("a", EntryPart::metadata, "\x01\x02 this is [not toml");
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, MetadataWithAWrongTypeIsDetected) {
   populate("a");
-  auto path = metadata_path(tmp.path(), key("a"));
-  std::string text = read_file(path);
+  std::string text = part("a", EntryPart::metadata);
   size_t at = text.find("wgsl_bytes = ");
   ASSERT_NE(at, std::string::npos);
   text.insert(at + 13, "\"");
   text.insert(text.find('\n', at), "\"");
-  write_file(path, text);
+  set_part("a", EntryPart::metadata, text);
   expect_detected_and_replaced("a");
 }
 
 TEST_F(AotCorruption, ANewerOrOlderFormatIsIgnoredAndReplacedNeverMisread) {
   for (const char* format : {"2", "0", "999"}) {
     populate("a");
-    auto path = metadata_path(tmp.path(), key("a"));
-    std::string text = read_file(path);
+    std::string text = part("a", EntryPart::metadata);
     size_t at = text.find("format = 1");
     ASSERT_NE(at, std::string::npos);
     text.replace(at, 10, std::string("format = ") + format);
-    write_file(path, text);
+    set_part("a", EntryPart::metadata, text);
     {
       auto cache = open();
       auto entries = cache->list();
@@ -179,8 +176,9 @@ TEST_F(AotCorruption, ANewerOrOlderFormatIsIgnoredAndReplacedNeverMisread) {
 }
 
 TEST_F(AotCorruption, MetadataWithoutWgslIsAMissNotAHit) {
+  VYRE_FILES_STORE_ONLY("a row holds both halves of its entry: there is no row with one half");
   populate("a");
-  std::filesystem::remove(wgsl_path(tmp.path(), key("a")));
+  std::filesystem::remove(vyre::test::wgsl_path(tmp.path(), key("a")));
   auto cache = open();
   int lowered = 0;
   auto artifact = lookup(*cache, "a", &lowered);
@@ -192,13 +190,11 @@ TEST_F(AotCorruption, MetadataWithoutWgslIsAMissNotAHit) {
 
 TEST_F(AotCorruption, VerifyFindsReportsAndRemovesEveryBadEntry) {
   for (const char* name : {"good1", "good2", "flip", "trunc", "swap"}) populate(name);
-  auto flip = wgsl_path(tmp.path(), key("flip"));
-  std::string text = read_file(flip);
+  std::string text = part("flip", EntryPart::wgsl);
   text[10] ^= 1;
-  write_file(flip, text);
-  std::filesystem::resize_file(wgsl_path(tmp.path(), key("trunc")), 3);
-  std::filesystem::copy_file(metadata_path(tmp.path(), key("good1")), metadata_path(tmp.path(), key("swap")),
-                             std::filesystem::copy_options::overwrite_existing);
+  set_part("flip", EntryPart::wgsl, text);
+  set_part("trunc", EntryPart::wgsl, part("trunc", EntryPart::wgsl).substr(0, 3));
+  vyre::test::copy_entry_part(tmp.path(), key("good1"), key("swap"), EntryPart::metadata);
 
   auto cache = open();
   auto report = cache->verify();
@@ -211,23 +207,22 @@ TEST_F(AotCorruption, VerifyFindsReportsAndRemovesEveryBadEntry) {
   auto after = cache->verify();
   EXPECT_EQ(after.good, 2u);
   EXPECT_TRUE(after.bad.empty());
-  EXPECT_FALSE(std::filesystem::exists(flip));
+  EXPECT_FALSE(vyre::test::has_entry(tmp.path(), key("flip")));
 }
 
 TEST_F(AotCorruption, ABadEntryInAReadOnlyLayerIsSkippedAndTheWritableOneServes) {
   TempDir layer;
   {
-    CacheOptions options;
+    CacheOptions options = vyre::test::cache_options();
     options.directory = layer.path();
     Cache shipped(options);
     lookup(shipped, "a");
   }
-  auto path = wgsl_path(layer.path(), key("a"));
-  std::string text = read_file(path);
+  std::string text = *vyre::test::read_entry_part(layer.path(), key("a"), EntryPart::wgsl);
   text[0] ^= 1;
-  write_file(path, text);
+  vyre::test::write_entry_part(layer.path(), key("a"), EntryPart::wgsl, text);
 
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp.path();
   options.readonly_directories = {layer.path()};
   Cache cache(options);
@@ -236,7 +231,8 @@ TEST_F(AotCorruption, ABadEntryInAReadOnlyLayerIsSkippedAndTheWritableOneServes)
   EXPECT_EQ(lowered, 1);
   EXPECT_TRUE(lookup(cache, "a", &lowered).cache_hit);
   EXPECT_EQ(lowered, 1);
-  EXPECT_EQ(read_file(path), text);  // the read-only layer is never written
+  // The read-only layer is never written.
+  EXPECT_EQ(vyre::test::read_entry_part(layer.path(), key("a"), EntryPart::wgsl), text);
   EXPECT_EQ(cache.stats().bad_entries, 1u);
 }
 

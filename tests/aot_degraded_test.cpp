@@ -43,7 +43,7 @@ TEST(AotDegraded, AFullDiskDegradesToLoweringAndWarnsOnce) {
   EXPECT_EQ(run.out, "hits=0 misses=40 wrong=0\n");
   EXPECT_EQ(occurrences(run.err, "AOT cache"), 1u) << run.err;
   EXPECT_EQ(count_temporaries(tmp.path()), 0u);  // failed writes clean up after themselves
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp.path();
   Cache cache(options);
   EXPECT_TRUE(cache.verify().bad.empty());
@@ -66,7 +66,7 @@ TEST(AotDegraded, ATinyFileSystemFillsUpWithoutFailingALookup) {
   EXPECT_GT(misses, 60);  // what did not is lowered again
   EXPECT_EQ(occurrences(run.err, "AOT cache"), 1u) << run.err;
   {
-    CacheOptions options;
+    CacheOptions options = vyre::test::cache_options();
     options.directory = mount_point;
     Cache cache(options);
     EXPECT_TRUE(cache.verify().bad.empty());

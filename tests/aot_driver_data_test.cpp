@@ -9,6 +9,7 @@
 #include <string>
 
 #include "aot/local/driver_store.hpp"
+#include "support/aot_fixtures.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -21,7 +22,7 @@ const std::string kH200 = "wgpu-native=29.0.0.0;backend=vulkan;vendor=0x10de;dev
 const std::string kOther = "wgpu-native=29.0.0.0;backend=vulkan;vendor=0x10de;device=0x2335;name=NVIDIA H200;driver=590";
 
 CacheOptions options_for(const fs::path& dir) {
-  CacheOptions o;
+  CacheOptions o = vyre::test::cache_options();
   o.directory = dir;
   // The default grace: a sweep running beside a test must not take the
   // temporary file a driver folder is being written through.

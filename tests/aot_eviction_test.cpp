@@ -13,6 +13,7 @@
 #include "aot/local/driver_store.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -20,7 +21,6 @@ namespace {
 
 using vyre::aot::Cache;
 using vyre::aot::CacheOptions;
-using vyre::test::metadata_path;
 using vyre::test::set_age;
 using vyre::test::synthetic_parts;
 using vyre::test::synthetic_wgsl;
@@ -33,17 +33,15 @@ void put(Cache& cache, int i, size_t bytes = 1000) {
   cache.load_or_compile(synthetic_parts(name_of(i)), [&] { return synthetic_wgsl(name_of(i), bytes); }, name_of(i));
 }
 
-bool present(const std::filesystem::path& dir, int i) {
-  return std::filesystem::exists(metadata_path(dir, key_of(i)));
-}
+bool present(const std::filesystem::path& dir, int i) { return vyre::test::has_entry(dir, key_of(i)); }
 
-int64_t mtime_s(const std::filesystem::path& p) {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::filesystem::last_write_time(p).time_since_epoch())
-      .count();
+// Marks entry i as last used `age` ago, in whichever store holds it.
+void set_age_of(const std::filesystem::path& dir, int i, std::chrono::seconds age) {
+  vyre::test::set_entry_age(dir, key_of(i), age.count());
 }
 
 CacheOptions bounded(const std::filesystem::path& dir, uint64_t max_entries, uint64_t max_bytes = 0) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   options.max_entries = max_entries;
   options.max_bytes = max_bytes;
@@ -90,7 +88,7 @@ TEST(AotEviction, LeastRecentlyUsedEntriesGoFirstAndHitsRefreshRecency) {
     for (int i = 0; i < 10; ++i) put(cache, i);
   }
   // Entry i was last used (100 - i) minutes ago: 0 is the oldest.
-  for (int i = 0; i < 10; ++i) set_age(metadata_path(tmp.path(), key_of(i)), std::chrono::minutes(100 - i));
+  for (int i = 0; i < 10; ++i) set_age_of(tmp.path(), i, std::chrono::minutes(100 - i));
   Cache cache(options);
   put(cache, 0);  // a hit: entry 0 becomes the most recent
   put(cache, 1);  // and then entry 1
@@ -107,14 +105,14 @@ TEST(AotEviction, HitsWriteRecencyOnlyWhenItIsOlderThanTheGranularity) {
   options.recency_granularity = std::chrono::seconds(600);
   Cache cache(options);
   put(cache, 0);
-  auto meta = metadata_path(tmp.path(), key_of(0));
-  set_age(meta, std::chrono::seconds(300));
-  int64_t before = mtime_s(meta);
+  set_age_of(tmp.path(), 0, std::chrono::seconds(300));
+  const int64_t before = vyre::test::entry_used_ms(tmp.path(), key_of(0));
+  ASSERT_GT(before, 0);
   put(cache, 0);
-  EXPECT_EQ(mtime_s(meta), before);  // recent enough: the hit wrote nothing
-  set_age(meta, std::chrono::seconds(3600));
+  EXPECT_EQ(vyre::test::entry_used_ms(tmp.path(), key_of(0)), before);  // recent enough: the hit wrote nothing
+  set_age_of(tmp.path(), 0, std::chrono::seconds(3600));
   put(cache, 0);
-  EXPECT_GT(mtime_s(meta), before);  // stale: the hit refreshed it
+  EXPECT_GT(vyre::test::entry_used_ms(tmp.path(), key_of(0)), before);  // stale: the hit refreshed it
 }
 
 TEST(AotEviction, CleanupNeverRunsTwiceAtOnce) {
@@ -149,7 +147,7 @@ TEST(AotEviction, PruneEvictsToTheBoundsAskedFor) {
   CacheOptions options = bounded(tmp.path(), 0);
   Cache cache(options);
   for (int i = 0; i < 20; ++i) put(cache, i);
-  for (int i = 0; i < 20; ++i) set_age(metadata_path(tmp.path(), key_of(i)), std::chrono::hours(20 - i));
+  for (int i = 0; i < 20; ++i) set_age_of(tmp.path(), i, std::chrono::hours(20 - i));
   vyre::aot::PruneOptions by_age;
   by_age.older_than = std::chrono::hours(10) + std::chrono::minutes(30);
   auto aged = cache.prune(by_age);
@@ -190,11 +188,10 @@ TEST(AotEviction, EntriesOfAnotherFormatCountTowardsTheBoundAndAgeOut) {
   CacheOptions options = bounded(tmp.path(), 0);
   Cache cache(options);
   put(cache, 0);
-  auto meta = metadata_path(tmp.path(), key_of(0));
-  std::string text = vyre::test::read_file(meta);
+  std::string text = *vyre::test::read_entry_part(tmp.path(), key_of(0), vyre::test::EntryPart::metadata);
   text.replace(text.find("format = 1"), 10, "format = 7");
-  vyre::test::write_file(meta, text);
-  set_age(meta, std::chrono::hours(48));
+  vyre::test::write_entry_part(tmp.path(), key_of(0), vyre::test::EntryPart::metadata, text);
+  set_age_of(tmp.path(), 0, std::chrono::hours(48));
   vyre::aot::PruneOptions by_age;
   by_age.older_than = std::chrono::hours(24);
   EXPECT_EQ(cache.prune(by_age).evicted, 1u);
@@ -258,7 +255,7 @@ TEST(AotEviction, CleanupSweepsTheDriversOrphanedTemporaryFiles) {
   ASSERT_TRUE(data);
   const std::filesystem::path orphan = data->parent_path() / ".tmp.123.fingerprint";
   vyre::test::write_file(orphan, "backend=test;name=orphans");
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp.path();
   options.orphan_grace = std::chrono::seconds(0);
   Cache cache(options);

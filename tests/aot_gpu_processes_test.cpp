@@ -4,6 +4,7 @@
 // good entry per program and nothing torn, bad or orphaned.
 #include <gtest/gtest.h>
 
+#include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
@@ -31,7 +32,7 @@ pid_t spawn_with_cache(const std::vector<std::string>& argv, const std::filesyst
 }
 
 void expect_clean(const std::filesystem::path& dir, uint64_t programs) {
-  vyre::aot::CacheOptions options;
+  vyre::aot::CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   vyre::aot::Cache cache(options);
   auto report = cache.verify();

@@ -16,6 +16,7 @@
 #include <functional>
 
 #include "support/aot_fixtures.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/error.hpp"
@@ -33,6 +34,10 @@ using vyre::test::wgsl_path;
 using vyre::test::write_file;
 
 constexpr int kDeadlineSeconds = 20;
+
+constexpr const char* kFilesOnly =
+    "hostile files at an entry's file names; the SQLite store's own (a link, a FIFO, a device, a folder at its "
+    "database's name) are SqliteStore.HostileFilesAtTheDatabaseNameAreNeverFollowedOrRead";
 
 // Bytes this process has read through read(2) so far.
 uint64_t bytes_read_so_far() {
@@ -68,20 +73,20 @@ class AotHostile : public ::testing::Test {
   static constexpr const char* kName = "victim";
 
   void SetUp() override {
-    CacheOptions options;
+    CacheOptions options = vyre::test::cache_options();
     options.directory = tmp.path();
     Cache cache(options);
     cache.load_or_compile(synthetic_parts(kName), [] { return synthetic_wgsl(kName, 2048); }, kName);
     key = synthetic_parts(kName).key();
-    good_wgsl = read_file(wgsl_path(tmp.path(), key));
-    good_metadata = read_file(metadata_path(tmp.path(), key));
+    good_wgsl = vyre::test::read_entry_part(tmp.path(), key, vyre::test::EntryPart::wgsl).value_or("");
+    good_metadata = vyre::test::read_entry_part(tmp.path(), key, vyre::test::EntryPart::metadata).value_or("");
   }
 
   // A lookup in a child process: right text, no hit from the hostile file,
   // reads within the bounds, no hang.
   void expect_refused(const std::string& what) {
     int code = run_in_child([&] {
-      CacheOptions options;
+      CacheOptions options = vyre::test::cache_options();
       options.directory = tmp.path();
       Cache cache(options);
       uint64_t before = bytes_read_so_far();
@@ -103,7 +108,7 @@ class AotHostile : public ::testing::Test {
   }
 
   void expect_verify_removes_it(const std::string& what) {
-    CacheOptions options;
+    CacheOptions options = vyre::test::cache_options();
     options.directory = tmp.path();
     Cache cache(options);
     auto report = cache.verify();
@@ -122,17 +127,20 @@ class AotHostile : public ::testing::Test {
 };
 
 TEST_F(AotHostile, SymlinkToDevZeroAsWgslIsNeverFollowed) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   replace_with_symlink(wgsl_path(tmp.path(), key), "/dev/zero");
   expect_refused("wgsl -> /dev/zero");
   EXPECT_TRUE(std::filesystem::exists("/dev/zero"));
 }
 
 TEST_F(AotHostile, SymlinkToDevZeroAsMetadataIsNeverFollowed) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   replace_with_symlink(metadata_path(tmp.path(), key), "/dev/zero");
   expect_refused("metadata -> /dev/zero");
 }
 
 TEST_F(AotHostile, SymlinkToTheUsersOwnCorrectFileIsStillRefused) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   TempDir elsewhere;
   write_file(elsewhere / "copy.wgsl", good_wgsl);
   replace_with_symlink(wgsl_path(tmp.path(), key), elsewhere / "copy.wgsl");
@@ -145,6 +153,7 @@ TEST_F(AotHostile, SymlinkToTheUsersOwnCorrectFileIsStillRefused) {
 }
 
 TEST_F(AotHostile, FilesOfAnotherUserAreNeverRead) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   if (geteuid() != 0) GTEST_SKIP() << "needs root to create another user's file";
   TempDir elsewhere;
   auto theirs = elsewhere / "theirs.wgsl";
@@ -165,6 +174,7 @@ TEST_F(AotHostile, FilesOfAnotherUserAreNeverRead) {
 }
 
 TEST_F(AotHostile, FifoAsWgslNeverBlocks) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   auto path = wgsl_path(tmp.path(), key);
   std::filesystem::remove(path);
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
@@ -173,6 +183,7 @@ TEST_F(AotHostile, FifoAsWgslNeverBlocks) {
 }
 
 TEST_F(AotHostile, FifoAsMetadataNeverBlocks) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   auto path = metadata_path(tmp.path(), key);
   std::filesystem::remove(path);
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
@@ -182,6 +193,7 @@ TEST_F(AotHostile, FifoAsMetadataNeverBlocks) {
 }
 
 TEST_F(AotHostile, FifoLeftByAFailedReplacementIsRemovedByVerify) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   auto path = metadata_path(tmp.path(), key);
   std::filesystem::remove(path);
   ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
@@ -190,6 +202,7 @@ TEST_F(AotHostile, FifoLeftByAFailedReplacementIsRemovedByVerify) {
 }
 
 TEST_F(AotHostile, DeviceNodeIsNeverOpened) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   auto path = wgsl_path(tmp.path(), key);
   std::filesystem::remove(path);
   if (mknod(path.c_str(), S_IFCHR | 0600, makedev(1, 5)) != 0)  // /dev/zero's numbers
@@ -198,18 +211,21 @@ TEST_F(AotHostile, DeviceNodeIsNeverOpened) {
 }
 
 TEST_F(AotHostile, OneGibibyteWgslIsNotReadPastTheBound) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   auto path = wgsl_path(tmp.path(), key);
   std::filesystem::resize_file(path, 1ull << 30);  // sparse: no disk used
   expect_refused("1 GiB wgsl");
 }
 
 TEST_F(AotHostile, OneGibibyteMetadataIsNotReadPastTheBound) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   auto path = metadata_path(tmp.path(), key);
   std::filesystem::resize_file(path, 1ull << 30);
   expect_refused("1 GiB metadata");
 }
 
 TEST_F(AotHostile, ADirectoryAtAnEntryNameDoesNotFailTheLookup) {
+  VYRE_FILES_STORE_ONLY(kFilesOnly);
   auto path = wgsl_path(tmp.path(), key);
   std::filesystem::remove(path);
   std::filesystem::create_directory(path);
@@ -217,7 +233,7 @@ TEST_F(AotHostile, ADirectoryAtAnEntryNameDoesNotFailTheLookup) {
 }
 
 TEST_F(AotHostile, KeysAreValidatedBeforeTheyTouchAPath) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp.path();
   Cache cache(options);
   for (std::string bad : {std::string("../../../etc/passwd"), std::string(64, 'A'), std::string(63, 'a') + "/",
@@ -230,7 +246,7 @@ TEST_F(AotHostile, KeysAreValidatedBeforeTheyTouchAPath) {
 TEST_F(AotHostile, UnknownFilesInTheDirectoryAreLeftAlone) {
   write_file(tmp / "notes.txt", "mine");
   write_file(tmp / (std::string(64, 'z') + ".wgsl"), "not a key");
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp.path();
   options.orphan_grace = std::chrono::seconds(0);
   Cache cache(options);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "support/aot_fixtures.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -18,7 +19,7 @@ using vyre::test::synthetic_wgsl;
 using vyre::test::TempDir;
 
 void fill(const std::filesystem::path& dir, const std::vector<std::string>& names) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   Cache cache(options);
   for (const auto& n : names) cache.load_or_compile(synthetic_parts(n), [&] { return synthetic_wgsl(n); }, n);
@@ -39,7 +40,7 @@ TEST(AotLayers, ReadOnlyLayersServeHitsAfterTheWritableDirectory) {
   fill(shipped_b.path(), {"b"});
   std::filesystem::remove_all(shipped_a / ".stats");
   std::filesystem::remove_all(shipped_a / ".locks");
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = mine.path();
   options.readonly_directories = {shipped_a.path(), shipped_b.path()};
   Cache cache(options);
@@ -49,8 +50,8 @@ TEST(AotLayers, ReadOnlyLayersServeHitsAfterTheWritableDirectory) {
   EXPECT_FALSE(lookup(cache, "c", &lowered).cache_hit);
   EXPECT_EQ(lowered, 1);
   // Hits from a layer are not copied; the miss went to the writable directory only.
-  EXPECT_EQ(file_count(mine.path()), 2u);
-  EXPECT_EQ(file_count(shipped_a.path()), 2u);
+  EXPECT_EQ(vyre::test::stored_keys(mine.path()), std::vector{synthetic_parts("c").key()});
+  EXPECT_EQ(vyre::test::stored_keys(shipped_a.path()), std::vector{synthetic_parts("a").key()});
   EXPECT_FALSE(std::filesystem::exists(shipped_a / ".stats"));  // nothing written there, not even stats
   EXPECT_EQ(cache.stats().hits, 2u);
 }
@@ -58,7 +59,7 @@ TEST(AotLayers, ReadOnlyLayersServeHitsAfterTheWritableDirectory) {
 TEST(AotLayers, ALayerAloneWorksWithoutAWritableDirectory) {
   TempDir shipped;
   fill(shipped.path(), {"a"});
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.readonly_directories = {shipped.path()};
   Cache cache(options);
   int lowered = 0;
@@ -69,7 +70,7 @@ TEST(AotLayers, ALayerAloneWorksWithoutAWritableDirectory) {
 
 TEST(AotLayers, AMissingLayerIsSkipped) {
   TempDir mine;
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = mine.path();
   options.readonly_directories = {mine / "does-not-exist"};
   Cache cache(options);
@@ -84,7 +85,7 @@ TEST(AotLayers, LayerFilesOfAnotherUserAreRefused) {
   fill(shipped.path(), {"a"});
   for (const auto& e : std::filesystem::directory_iterator(shipped.path()))
     ASSERT_EQ(lchown(e.path().c_str(), 65534, 65534), 0);
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = mine.path();
   options.readonly_directories = {shipped.path()};
   Cache cache(options);
@@ -96,12 +97,12 @@ TEST(AotLayers, ExportCopiesVerifiedEntriesAndImportBringsThemBack) {
   TempDir source, exported, target;
   fill(source.path(), {"a", "b", "c"});
   // Damage c: it must not travel.
-  auto c_wgsl = vyre::test::wgsl_path(source.path(), synthetic_parts("c").key());
-  std::string text = vyre::test::read_file(c_wgsl);
+  const std::string c = synthetic_parts("c").key();
+  std::string text = *vyre::test::read_entry_part(source.path(), c, vyre::test::EntryPart::wgsl);
   text[5] ^= 1;
-  vyre::test::write_file(c_wgsl, text);
+  vyre::test::write_entry_part(source.path(), c, vyre::test::EntryPart::wgsl, text);
 
-  CacheOptions from;
+  CacheOptions from = vyre::test::cache_options();
   from.directory = source.path();
   auto report = Cache(from).export_to(exported / "ship");
   EXPECT_EQ(report.copied, 2u);
@@ -112,7 +113,7 @@ TEST(AotLayers, ExportCopiesVerifiedEntriesAndImportBringsThemBack) {
   EXPECT_EQ(st.st_mode & 0777, 0644u);  // meant to be shipped and read by others
   EXPECT_EQ(Cache(from).export_to(exported / "ship").skipped_present, 2u);
 
-  CacheOptions to;
+  CacheOptions to = vyre::test::cache_options();
   to.directory = target.path();
   Cache cache(to);
   auto imported = cache.import_from(exported / "ship");

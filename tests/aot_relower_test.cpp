@@ -5,6 +5,7 @@
 
 #include "support/aot_fixtures.hpp"
 #include "support/programs.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -17,7 +18,7 @@ namespace {
 vyre::CheckedProgram doubler() { return vyre::test::doubler_program(); }
 
 std::shared_ptr<vyre::aot::Cache> cache_in(const std::filesystem::path& dir) {
-  vyre::aot::CacheOptions options;
+  vyre::aot::CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   return std::make_shared<vyre::aot::Cache>(options);
 }
@@ -53,7 +54,7 @@ TEST(AotRelower, AnEntryWithInvalidWgslIsLoweredAgainAndReplaced) {
     EXPECT_FALSE(pipeline.compile_report().cache_hit) << "the refused entry was lowered again";
     EXPECT_EQ(pipeline.dispatch(inputs).get<uint32_t>("out"), (std::vector<uint32_t>{2, 4, 6, 80}));
   }
-  EXPECT_EQ(vyre::test::read_file(vyre::test::wgsl_path(tmp / "cache", parts.key())), vyre::lower_to_wgsl(program))
+  EXPECT_EQ(vyre::test::read_entry_part(tmp / "cache", parts.key(), vyre::test::EntryPart::wgsl), vyre::lower_to_wgsl(program))
       << "the entry was replaced";
   vyre::gpu::BackendOptions options;
   options.cache = cache_in(tmp / "cache");

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <thread>
 
+#include "aot/entry/entry_frame.hpp"
 #include "aot/remote/circuit_breaker.hpp"
 #include "aot/remote/redis_cluster.hpp"
-#include "aot/entry/entry_frame.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
 #include "support/redis_servers.hpp"

@@ -13,6 +13,7 @@
 #include "support/aot_fixtures.hpp"
 #include "support/remote_fixtures.hpp"
 #include "support/signing_keys.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -28,7 +29,7 @@ using vyre::test::checked_lookup;
 
 void fill(const std::filesystem::path& dir, const std::vector<std::string>& names,
           const std::optional<std::filesystem::path>& signing_key = std::nullopt) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   options.signing_key = signing_key;
   Cache cache(options);
@@ -38,7 +39,7 @@ void fill(const std::filesystem::path& dir, const std::vector<std::string>& name
 // A layer is refused without trusted keys; with them, its signed entry is
 // served and its unsigned one rejected.
 void expect_served_only_when_signed(const TempDir& tmp, const vyre::test::KeyPair& ci, const char* why) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp / "mine";
   options.readonly_directories = {tmp / "layer"};
   {
@@ -114,12 +115,12 @@ TEST(EntrySignature, SignedEntriesKeepTheirSignatureThroughExportAndBackfill) {
   auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
   fill(tmp / "ci-cache", {"a"}, ci.private_pem);
   const std::string key = synthetic_parts("a").key();
-  EXPECT_TRUE(vyre::test::contains(vyre::test::read_file(vyre::test::metadata_path(tmp / "ci-cache", key)),
+  EXPECT_TRUE(vyre::test::contains(vyre::test::read_entry_part(tmp / "ci-cache", key, vyre::test::EntryPart::metadata).value_or(""),
                                    "ed25519:"));
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp / "ci-cache";
   Cache(options).export_to(tmp / "exported");
-  EXPECT_TRUE(vyre::test::contains(vyre::test::read_file(vyre::test::metadata_path(tmp / "exported", key)),
+  EXPECT_TRUE(vyre::test::contains(vyre::test::read_entry_part(tmp / "exported", key, vyre::test::EntryPart::metadata).value_or(""),
                                    "ed25519:"));
 }
 
@@ -131,7 +132,7 @@ TEST(EntrySignature, ImportWithTrustedKeysRefusesWhatNoTrustedKeySigned) {
   auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
   fill(tmp / "plain-cache", {"a", "b"});
   fill(tmp / "ci-cache", {"c"}, ci.private_pem);
-  CacheOptions from_plain;
+  CacheOptions from_plain = vyre::test::cache_options();
   from_plain.directory = tmp / "plain-cache";
   Cache(from_plain).export_to(tmp / "exported");
   // The attack: an edited text with its metadata made consistent again.
@@ -143,11 +144,11 @@ TEST(EntrySignature, ImportWithTrustedKeysRefusesWhatNoTrustedKeySigned) {
   meta.content_sha256 = vyre::aot::sha256_hex(forged);
   meta.wgsl_bytes = forged.size();
   vyre::test::write_file(vyre::test::metadata_path(tmp / "exported", key), vyre::aot::encode_metadata(meta));
-  CacheOptions from_ci;
+  CacheOptions from_ci = vyre::test::cache_options();
   from_ci.directory = tmp / "ci-cache";
   Cache(from_ci).export_to(tmp / "exported");
 
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp / "mine";
   options.trusted_keys = {ci.public_pem};
   Cache cache(options);
@@ -158,7 +159,7 @@ TEST(EntrySignature, ImportWithTrustedKeysRefusesWhatNoTrustedKeySigned) {
   EXPECT_FALSE(checked_lookup(cache, "a").cache_hit) << "the forged text is not served";
   EXPECT_TRUE(checked_lookup(cache, "c").cache_hit);
   // Without trusted keys import checks integrity only, as documented.
-  CacheOptions plain;
+  CacheOptions plain = vyre::test::cache_options();
   plain.directory = tmp / "theirs";
   EXPECT_EQ(Cache(plain).import_from(tmp / "exported", std::nullopt).refused_unsigned, 0u);
 }
@@ -168,7 +169,7 @@ TEST(DirectoryPermissions, AGroupWritableCacheDirectoryIsRefusedUnlessEntriesMus
   auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
   std::filesystem::create_directory(tmp / "shared");
   ::chmod((tmp / "shared").c_str(), 0775);
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp / "shared";
   {
     Cache cache(options);
@@ -190,9 +191,12 @@ TEST(DirectoryPermissions, AGroupWritableCacheDirectoryIsRefusedUnlessEntriesMus
   // An unsigned entry planted there (by a process without the key) is refused.
   fill(tmp / "plain", {"b"});
   const std::string key = synthetic_parts("b").key();
-  std::filesystem::copy_file(vyre::test::wgsl_path(tmp / "plain", key), vyre::test::wgsl_path(tmp / "shared", key));
-  std::filesystem::copy_file(vyre::test::metadata_path(tmp / "plain", key),
-                             vyre::test::metadata_path(tmp / "shared", key));
+  // (A signed-only directory keeps files, whichever store `plain` has.)
+  using vyre::test::EntryPart;
+  vyre::test::write_file(vyre::test::wgsl_path(tmp / "shared", key),
+                         vyre::test::read_entry_part(tmp / "plain", key, EntryPart::wgsl).value_or(""));
+  vyre::test::write_file(vyre::test::metadata_path(tmp / "shared", key),
+                         vyre::test::read_entry_part(tmp / "plain", key, EntryPart::metadata).value_or(""));
   EXPECT_FALSE(checked_lookup(cache, "b", &lowered).cache_hit);
   EXPECT_GE(cache.stats().rejected, 1u);
 }
@@ -205,7 +209,7 @@ TEST(DirectoryPermissions, AProcessWithoutATrustedSigningKeyWritesNothingIntoASi
   auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
   std::filesystem::create_directory(tmp / "shared");
   ::chmod((tmp / "shared").c_str(), 0775);
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp / "shared";
   options.trusted_keys = {ci.public_pem};
   {
@@ -252,7 +256,7 @@ TEST(DirectoryPermissions, UnusableTrustedKeysFailClosed) {
   auto ci = vyre::test::make_key_pair(tmp.path(), "ci");
   fill(tmp / "layer", {"signed"}, ci.private_pem);
   ::chmod((tmp / "layer").c_str(), 0777);
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp / "mine";
   options.readonly_directories = {tmp / "layer"};
   options.trusted_keys = {tmp / "missing.pub"};

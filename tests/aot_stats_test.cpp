@@ -5,6 +5,7 @@
 
 #include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 
@@ -15,7 +16,7 @@ using vyre::aot::CacheOptions;
 using vyre::test::TempDir;
 
 Cache open(const std::filesystem::path& dir) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   return Cache(options);
 }
@@ -59,7 +60,7 @@ TEST(AotStats, ZeroStatsResetsCountersButNotEntries) {
 
 TEST(AotStats, HitsAreCountedInMemoryAndFlushedLater) {
   TempDir tmp;
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = tmp.path();
   options.stats_flush_interval = std::chrono::hours(1);
   auto parts = vyre::test::synthetic_parts("x");
@@ -81,8 +82,8 @@ TEST(AotStats, HitsAreCountedInMemoryAndFlushedLater) {
 TEST(AotStats, BadEntriesAndErrorsAreCounted) {
   TempDir tmp;
   ASSERT_EQ(vyre::test::run_worker(tmp.path(), {"--programs", "1"}).exit_code, 0);
-  auto wgsl = vyre::test::wgsl_path(tmp.path(), vyre::test::synthetic_parts("p0").key());
-  vyre::test::write_file(wgsl, "garbage");
+  vyre::test::write_entry_part(tmp.path(), vyre::test::synthetic_parts("p0").key(), vyre::test::EntryPart::wgsl,
+                               "garbage");
   ASSERT_EQ(vyre::test::run_worker(tmp.path(), {"--programs", "1"}).exit_code, 0);
   // A write the file system refuses (WGSL over a file-size limit of 1000
   // bytes) is an error, not a failure; the small stats files still fit.

@@ -260,7 +260,7 @@ TEST(AotStorage, ATierThatThrowsAnswersWithAFailureAtItsBoundary) {
 // right values, and the next lookup is served by the local directory.
 TEST(AotStorage, ADispatchSucceedsThroughACacheWithATierThatThrows) {
   TempDir dir;
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir.path();
   auto cache = std::make_shared<Cache>(options);
   auto& impl = CacheInternals::of(*cache);

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -330,6 +331,44 @@ TEST(SqliteStore, AFileThatIsNotADatabaseIsMovedAsideAndTheCacheWorks) {
   for (const auto& e : fs::directory_iterator(tmp.path()))
     aside += e.path().filename().string().starts_with(std::string(vyre::aot::kSqliteStoreName) + ".corrupt-");
   EXPECT_EQ(aside, 1);
+}
+
+// What tests/aot_hostile_test.cpp plants at entry files, at the database's
+// name: never followed, opened or waited on; the cache lowers, stores
+// nothing beside it, and leaves the thing where it is.
+TEST(SqliteStore, HostileFilesAtTheDatabaseNameAreNeverFollowedOrRead) {
+  const std::vector<std::pair<std::string, std::function<void(const fs::path&)>>> plants{
+      {"a link to /dev/zero", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }},
+      {"a link to a database of the user's", [](const fs::path& p) {
+         TempDir elsewhere;
+         { Cache made(options_for(elsewhere.path(), CacheStore::sqlite)); lookup(made, 0); }
+         fs::copy_file(elsewhere / vyre::aot::kSqliteStoreName, p.parent_path() / "mine.sqlite3");
+         fs::create_symlink(p.parent_path() / "mine.sqlite3", p);
+       }},
+      {"a FIFO", [](const fs::path& p) { ASSERT_EQ(mkfifo(p.c_str(), 0600), 0); }},
+      {"a folder", [](const fs::path& p) { fs::create_directory(p); }},
+  };
+  for (const auto& [what, plant] : plants) {
+    TempDir tmp;
+    chmod(tmp.path().c_str(), 0700);
+    const fs::path db = tmp / vyre::aot::kSqliteStoreName;
+    plant(db);
+    const auto before = fs::symlink_status(db).type();
+    pid_t child = fork();
+    if (child == 0) {
+      alarm(20);  // a hang is a failure, not a stuck test run
+      Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+      const bool first = lookup(cache, 0), second = lookup(cache, 0);
+      _exit(first || second || ::testing::Test::HasFailure() ? 1 : 0);  // lowered both times, the right text
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << what << ": status " << status;
+    EXPECT_EQ(fs::symlink_status(db).type(), before) << what << " was replaced";
+    for (const auto& e : fs::directory_iterator(tmp.path()))
+      EXPECT_FALSE(e.path().extension() == ".wgsl" || e.path().extension() == ".toml")
+          << what << ": an entry file beside the database";
+  }
 }
 
 TEST(SqliteStore, DamagedPagesBehindAGoodHeaderAreSetAsideAtTheirFirstRead) {

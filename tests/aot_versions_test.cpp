@@ -12,6 +12,7 @@
 #include "gpu/backend_state.hpp"
 #include "support/aot_fixtures.hpp"
 #include "support/programs.hpp"
+#include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
 #include "vyre/builder.hpp"
@@ -29,23 +30,21 @@ using vyre::aot::KeyParts;
 using vyre::test::TempDir;
 
 CacheOptions options_in(const std::filesystem::path& dir) {
-  CacheOptions options;
+  CacheOptions options = vyre::test::cache_options();
   options.directory = dir;
   options.stats_flush_interval = std::chrono::milliseconds(0);
   options.driver_cache = false;
   return options;
 }
 
-// What a failed publication could leave: entry files and the cache's
-// temporaries (`.tmp.*`). (The stats folder's own temporaries are its
-// flushes, which a background thread may be making at any moment.)
-size_t entry_and_temporary_files(const std::filesystem::path& dir) {
-  size_t n = 0;
+// What a failed publication could leave: entries (in whichever store) and
+// the cache's temporaries (`.tmp.*`). (The stats folder's own temporaries
+// are its flushes, which a background thread may be making at any moment.)
+size_t entries_and_temporaries(const std::filesystem::path& dir) {
   if (!std::filesystem::exists(dir)) return 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (!name.starts_with(".") || name.starts_with(".tmp.")) ++n;
-  }
+  size_t n = vyre::test::stored_keys(dir).size();
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().starts_with(".tmp.")) ++n;
   return n;
 }
 
@@ -81,7 +80,7 @@ TEST(AotNeverCached, ALoweringThatThrowsLeavesNoEntryNoTemporaryAndNoMemoryOfThe
   Cache cache(options_in(tmp / "cache"));
   int calls = 0;
   (void)cache.load_or_compile(current_parts("good"), [&] { return made("// good\n", &calls); }, "good");
-  ASSERT_EQ(entry_and_temporary_files(tmp / "cache"), 2u);
+  ASSERT_EQ(entries_and_temporaries(tmp / "cache"), 1u);
 
   const KeyParts failing = current_parts("failing");
   EXPECT_THROW((void)cache.load_or_compile(failing, []() -> std::string {
@@ -89,9 +88,8 @@ TEST(AotNeverCached, ALoweringThatThrowsLeavesNoEntryNoTemporaryAndNoMemoryOfThe
                }, "failing"),
                vyre::Error);
   cache.flush();
-  EXPECT_EQ(entry_and_temporary_files(tmp / "cache"), 2u) << "the failure left a file";
-  EXPECT_FALSE(std::filesystem::exists(vyre::test::wgsl_path(tmp / "cache", failing.key())));
-  EXPECT_FALSE(std::filesystem::exists(vyre::test::metadata_path(tmp / "cache", failing.key())));
+  EXPECT_EQ(entries_and_temporaries(tmp / "cache"), 1u) << "the failure left a file";
+  EXPECT_FALSE(vyre::test::has_entry(tmp / "cache", failing.key()));
   EXPECT_EQ(cache.stats().entries, 1u);
   EXPECT_EQ(cache.stats().writes, 1u);
 
@@ -100,14 +98,14 @@ TEST(AotNeverCached, ALoweringThatThrowsLeavesNoEntryNoTemporaryAndNoMemoryOfThe
   EXPECT_FALSE(again.cache_hit);
   EXPECT_EQ(again.text, "// lowered at last\n");
   EXPECT_EQ(calls, 2);
-  EXPECT_EQ(entry_and_temporary_files(tmp / "cache"), 4u);
+  EXPECT_EQ(entries_and_temporaries(tmp / "cache"), 2u);
 
   // Nor does a failing replacement touch the entry it was to replace.
   EXPECT_THROW((void)cache.replace(failing, []() -> std::string { throw vyre::Error(vyre::ErrorKind::lowering, "no"); },
                                    "failing"),
                vyre::Error);
-  EXPECT_EQ(vyre::test::read_file(vyre::test::wgsl_path(tmp / "cache", failing.key())), "// lowered at last\n");
-  EXPECT_EQ(entry_and_temporary_files(tmp / "cache"), 4u);
+  EXPECT_EQ(vyre::test::read_entry_part(tmp / "cache", failing.key(), vyre::test::EntryPart::wgsl).value_or(""), "// lowered at last\n");
+  EXPECT_EQ(entries_and_temporaries(tmp / "cache"), 2u);
 }
 
 TEST(AotNeverCached, AProgramRefusedForADeviceFeatureLeavesNoEntry) {
@@ -132,7 +130,7 @@ TEST(AotNeverCached, AProgramRefusedForADeviceFeatureLeavesNoEntry) {
       EXPECT_EQ(e.kind(), vyre::ErrorKind::limit_exceeded) << e.what();
     }
   }
-  EXPECT_EQ(entry_and_temporary_files(tmp / "cache"), 0u) << "the refusal left a file";
+  EXPECT_EQ(entries_and_temporaries(tmp / "cache"), 0u) << "the refusal left a file";
 }
 
 // A program the device refuses when its pipeline is made: f64 arithmetic on
@@ -179,16 +177,16 @@ TEST(AotNeverCached, APipelineTheDeviceRefusesIsNotCachedAsARefusalNorRewritten)
   const auto entries = cache->list();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].state, vyre::aot::EntryState::ok);
-  const std::string text = vyre::test::read_file(vyre::test::wgsl_path(tmp / "cache", entries[0].key));
+  const std::string text = vyre::test::read_entry_part(tmp / "cache", entries[0].key, vyre::test::EntryPart::wgsl).value_or("");
   EXPECT_EQ(text, vyre::lower_to_wgsl(program)) << "the entry is the lowered WGSL, not an error";
-  EXPECT_EQ(entry_and_temporary_files(tmp / "cache"), 2u);
+  EXPECT_EQ(entries_and_temporaries(tmp / "cache"), 1u);
 
   // Later: the entry hits, the device refuses it again, the same error.
   const auto second = compile_in_a_new_backend();
   ASSERT_TRUE(second.has_value()) << "the refused program compiled the second time";
   EXPECT_EQ(second->kind(), vyre::ErrorKind::gpu) << second->what();
-  EXPECT_EQ(vyre::test::read_file(vyre::test::wgsl_path(tmp / "cache", entries[0].key)), text);
-  EXPECT_EQ(entry_and_temporary_files(tmp / "cache"), 2u);
+  EXPECT_EQ(vyre::test::read_entry_part(tmp / "cache", entries[0].key, vyre::test::EntryPart::wgsl).value_or(""), text);
+  EXPECT_EQ(entries_and_temporaries(tmp / "cache"), 1u);
   const auto stats = cache->stats();
   EXPECT_EQ(stats.writes, 1u) << "a right entry the device refused was written again";
   EXPECT_EQ(stats.hits, 1u);
@@ -223,14 +221,11 @@ TEST(AotNeverStale, AnEntryOfAnotherVersionIsNeverServedAndTheProgramIsLoweredAn
   TempDir other;
   Cache planted(options_in(other / "cache"));
   (void)planted.load_or_compile(older_vyre, [&] { return made("// written by another version\n", &calls); }, "doubler");
-  std::filesystem::rename(vyre::test::wgsl_path(other / "cache", older_vyre.key()),
-                          vyre::test::wgsl_path(other / "cache", now.key()));
-  std::filesystem::rename(vyre::test::metadata_path(other / "cache", older_vyre.key()),
-                          vyre::test::metadata_path(other / "cache", now.key()));
+  vyre::test::move_entry(other / "cache", older_vyre.key(), now.key());
   auto relowered = planted.load_or_compile(program, "backend=test");
   EXPECT_FALSE(relowered.cache_hit);
   EXPECT_EQ(relowered.text, vyre::lower_to_wgsl(program));
-  EXPECT_EQ(vyre::test::read_file(vyre::test::wgsl_path(other / "cache", now.key())), vyre::lower_to_wgsl(program));
+  EXPECT_EQ(vyre::test::read_entry_part(other / "cache", now.key(), vyre::test::EntryPart::wgsl).value_or(""), vyre::lower_to_wgsl(program));
 }
 
 TEST(AotNeverStale, ThisBuildsVersionsAreCurrentPerKindOfEntry) {
@@ -289,7 +284,7 @@ TEST_F(AotOlderVersions, StatsAndVerifyCountThem) {
   EXPECT_TRUE(report.bad.empty());
   EXPECT_EQ(cache.stats().entries, 6u) << "verify removed a good entry of another version";
   // A bad entry is verify's, not a version's: verify does not count it here.
-  vyre::test::write_file(vyre::test::wgsl_path(tmp / "cache", older[0].key()), "// odd\n");
+  vyre::test::write_entry_part(tmp / "cache", older[0].key(), vyre::test::EntryPart::wgsl, "// odd\n");
   EXPECT_EQ(cache.stats().older_versions, 3u) << "stats reads no digest";
   const auto again = cache.verify(/*remove_bad=*/false);
   EXPECT_EQ(again.older_versions, 2u);
@@ -311,7 +306,7 @@ TEST_F(AotOlderVersions, PruneRemovesExactlyThemAndOnlyWhenAsked) {
   EXPECT_GT(report.bytes_freed, 0u);
   EXPECT_EQ(report.not_removed.count, 0u);
   for (const auto& parts : older)
-    EXPECT_FALSE(std::filesystem::exists(vyre::test::metadata_path(tmp / "cache", parts.key())));
+    EXPECT_FALSE(vyre::test::has_entry(tmp / "cache", parts.key()));
   for (const auto& parts : current) {
     auto hit = cache.load_or_compile(parts, [] { return std::string("// lowered again\n"); }, "now");
     EXPECT_TRUE(hit.cache_hit) << "an entry of this version was removed";

@@ -79,8 +79,11 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
   for (const auto& path : options.readonly_directories) {
     if (auto layer = CacheDirectory::open_readonly(path, signatures_trusted)) {
       auto tier = std::make_unique<DirectoryTier>(std::move(*layer));
-      if (tier->directory().signed_only()) tier->set_trusted_keys(trusted);
+      const bool signed_only = tier->directory().signed_only();
+      if (signed_only) tier->set_trusted_keys(trusted);
+      CacheDirectory& layer_directory = tier->directory();
       owned_tiers.push_back(std::move(tier));
+      open_sqlite_layer(layer_directory, signed_only);
     } else {
       log::warn_once("aot-readonly:" + path.string(), "AOT cache: read-only layer skipped: " + layer.failure().message);
     }
@@ -123,6 +126,22 @@ void Cache::Impl::open_sqlite() {
   if (writable->signed_only()) (*opened)->set_trusted_keys(trusted);
   sqlite = opened->get();
   local = sqlite;
+  owned_tiers.push_back(std::move(*opened));
+}
+
+void Cache::Impl::open_sqlite_layer(CacheDirectory& layer, bool signed_only) {
+  // A layer made by a writer with the SQLite store (an image's or a CI
+  // account's) has its entries in the database: read it beside any files.
+  struct stat st {};
+  if (::fstatat(layer.fd(), kSqliteStoreName, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  auto opened = SqliteTier::open(layer, false, false, sys::saturating_millis(options.recency_granularity));
+  if (!opened) {
+    log::warn_once("aot-readonly-sqlite:" + layer.path().string(),
+                   "AOT cache: the database of read-only layer " + layer.path().string() + " is not used: " +
+                       opened.failure().message);
+    return;
+  }
+  if (signed_only) (*opened)->set_trusted_keys(trusted);
   owned_tiers.push_back(std::move(*opened));
 }
 

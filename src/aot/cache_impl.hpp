@@ -57,8 +57,10 @@ struct __attribute__((visibility("hidden"))) Cache::Impl {
   // those readers use by entries they refuse.
   bool own_entries_trusted = true;
   bool may_publish_to(const StorageTier& tier) const;
-  // Opens the SQLite store as `local`; on failure, files (a warning).
+  // Opens the SQLite store as `local`; on failure, no local store (a warning).
   void open_sqlite();
+  // A read-only layer's database, when the layer has one.
+  void open_sqlite_layer(CacheDirectory& layer, bool signed_only);
 
   // The tiers on this machine, in lookup order: the local directory, then
   // the read-only layers (all of `owned_tiers` but the remote).

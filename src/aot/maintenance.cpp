@@ -275,10 +275,16 @@ uint64_t Cache::clear(NotRemoved* not_removed, uint64_t* driver_folders_removed)
     if (left.count++ == 0) left.problem = problem;
   };
   if (impl_->sqlite != nullptr) {
-    if (auto rows = impl_->sqlite->clear())
+    if (auto rows = impl_->sqlite->clear()) {
       removed += *rows;
-    else
-      note(rows.failure().message);
+    } else {
+      // One transaction failed, and every row it held is still there: the
+      // report counts entries, as it does for files.
+      const auto there = impl_->sqlite->stats();
+      const uint64_t rows_left = there ? std::max<uint64_t>(there->entries, 1) : 1;
+      if (left.count == 0) left.problem = rows.failure().message;
+      left.count += rows_left;
+    }
   }
   for (const auto& e : scan.entries) {
     auto stripe = dir.stripe_lock(e.key, sys::FileLock::Mode::wait);  // best effort, as above

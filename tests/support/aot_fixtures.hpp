@@ -11,12 +11,45 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "vyre/aot.hpp"
 
 namespace vyre::test {
+
+// The cache's suite runs once per store, as Mesa's cache tests run one suite
+// against each of its back ends: tests/CMakeLists.txt registers the cache's
+// programs a second time with VYRE_AOT_CACHE_STORE=sqlite (the user's own
+// setting, so the vyre commands and workers the tests start take it too).
+// Unset, the store is chosen as it is for a user: automatically.
+inline aot::CacheStore store_under_test() {
+  const char* setting = std::getenv("VYRE_AOT_CACHE_STORE");
+  if (setting == nullptr) return aot::CacheStore::automatic;
+  const std::string_view s(setting);
+  if (s == "sqlite") return aot::CacheStore::sqlite;
+  if (s == "directory" || s == "files") return aot::CacheStore::directory;
+  return aot::CacheStore::automatic;
+}
+
+// Options for a cache in `directory` (empty: none) with the store under test.
+inline aot::CacheOptions cache_options(const std::filesystem::path& directory = {}) {
+  aot::CacheOptions options;
+  options.directory = directory;
+  options.store = store_under_test();
+  return options;
+}
+
+// A test of something only the files store has (entry files on disk, their
+// names, modes and times): skipped, with the reason, in the SQLite run.
+// docs/cache.md, "Which cache tests run on one store", lists them.
+#define VYRE_FILES_STORE_ONLY(why)                                               \
+  do {                                                                           \
+    if (::vyre::test::store_under_test() == ::vyre::aot::CacheStore::sqlite)     \
+      GTEST_SKIP() << "for the files store only: " << (why);                     \
+  } while (false)
 
 inline aot::KeyParts synthetic_parts(const std::string& program, const std::string& fingerprint = "backend=test") {
   aot::KeyParts parts;

@@ -48,8 +48,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: aot_cache_worker DIR [options]\n");
     return 2;
   }
-  vyre::aot::CacheOptions options;
-  options.directory = argv[1];
+  vyre::aot::CacheOptions options = vyre::test::cache_options(argv[1]);
   long programs = 10, bytes = 256, rounds = 1, lower_ms = 0, interval_ms = 0;
   long long start_at = 0;
   bool forever = false;

@@ -208,25 +208,52 @@ sys::Result<sqlite3*> SqliteTier::open_connection(const std::string& name, int f
 sys::Result<void> SqliteTier::connect() const {
   // Made here first with mode 0600, never through a link, so that the
   // database (and SQLite's journals, which take its mode) is private.
-  int fd = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-  // A read-only file system (a remount, an image) or file: read what is
-  // there, write nothing (put() answers read_only, and the cache lowers).
-  read_only_ = fd < 0 && (errno == EROFS || errno == EACCES || errno == EPERM);
+  // A read-only layer's database (a shipped image's, a CI account's) is
+  // only ever read.
+  int fd = -1;
+  read_only_ = !directory_.writable();
+  if (!read_only_) {
+    fd = ::openat(directory_.fd(), kSqliteStoreName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    // A read-only file system (a remount, an image) or file: read what is
+    // there, write nothing (put() answers read_only, and the cache lowers).
+    read_only_ = fd < 0 && (errno == EROFS || errno == EACCES || errno == EPERM);
+  }
   if (read_only_) fd = ::openat(directory_.fd(), kSqliteStoreName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return sys::failure(sys::Fault::io, "cannot open " + location_.string() + ": " + std::strerror(errno), errno);
   struct stat st {};
-  const bool own = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid();
-  const Header header = own ? read_header(fd) : Header{};
+  // The owners whose entry files the directory accepts: the user's own in a
+  // private one, also root's in a layer, anyone's in a signed-only layer.
+  const bool accepted = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && sys::owner_accepted(st.st_uid, directory_.owner_rule());
+  const Header header = accepted ? read_header(fd) : Header{};
   ::close(fd);
-  if (!own) return sys::failure(sys::Fault::unsafe, location_.string() + " is not a regular file of your own");
+  if (!accepted)
+    return sys::failure(sys::Fault::unsafe, location_.string() + " is not a regular file of an owner this cache accepts");
+  // SQLite opens by name and, with NOFOLLOW, refuses a link anywhere in
+  // it: the directory (which may be reached through a link of the user's,
+  // as ~/.cache often is) is named by its resolved path, and the file SQLite
+  // opened must be the one checked above.
+  std::error_code resolve_error;
+  const std::filesystem::path resolved = std::filesystem::canonical(directory_.path(), resolve_error);
+  if (resolve_error)
+    return sys::failure(sys::Fault::io, "cannot resolve " + directory_.path().string() + ": " + resolve_error.message());
+  const std::string open_path = (resolved / kSqliteStoreName).string();
+  const auto same_file = [&]() -> sys::Result<void> {
+    struct stat now {};
+    if (::lstat(open_path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) return {};
+    close_connection();
+    return sys::failure(sys::Fault::unsafe, location_.string() + " changed while it was opened");
+  };
   if (read_only_ && !header.set_up)
     return sys::failure(sys::Fault::read_only, location_.string() + " is read-only and holds no cache");
 
   if (read_only_) {
-    // Nobody can change a file on a read-only mount: immutable, so that
-    // SQLite asks for no lock, journal or WAL index it could not make.
+    // Nobody can change a file on a read-only mount, and a layer is read as
+    // unchanging: immutable, so that SQLite asks for no lock, journal or WAL
+    // index it could not make. A layer rewritten in place under a reader
+    // gives rows that fail their verification or errors: misses, never a
+    // wrong entry (replacing the file by a rename is what publishers do).
     std::string uri = "file:";
-    for (char c : location_.string()) {
+    for (char c : open_path) {
       if (c == '%' || c == '?' || c == '#') {
         char hex[4];
         (void)std::snprintf(hex, sizeof hex, "%%%02X", static_cast<unsigned char>(c));
@@ -238,11 +265,13 @@ sys::Result<void> SqliteTier::connect() const {
     uri += "?immutable=1";
     auto opened = open_connection(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
     if (!opened) return opened.failure();
+    if (auto same = same_file(); !same) return same.failure();
     journal_mode_ = header.wal ? "wal" : "delete";
     return {};
   }
-  auto opened = open_connection(location_.string(), SQLITE_OPEN_READWRITE);
+  auto opened = open_connection(open_path, SQLITE_OPEN_READWRITE);
   if (!opened) return opened.failure();
+  if (auto same = same_file(); !same) return same.failure();
   sqlite3* db = *opened;
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
   // The journal (docs/cache.md, "Stores"): the rollback journal by default,
@@ -282,7 +311,8 @@ sys::Result<void> SqliteTier::connect() const {
 }
 
 sys::Result<sqlite3*> SqliteTier::ready() const {
-  if (!damaged_.empty() && opened_by_ == ::getpid()) {
+  // A read-only database is never moved aside: it is not this process's.
+  if (!damaged_.empty() && opened_by_ == ::getpid() && !read_only_) {
     set_aside(damaged_);
     damaged_.clear();
   }
@@ -328,7 +358,7 @@ sys::Result<Entry> SqliteTier::do_get(const std::string& key, Use use) {
 }
 
 sys::Failure SqliteTier::refused() const {
-  return sys::failure(sys::Fault::read_only, location_.string() + " is on a read-only file system (or is a read-only file)",
+  return sys::failure(sys::Fault::read_only, location_.string() + " is read-only (a read-only layer, file system or file)",
                       EROFS);
 }
 
@@ -418,10 +448,13 @@ sys::Result<std::vector<EntryInfo>> SqliteTier::do_list(const ListQuery& query) 
                           Row{select.text(1), query.verify_content ? select.text(2) : std::string(info.wgsl_bytes, '\0'),
                               info.last_used_unix_ms},
                           query.verify_content);
+    const std::string row_key = info.key;
     const uint64_t metadata_bytes = info.metadata_bytes;
     const uint64_t content_bytes = info.wgsl_bytes;
     if (read.entry || is_bad_entry(read.entry.failure())) static_cast<EntryRecord&>(info) = read.seen;
-    info.key = query.key ? *query.key : info.key;
+    // The row's key, not the one its metadata names: a row holding another
+    // key's metadata is reported, and removed, under its own.
+    info.key = row_key;
     info.metadata_bytes = metadata_bytes;
     info.wgsl_bytes = read.entry ? info.wgsl_bytes : content_bytes;
     info.state = row_state(read.entry);
