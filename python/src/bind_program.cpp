@@ -1,10 +1,14 @@
 // vyre.Program and vyre.validate: programs from JSON text, files and dicts,
 // checked once when they are made.
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
 #include "bind.hpp"
 #include "vyre/json.hpp"
 #include "vyre/lower.hpp"
+#include "vyre/run_file.hpp"
+#include "vyre/web.hpp"
 #include "vyre/wire.hpp"
 
 namespace vyre::python {
@@ -106,6 +110,39 @@ void bind_program(nb::module_& m) {
           },
           "workgroup"_a = nb::none(), "ulp"_a = 0, nb::kw_only(), "passes"_a = true, "fixed_lengths"_a = nb::none(),
           "The WGSL, as `vyre lower` prints it.")
+      .def(
+          "export_web",
+          [](const PyProgram& p, const std::filesystem::path& dir, const std::optional<std::filesystem::path>& run_file,
+             nb::handle workgroup, int ulp, bool passes, nb::handle fixed_lengths) {
+            web::WebExportOptions options;
+            options.shader = shader_options(workgroup, ulp, passes, fixed_lengths);
+            nb::gil_scoped_release release;
+            if (run_file) options.example = read_run_file(p.checked.program(), run_file->string());
+            aot::Cache cache = aot::Cache::from_environment();
+            options.cache = &cache;
+            const std::vector<web::WebShader> shaders = web::web_shaders(p.checked, options.shader);
+            const web::WebExportReport report = web::export_web(p.checked, dir, options);
+            nb::gil_scoped_acquire acquire;
+            nb::list files, keys;
+            for (const std::string& f : report.files) files.append(nb::str(f.c_str()));
+            for (size_t i = 0; i < shaders.size(); ++i) {
+              nb::dict shader;
+              shader["role"] = shaders[i].role;
+              shader["key"] = report.keys[i];
+              keys.append(shader);
+            }
+            nb::dict out;
+            out["folder"] = report.directory.string();
+            out["files"] = files;
+            out["shaders"] = keys;
+            out["cache_hits"] = report.cache_hits;
+            out["target"] = web::kTargetName;
+            return out;
+          },
+          "dir"_a, "run_file"_a = nb::none(), nb::kw_only(), "workgroup"_a = nb::none(), "ulp"_a = 0,
+          "passes"_a = true, "fixed_lengths"_a = nb::none(),
+          "Writes the program as an ES module for WebGPU pages (`vyre export web`, docs/web.md): kernel.js, "
+          "kernel.d.ts, package.json and index.html in `dir`; the demo page runs on `run_file`'s inputs when given.")
       .def("to_json", [](const PyProgram& p, int indent) { return program_to_json(p.checked.program(), indent); },
            "indent"_a = 2)
       .def("__eq__", [](const PyProgram& a, nb::handle b) {

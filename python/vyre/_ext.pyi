@@ -47,6 +47,12 @@ class Program:
     def wgsl(self, workgroup: Optional[Dim] = None, ulp: int = 0, *, passes: bool = True,
              fixed_lengths: Optional[Dict[str, int]] = None) -> str:
         """The WGSL (`vyre lower`; passes=False: `--no-passes`; fixed_lengths: `--fixed-length`)."""
+    def export_web(self, dir: Union[str, "os.PathLike[str]"], run_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+                   *, workgroup: Optional[Dim] = None, ulp: int = 0, passes: bool = True,
+                   fixed_lengths: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
+        """`vyre export web`: kernel.js, kernel.d.ts, package.json and index.html in `dir` (docs/web.md).
+        Returns {"folder", "files", "shaders": [{"role", "key"}], "cache_hits", "target"}; raises InputError
+        for a program the web target refuses (f64)."""
     def to_json(self, indent: int = 2) -> str: ...
     def __eq__(self, other: object) -> bool: ...
     def __hash__(self) -> int: ...
