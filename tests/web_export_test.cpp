@@ -32,20 +32,6 @@ namespace {
 const char* kExamples[] = {"xor",       "saxpy",        "collatz", "histogram",   "reduction",
                            "prefix_sum", "matmul_tiled", "softmax", "bitonic_sort", "byte_count", "find_pattern"};
 
-std::string base64(std::span<const uint8_t> bytes) {
-  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const uint32_t n = uint32_t{bytes[i]} << 16 | (i + 1 < bytes.size() ? uint32_t{bytes[i + 1]} << 8 : 0) |
-                       (i + 2 < bytes.size() ? uint32_t{bytes[i + 2]} : 0);
-    out += kDigits[n >> 18 & 63];
-    out += kDigits[n >> 12 & 63];
-    out += i + 1 < bytes.size() ? kDigits[n >> 6 & 63] : '=';
-    out += i + 2 < bytes.size() ? kDigits[n & 63] : '=';
-  }
-  return out;
-}
-
 std::vector<uint8_t> unbase64(const std::string& text) {
   std::vector<uint8_t> out;
   uint32_t n = 0;
@@ -65,7 +51,7 @@ std::vector<uint8_t> unbase64(const std::string& text) {
 }
 
 json typed(ScalarType type, std::span<const uint8_t> bytes) {
-  return {{"array", web::typed_array(type)}, {"base64", base64(bytes)}};
+  return {{"array", web::typed_array(type)}, {"base64", web::base64(bytes)}};
 }
 
 const Buffer* buffer_of(const Program& p, const BufferRef& ref) {

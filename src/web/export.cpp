@@ -10,7 +10,6 @@
 #include "web/web_files.hpp"
 
 namespace vyre::web {
-namespace {
 
 std::string base64(std::span<const uint8_t> bytes) {
   static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -26,6 +25,8 @@ std::string base64(std::span<const uint8_t> bytes) {
   }
   return out;
 }
+
+namespace {
 
 nlohmann::json contents(ScalarType type, std::span<const uint8_t> bytes) {
   return {{"array", typed_array(type)}, {"base64", base64(bytes)}};

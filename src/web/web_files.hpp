@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ std::string package_json(const CheckedProgram& program, const std::string& packa
 // `example`: {"inputs": {name: {"type", "base64"}}, "options": {...}, "expect": ..., "source": ...}
 std::string demo_page(const CheckedProgram& program, const nlohmann::json& example);
 std::string index_page(const std::vector<WebIndexEntry>& entries);
+
+// Standard base64 (RFC 4648, padded): the demo page's example inputs.
+std::string base64(std::span<const uint8_t> bytes);
 
 // Text made safe inside HTML.
 std::string html_escape(const std::string& text);

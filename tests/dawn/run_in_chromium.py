@@ -6,18 +6,20 @@ what they read back.
 
 JOBS.json is a list of dispatches (tests/support/webgpu_job.hpp writes it);
 RESULTS.json gets {"adapter": ..., "results": [{"name", "outputs" | "error"}]}.
+The page (runner.html) is served and run as the web export's test pages are
+(tests/web/run_web.py: the browser's flags, the loopback server, the report
+posted back).
 Exit codes: 0 done, 1 failed or timed out, 77 no Chromium here (a test skips).
 """
 import argparse
-import http.server
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "web"))
+import run_web  # noqa: E402  (a sibling folder's module)
 
 
 def main():
@@ -37,48 +39,8 @@ def main():
         os.mkdir(site)
         shutil.copy(os.path.join(HERE, "runner.html"), site)
         shutil.copy(args.jobs, os.path.join(site, "jobs.json"))
-
-        report = {}
-        done = threading.Event()
-
-        class Handler(http.server.SimpleHTTPRequestHandler):
-            def __init__(self, *a, **kw):
-                super().__init__(*a, directory=site, **kw)
-
-            def do_POST(self):
-                length = int(self.headers["Content-Length"])
-                report["body"] = self.rfile.read(length)
-                self.send_response(200)
-                self.end_headers()
-                done.set()
-
-            def log_message(self, *a):
-                pass
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}/runner.html"
-        command = [browser, "--headless=new", "--no-sandbox", "--disable-gpu-sandbox", "--no-first-run",
-                   "--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-webgpu-adapter=swiftshader",
-                   "--use-vulkan=swiftshader", f"--user-data-dir={os.path.join(work, 'profile')}", url]
-        log_path = os.path.join(work, "chromium.log")
-        with open(log_path, "w") as log:
-            process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
-            finished = done.wait(args.timeout)
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        server.shutdown()
-        if not finished:
-            print(f"chromium gave no result within {args.timeout} s; its log:", file=sys.stderr)
-            with open(log_path) as log:
-                sys.stderr.write(log.read()[-4000:])
-            return 1
-        with open(args.results, "wb") as out:
-            out.write(report["body"])
-    return 0
+        page = argparse.Namespace(site=site, page="runner.html", timeout=args.timeout, out=[args.results])
+        return run_web.run_results(browser, page, work)
 
 
 if __name__ == "__main__":
