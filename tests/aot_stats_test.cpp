@@ -1,10 +1,18 @@
 // Stats across processes: every process's hits, misses, writes, evictions,
 // bad entries, errors and time saved reach the shared counters, without a
 // locked write on every hit.
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
+#include "support/remote_fixtures.hpp"
 #include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
@@ -94,6 +102,75 @@ TEST(AotStats, BadEntriesAndErrorsAreCounted) {
   EXPECT_EQ(stats.bad_entries, 1u);
   EXPECT_EQ(stats.errors, 1u);
   EXPECT_EQ(stats.writes, 2u);  // the first entry and its replacement
+}
+
+// A shard rewritten in place can be read half old, half new: its check
+// tells, and a torn shard is read again, never summed.
+TEST(AotStats, AShardWhoseCheckDoesNotMatchIsNotSummed) {
+  TempDir tmp;
+  ASSERT_EQ(vyre::test::run_worker(tmp.path(), {"--programs", "3", "--rounds", "2"}).exit_code, 0);
+  std::filesystem::path shard;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path() / ".stats"))
+    if (e.path().filename().string().starts_with("shard-") && e.path().extension() == ".toml") shard = e.path();
+  ASSERT_FALSE(shard.empty());
+  std::string text = vyre::test::read_file(shard);
+  ASSERT_EQ(text.size(), 768u) << "a shard is one fixed-size record";
+  EXPECT_EQ(open(tmp.path()).stats().hits, 3u);
+  const size_t at = text.find("hits = 3");
+  ASSERT_NE(at, std::string::npos);
+  text[at + 7] = '9';  // as a read that met another process's rewrite
+  vyre::test::write_file(shard, text);
+  const auto stats = open(tmp.path()).stats();
+  EXPECT_EQ(stats.hits, 0u) << "a torn shard's counts are not taken";
+  EXPECT_TRUE(stats.incomplete);
+  EXPECT_NE(stats.incomplete_reason.find("torn"), std::string::npos) << stats.incomplete_reason;
+}
+
+// On a file system out of inodes the SQLite store still takes entries (a
+// row needs none), and the counters are not lost with them: a shard that
+// cannot be replaced by a rename (which needs a new inode) is rewritten in
+// place.
+TEST(AotStats, CountsAreKeptWhenNoInodeIsLeft) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a tmpfs needs privileges";
+  TempDir tmp;
+  const std::filesystem::path dir = tmp / "cache";
+  std::filesystem::create_directories(dir);
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=4m,nr_inodes=200,mode=0700") != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+  {
+    CacheOptions options;
+    options.directory = dir;
+    options.store = vyre::aot::CacheStore::sqlite;
+    options.driver_cache = false;
+    {
+      Cache cache(options);
+      for (int i = 0; i < 4; ++i) vyre::test::checked_lookup(cache, "before" + std::to_string(i));
+    }
+    // Every inode taken.
+    int filler = 0;
+    while (true) {
+      const std::filesystem::path f = dir / ("filler-" + std::to_string(filler));
+      const int fd = ::open(f.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+      if (fd < 0) {
+        EXPECT_EQ(errno, ENOSPC);
+        break;
+      }
+      ::close(fd);
+      ++filler;
+    }
+    ASSERT_GT(filler, 0);
+    {
+      Cache cache(options);
+      for (int i = 0; i < 4; ++i) EXPECT_TRUE(vyre::test::checked_lookup(cache, "before" + std::to_string(i)).cache_hit);
+      for (int i = 0; i < 3; ++i) EXPECT_FALSE(vyre::test::checked_lookup(cache, "during" + std::to_string(i)).cache_hit);
+      EXPECT_TRUE(vyre::test::checked_lookup(cache, "during0").cache_hit) << "stored as a row with no inode free";
+    }
+    const auto stats = Cache(options).stats();
+    EXPECT_EQ(stats.misses, 7u);
+    EXPECT_EQ(stats.hits, 5u);
+    EXPECT_FALSE(stats.incomplete) << stats.incomplete_reason;
+  }
+  umount2(dir.c_str(), MNT_DETACH);
 }
 
 }  // namespace

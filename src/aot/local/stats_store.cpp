@@ -50,15 +50,74 @@ std::optional<toml::table> read_table(int dirfd, const std::string& name, std::s
   }
 }
 
+std::string shard_name(unsigned shard) { return "shard-" + std::to_string(shard) + ".toml"; }
+
+// A shard is one record of kShardRecordBytes (so that it can be rewritten
+// in place, below) ending with `check = "<FNV-1a 64 of the text before
+// it>"` and spaces: a shard rewritten in place may be read while it is
+// being written, and a reader must tell a torn one from a whole one. A
+// shard of another size was written before shards had a fixed size and a
+// check, and is taken as it is.
+// 16 counters at their widest (19 digits) and the check take 562 bytes;
+// under 1000, so that a process under a small file-size limit still writes
+// them (AotStats.BadEntriesAndErrorsAreCounted).
+constexpr size_t kShardRecordBytes = 768;
+constexpr std::string_view kCheckKey = "check = \"";
+
+std::string check_of(std::string_view text) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<size_t>(i)] = kHex[h & 15];
+  return out;
+}
+
+bool whole(std::string_view text) {
+  if (text.size() != kShardRecordBytes) return true;
+  const size_t at = text.rfind(kCheckKey);
+  if (at == std::string_view::npos || (at != 0 && text[at - 1] != '\n')) return false;
+  const size_t end = at + kCheckKey.size() + 16;
+  if (end + 2 > text.size() || text.substr(at + kCheckKey.size(), 16) != check_of(text.substr(0, at)) ||
+      text.substr(end, 2) != "\"\n")
+    return false;
+  return text.find_first_not_of(" \n", end + 2) == std::string_view::npos;
+}
+
 Counters read_shard(int dirfd, unsigned shard, std::string* problem = nullptr) {
   Counters c;
-  auto table = read_table(dirfd, "shard-" + std::to_string(shard) + ".toml", problem);
+  const std::string name = shard_name(shard);
+  std::optional<toml::table> table;
+  // A torn read of a shard being rewritten in place: read again (a rewrite
+  // is one pwrite, so the next read sees it whole).
+  for (int attempt = 0; attempt < 3 && !table; ++attempt) {
+    auto file = sys::read_file_at(dirfd, name, kMaxStatsFileBytes, sys::owner_rule_in(dirfd));
+    if (!file) {
+      if (problem != nullptr && !file.failed_with(sys::Fault::missing)) *problem = name + ": " + file.failure().message;
+      return c;
+    }
+    if (!whole(file->data)) {
+      if (problem != nullptr && attempt == 2) *problem = name + ": torn (its check does not match)";
+      continue;
+    }
+    try {
+      table = toml::parse(file->data);
+    } catch (const toml::parse_error& e) {
+      if (problem != nullptr) *problem = name + ": malformed (" + std::string(e.description()) + ")";
+      return c;
+    }
+  }
   if (!table) return c;
-  for_each_field(c, [&](const char* name, uint64_t& field) {
-    if (auto v = (*table)[name].value<int64_t>(); v && *v > 0) field = static_cast<uint64_t>(*v);
+  for_each_field(c, [&](const char* field_name, uint64_t& field) {
+    if (auto v = (*table)[field_name].value<int64_t>(); v && *v > 0) field = static_cast<uint64_t>(*v);
   });
   return c;
 }
+
+sys::Result<sys::Fd> open_record(int dirfd, const char* name, int flags);
+sys::Result<void> write_record(int fd, std::string record, size_t record_bytes);
+
+bool no_room(const sys::Failure& f) { return f.error == ENOSPC || f.error == EDQUOT; }
 
 sys::Result<void> write_shard(int dirfd, unsigned shard, Counters c) {
   std::ostringstream out;
@@ -67,8 +126,23 @@ sys::Result<void> write_shard(int dirfd, unsigned shard, Counters c) {
     uint64_t v = field > static_cast<uint64_t>(INT64_MAX) ? static_cast<uint64_t>(INT64_MAX) : field;
     out << name << " = " << v << '\n';
   });
-  return sys::write_atomic_at(dirfd, "shard-" + std::to_string(shard) + ".toml", out.str(), nullptr,
-                              sys::file_mode_in(dirfd));
+  std::string text = out.str();
+  text += std::string(kCheckKey) + check_of(text) + "\"\n";
+  if (text.size() >= kShardRecordBytes)  // never cut: a record that does not fit is not written
+    return sys::failure(sys::Fault::too_large, "counters over the shard's record size");
+  text.resize(kShardRecordBytes - 1, ' ');  // as write_record pads it
+  text += '\n';
+  const std::string name = shard_name(shard);
+  auto renamed = sys::write_atomic_at(dirfd, name, text, nullptr, sys::file_mode_in(dirfd));
+  if (renamed || !no_room(renamed.failure())) return renamed;
+  // No inode (or block) for the new file a rename needs, as on a file
+  // system out of inodes where the SQLite store still takes entries: the
+  // shard that exists is rewritten in place (one pwrite of a fixed-size
+  // record, under the shard's lock), so no count is lost there.
+  auto fd = open_record(dirfd, name.c_str(), O_WRONLY);
+  if (!fd) return renamed;
+  auto in_place = write_record(fd->get(), std::move(text), kShardRecordBytes);
+  return in_place ? in_place : renamed;
 }
 
 // A small file rewritten in place, one fixed-size record, never renamed or
