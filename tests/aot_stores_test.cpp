@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <random>
@@ -24,6 +25,7 @@
 #include "support/aot_processes.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
+#include "vyre/log.hpp"
 #include "vyre/lower.hpp"
 #include "vyre/version.hpp"
 
@@ -395,6 +397,87 @@ TEST(SqliteStore, DamagedPagesBehindAGoodHeaderAreSetAsideAtTheirFirstRead) {
     aside += e.path().filename().string().starts_with(std::string(vyre::aot::kSqliteStoreName) + ".corrupt-");
   EXPECT_EQ(aside, 1);
   EXPECT_TRUE(cache.verify(false).bad.empty());
+}
+
+// SQLite's default VFS with reads that fail on request as its unix VFS
+// reports EIO: SQLITE_IOERR_CORRUPTFS, which SQLite answers as "database disk
+// image is malformed" (it takes EIO for a damaged disk), while a network file
+// system answers EIO for a moment (tests/fs/fault_fs.c). The default VFS
+// while it lives.
+class FailingReadsVfs {
+ public:
+  FailingReadsVfs() {
+    real_ = sqlite3_vfs_find(nullptr);
+    vfs_ = *real_;
+    vfs_.zName = "vyre-test-failing-reads";
+    vfs_.pNext = nullptr;
+    vfs_.xOpen = open;
+    EXPECT_EQ(sqlite3_vfs_register(&vfs_, 1), SQLITE_OK);
+  }
+  ~FailingReadsVfs() {
+    sqlite3_vfs_register(real_, 1);
+    sqlite3_vfs_unregister(&vfs_);
+  }
+  FailingReadsVfs(const FailingReadsVfs&) = delete;
+  FailingReadsVfs& operator=(const FailingReadsVfs&) = delete;
+  // The next n reads of any database file fail.
+  void fail_reads(int n) { to_fail_ = n; }
+  int failed() const { return failed_; }
+
+ private:
+  // The real VFS opens the file; its methods stay but xRead, which may fail
+  // first and otherwise calls the real one with the same file.
+  static int open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* out) {
+    const int rc = real_->xOpen(real_, name, file, flags, out);
+    if (rc != SQLITE_OK || file->pMethods == nullptr) return rc;
+    real_methods_ = *file->pMethods;
+    methods_ = real_methods_;
+    methods_.xRead = read;
+    file->pMethods = &methods_;
+    return rc;
+  }
+  static int read(sqlite3_file* file, void* buf, int n, sqlite3_int64 offset) {
+    if (to_fail_.fetch_sub(1) > 0) {
+      ++failed_;
+      return SQLITE_IOERR_CORRUPTFS;
+    }
+    to_fail_ = 0;
+    return real_methods_.xRead(file, buf, n, offset);
+  }
+  static inline sqlite3_vfs* real_ = nullptr;
+  static inline sqlite3_vfs vfs_{};
+  static inline sqlite3_io_methods real_methods_{}, methods_{};
+  static inline std::atomic<int> to_fail_{0};
+  static inline std::atomic<int> failed_{0};
+};
+
+TEST(SqliteStore, AReadErrorThatSQLiteCallsDamageLeavesTheDatabaseInPlace) {
+  TempDir tmp;
+  {
+    Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+    for (int i = 0; i < 10; ++i) lookup(cache, i);
+  }
+  std::vector<std::string> warnings;
+  vyre::set_log_sink([&](vyre::LogLevel, std::string_view m) { warnings.emplace_back(m); });
+  {
+    FailingReadsVfs vfs;
+    Cache cache(options_for(tmp.path(), CacheStore::sqlite));
+    EXPECT_TRUE(lookup(cache, 0));
+    vfs.fail_reads(1);
+    EXPECT_FALSE(lookup(cache, 1));  // the read failed: lowered (the right text: lookup checks it)
+    EXPECT_EQ(vfs.failed(), 1);
+    for (int i = 2; i < 10; ++i) EXPECT_TRUE(lookup(cache, i)) << i;  // the database kept, and served
+  }
+  vyre::set_log_sink({});
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    EXPECT_FALSE(e.path().filename().string().starts_with(std::string(vyre::aot::kSqliteStoreName) + ".corrupt-"))
+        << "set aside: " << e.path();
+  std::string said;
+  for (const auto& w : warnings) said += w + "\n";
+  EXPECT_NE(said.find("malformed"), std::string::npos) << said;  // the read, as SQLite put it
+  EXPECT_NE(said.find("finds it sound"), std::string::npos) << said;  // and what it was
+  Cache again(options_for(tmp.path(), CacheStore::sqlite));
+  EXPECT_EQ(again.stats().entries, 10u);
 }
 
 TEST(SqliteStore, AChildProcessOpensItsOwnConnection) {

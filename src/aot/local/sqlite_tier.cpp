@@ -134,6 +134,23 @@ bool corrupt(sqlite3* db) {
   return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
 
+// Whether a database that a read called damaged is, by SQLite's check of
+// every page. SQLite answers a read that failed with EIO as damage ("database
+// disk image is malformed": SQLITE_IOERR_CORRUPTFS; it takes EIO for a bad
+// disk), and a network file system answers EIO for a moment (a server
+// restarting, a soft mount's timeout; tests/fs/fault_fs.c): set aside for
+// that, the file would lose every entry for one failed read. Made only when
+// a read says damaged; a check that itself fails as damage is tried again,
+// and one that fails otherwise (busy, another I/O error) proves nothing.
+bool damage_confirmed(sqlite3* db) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    Statement check(db, "PRAGMA quick_check(1)");
+    if (check && check.step() == SQLITE_ROW) return check.text(0) != "ok";
+    if (!corrupt(db)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 sys::Result<std::unique_ptr<SqliteTier>> SqliteTier::open(CacheDirectory& directory, bool network_file_system, bool wal,
@@ -298,7 +315,7 @@ sys::Result<void> SqliteTier::connect() const {
   if (header.set_up) return {};  // damage found later sets the file aside then (failed())
   auto made = exec(db, kSchema, "cannot set up " + location_.string());
   if (made) return {};
-  if (!corrupt(db)) {
+  if (!corrupt(db) || !damage_confirmed(db)) {
     close_connection();
     return made.failure();
   }
@@ -313,7 +330,13 @@ sys::Result<void> SqliteTier::connect() const {
 sys::Result<sqlite3*> SqliteTier::ready() const {
   // A read-only database is never moved aside: it is not this process's.
   if (!damaged_.empty() && opened_by_ == ::getpid() && !read_only_) {
-    set_aside(damaged_);
+    if (db_ != nullptr && !damage_confirmed(db_))
+      log::warn_once("aot-sqlite-sound:" + location_.string(),
+                     "AOT cache: " + location_.string() + " read as damaged (" + damaged_ +
+                         "), but SQLite's check of every page finds it sound: a read error of the file system "
+                         "(SQLite reports EIO as damage), not damage; it is kept");
+    else
+      set_aside(damaged_);
     damaged_.clear();
   }
   if (db_ != nullptr && opened_by_ == ::getpid()) return db_;
