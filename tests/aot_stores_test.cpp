@@ -475,7 +475,7 @@ TEST(SqliteStore, AReadErrorThatSQLiteCallsDamageLeavesTheDatabaseInPlace) {
   std::string said;
   for (const auto& w : warnings) said += w + "\n";
   EXPECT_NE(said.find("malformed"), std::string::npos) << said;  // the read, as SQLite put it
-  EXPECT_NE(said.find("finds it sound"), std::string::npos) << said;  // and what it was
+  EXPECT_NE(said.find("finds it sound"), std::string::npos) << said;  // and what it was: kept
   Cache again(options_for(tmp.path(), CacheStore::sqlite));
   EXPECT_EQ(again.stats().entries, 10u);
 }

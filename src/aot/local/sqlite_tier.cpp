@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "util/log.hpp"
 
@@ -134,21 +136,35 @@ bool corrupt(sqlite3* db) {
   return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
 
-// Whether a database that a read called damaged is, by SQLite's check of
-// every page. SQLite answers a read that failed with EIO as damage ("database
-// disk image is malformed": SQLITE_IOERR_CORRUPTFS; it takes EIO for a bad
-// disk), and a network file system answers EIO for a moment (a server
-// restarting, a soft mount's timeout; tests/fs/fault_fs.c): set aside for
-// that, the file would lose every entry for one failed read. Made only when
-// a read says damaged; a check that itself fails as damage is tried again,
-// and one that fails otherwise (busy, another I/O error) proves nothing.
-bool damage_confirmed(sqlite3* db) {
+// Whether a database that a read called damaged is: nullopt when it is,
+// else why it is kept. SQLite answers a read that failed with EIO as damage
+// ("database disk image is malformed": SQLITE_IOERR_CORRUPTFS; it takes EIO
+// for a bad disk), and a network file system answers EIO for a while (a
+// server restarting, a soft mount's timeout; tests/fs/fault_fs.c): set aside
+// for that, the file would lose every entry to a failed read. So the file is
+// read through first (a read that fails is the file system's trouble, not
+// damage), then checked by SQLite, page by page; a check that fails as
+// damage is tried again, and one that fails otherwise (busy, another I/O
+// error) proves nothing. Made only when a read said damaged.
+std::optional<std::string> kept_because(sqlite3* db, int dirfd) {
+  const int fd = ::openat(dirfd, kSqliteStoreName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return std::string("the file system refuses to open it (") + std::strerror(errno) + ")";
+  std::string buffer(1 << 16, '\0');
+  ssize_t n = 0;
+  while ((n = ::read(fd, buffer.data(), buffer.size())) != 0)
+    if (n < 0 && errno != EINTR) break;
+  const int read_error = errno;
+  ::close(fd);
+  if (n < 0) return std::string("the file system refuses to read it (") + std::strerror(read_error) + ")";
   for (int attempt = 0; attempt < 3; ++attempt) {
     Statement check(db, "PRAGMA quick_check(1)");
-    if (check && check.step() == SQLITE_ROW) return check.text(0) != "ok";
-    if (!corrupt(db)) return false;
+    if (check && check.step() == SQLITE_ROW) {
+      if (check.text(0) != "ok") return std::nullopt;
+      return std::string("SQLite's check of every page finds it sound");
+    }
+    if (!corrupt(db)) return std::string("its check could not be made (") + sqlite3_errmsg(db) + ")";
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -315,7 +331,7 @@ sys::Result<void> SqliteTier::connect() const {
   if (header.set_up) return {};  // damage found later sets the file aside then (failed())
   auto made = exec(db, kSchema, "cannot set up " + location_.string());
   if (made) return {};
-  if (!corrupt(db) || !damage_confirmed(db)) {
+  if (!corrupt(db) || kept_because(db, directory_.fd())) {
     close_connection();
     return made.failure();
   }
@@ -330,11 +346,11 @@ sys::Result<void> SqliteTier::connect() const {
 sys::Result<sqlite3*> SqliteTier::ready() const {
   // A read-only database is never moved aside: it is not this process's.
   if (!damaged_.empty() && opened_by_ == ::getpid() && !read_only_) {
-    if (db_ != nullptr && !damage_confirmed(db_))
-      log::warn_once("aot-sqlite-sound:" + location_.string(),
-                     "AOT cache: " + location_.string() + " read as damaged (" + damaged_ +
-                         "), but SQLite's check of every page finds it sound: a read error of the file system "
-                         "(SQLite reports EIO as damage), not damage; it is kept");
+    const auto kept = db_ != nullptr ? kept_because(db_, directory_.fd()) : std::nullopt;
+    if (kept)
+      log::warn_once("aot-sqlite-kept:" + location_.string(),
+                     "AOT cache: " + location_.string() + " read as damaged (" + damaged_ + "), but " + *kept +
+                         "; SQLite reports a read error (EIO) as damage, so it is kept");
     else
       set_aside(damaged_);
     damaged_.clear();
