@@ -326,6 +326,32 @@ TEST(CliRun, ALaunchIsAskedForUnlessTheProgramIsElementWise) {
   EXPECT_EQ(both.exit_code, 3) << both.err;
 }
 
+// --domain-guard asks for the guarded shader, which a dispatch given a
+// domain runs anyway: on a program vyre would widen it means the
+// one-element shader (never an error), and without a domain it is refused
+// with what to give, not run on an unguarded shader of its own.
+TEST(CliRun, DomainGuardRunsTheGuardedShaderAndNeedsADomain) {
+  TempDir dir;
+  const std::map<std::string, std::string> env{{"VYRE_AOT_CACHE_DIR", (dir / "c").string()},
+                                               {"VYRE_AOT_CACHE_READONLY_DIRS", ""}};
+  const std::string saxpy = source_path("examples/saxpy.json").string();
+  const std::string inputs = source_path("examples/saxpy.run.json").string();
+  const auto refused = run_vyre({"run", saxpy, "--inputs", inputs, "--domain-guard"}, env);
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;
+  EXPECT_NE(refused.err.find("--domain-guard needs a launch domain: give --dim"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out, "");
+  const auto guarded = run_vyre({"run", saxpy, "--inputs", inputs, "--domain-guard", "--dim", "4", "--check"}, env);
+  EXPECT_EQ(guarded.exit_code, 0) << guarded.err;
+  const auto listed = nlohmann::json::parse(run_vyre({"cache", "ls", "--json"}, env).out);
+  EXPECT_EQ(listed.size(), 1u) << "one shader, the guarded one: " << listed.dump();
+  const auto same = run_vyre({"run", saxpy, "--inputs", inputs, "--dim", "4", "--check", "--verbose"}, env);
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.err.find("cache hit"), std::string::npos) << "--dim alone runs the same shader: " << same.err;
+  const auto warmed = run_vyre({"cache", "warm", saxpy, "--domain-guard"}, env);
+  EXPECT_EQ(warmed.exit_code, 0) << warmed.err << warmed.out;
+  EXPECT_NE(warmed.out.find("1 already cached"), std::string::npos) << warmed.out;
+}
+
 // A 3x5 domain under 4x4 workgroups: the invocations at x = 5..7 or y = 3
 // would store over the next row's elements, so right values prove the
 // guard, on the GPU and on the reference, with no launch given.

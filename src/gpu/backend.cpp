@@ -334,7 +334,7 @@ Backend::Backend(const BackendOptions& options) : impl_(std::make_shared<Backend
   impl_->report.adapter_ms = ms_since(start);
 
   start = Clock::now();
-  auto device = DeviceContext::open(std::move(adapters[chosen]), impl_->counters);
+  auto device = DeviceContext::open(std::move(adapters[chosen]), impl_->counters, options.gpu_timestamps);
   device->set_wait_limit(options.dispatch_timeout ? options.dispatch_timeout : environment.dispatch_timeout);
   impl_->open(std::move(device));
   impl_->report.device_ms = ms_since(start);
@@ -367,7 +367,20 @@ const BackendReport& Backend::report() const { return checked(impl_).report; }
 
 BackendCounters Backend::counters() const {
   const DeviceCounters& c = *checked(impl_).counters;
-  return {c.buffers_created.load(), c.bind_groups_created.load(), c.submits.load(), c.devices_opened.load()};
+  return {c.buffers_created.load(), c.bind_groups_created.load(), c.submits.load(), c.devices_opened.load(),
+          c.timed_submits.load(), c.gpu_ns.load()};
+}
+
+bool Backend::gpu_timing_available() const { return checked(impl_).live().device->timer() != nullptr; }
+
+void Backend::set_gpu_timing(bool on) {
+  if (on && !gpu_timing_available())
+    throw Error(ErrorKind::invalid_input,
+                "GPU timing needs a Backend opened with BackendOptions::gpu_timestamps on an adapter with "
+                "timestamp-query; '" + adapter().name + "' " +
+                    (checked(impl_).live().device->masked("timestamp-query") ? "has it masked (VYRE_MASK_FEATURES)"
+                                                                              : "was not opened so or lacks it"));
+  checked(impl_).counters->timing = on;
 }
 
 std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, ScalarType type) {
@@ -391,7 +404,10 @@ std::shared_ptr<DeviceBuffer> Backend::upload(std::span<const uint8_t> bytes, Sc
 
 ShaderOptions compiled_options(const CheckedProgram& program, const ShaderOptions& options, bool widen) {
   ShaderOptions asked = options;
-  if (asked.vector_width == 1 && widen && widenable(program, asked)) asked.vector_width = kWideWidth;
+  // A guarded shader is never widened (its invocations are the domain's
+  // elements, one each): asked for the guard, the one-element form.
+  if (asked.vector_width == 1 && !asked.domain_guard && widen && widenable(program, asked))
+    asked.vector_width = kWideWidth;
   return asked;
 }
 

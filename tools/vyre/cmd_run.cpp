@@ -159,6 +159,13 @@ AssembledRun assemble_run(const RunOptions& options, const CheckedProgram& progr
     a.run.inputs.dim(parse_dim3(options.dim, "--dim"));
     a.run.grid.reset();
   }
+  // The guarded shader checks each invocation against the launch domain,
+  // so it is dispatched only with one (a dispatch given --dim has the guard
+  // anyway, with or without this flag).
+  if (a.config.domain_guard && !a.run.inputs.domain())
+    throw Error(ErrorKind::invalid_input,
+                "--domain-guard needs a launch domain: give --dim X[,Y,Z] (or \"dim\" in the run file); a run given "
+                "--dim has the guard without the flag");
   if (options.specialize_lengths)
     for (const auto& [name, length] : dispatched_lengths(program, a.run.inputs, a.run.grid))
       a.config.fixed_lengths.try_emplace(name, length);
