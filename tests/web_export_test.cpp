@@ -10,12 +10,14 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <memory>
 #include <tuple>
 
 #include "support/conformance_cases.hpp"
 #include "support/programs.hpp"
 #include "support/test_support.hpp"
+#include "vyre/half.hpp"
 #include "vyre/json.hpp"
 #include "vyre/reference.hpp"
 #include "vyre/run_file.hpp"
@@ -89,8 +91,30 @@ Program f64_program() {
                 "value": {"add": [{"load": "x", "index": {"var": "i"}}, {"load": "x", "index": {"var": "i"}}]}}]}]})");
 }
 
+// An f16 program: exported (f16 is a web type), and run where the page's
+// adapter has shader-f16; where it has not, createKernel must say so.
+Program f16_program() {
+  return program_from_json_unchecked(R"({"vyre": 4, "name": "twice_f16", "workgroup_size": [64, 1, 1],
+    "buffers": [{"name": "x", "binding": 0, "access": "read", "type": "f16"},
+                {"name": "out", "binding": 1, "access": "read_write", "type": "f16", "output": true}],
+    "body": [{"let": "i", "value": {"gid": "x"}},
+             {"if": {"lt": [{"var": "i"}, {"len": "out"}]}, "then": [
+               {"store": "out", "index": {"var": "i"},
+                "value": {"add": [{"mul": [{"load": "x", "index": {"var": "i"}}, {"f16": 2}]}, {"f16": 0.25}]}}]}]})");
+}
+
+Inputs f16_inputs() {
+  Inputs in;
+  std::vector<half> x;
+  for (double v : {0.0, 1.5, -2.25, 1024.0, 0.0009765625, -0.125, 30000.0, 100.0}) x.push_back(to_half(v));
+  in.set("x", x).size("out", x.size());
+  return in;
+}
+
 struct Suite {
   std::map<std::string, json> results;  // by job name
+  bool adapter_f16 = false;             // the page's adapter has shader-f16
+  ProcessResult f16_export;
   ProcessResult examples, conformance, single_f64;
   json conformance_report;
   bool single_f64_wrote = false;
@@ -176,6 +200,9 @@ Suite* build_and_run() {
   if (!s->conformance.out.empty()) s->conformance_report = json::parse(s->conformance.out);
   s->single_f64 = run_vyre({"export", "web", (conf / "double_it.json").string(), "-o", (s->site / "f64").string()}, env);
   s->single_f64_wrote = std::filesystem::exists(s->site / "f64");
+  write_file(s->site / "twice_f16.json", program_to_json(f16_program()));
+  s->f16_export = run_vyre({"export", "web", (s->site / "twice_f16.json").string(), "-o", (s->site / "f16").string()},
+                           env);
 
   json jobs = json::array();
   const Dim3 one{1, 1, 1};
@@ -192,6 +219,7 @@ Suite* build_and_run() {
     RunInputs run = read_run_file(p, source_path(std::string("examples/") + name + ".run.json").string());
     jobs.push_back(job(std::string("example/") + name, std::string("examples/") + name, p, run.inputs, run.grid));
   }
+  jobs.push_back(job("f16/twice", "f16", f16_program(), f16_inputs(), std::nullopt));
   add_module_jobs(jobs);
   write_file(s->site / "jobs.json", jobs.dump());
   write_file(s->site / "kernels.html", read_file(source_path("tests/web/kernels.html")));
@@ -207,6 +235,7 @@ Suite* build_and_run() {
   const json report = json::parse(read_file(results));
   if (report.contains("error")) throw std::runtime_error("Chromium: " + report["error"].get<std::string>());
   s->adapter = report.value("adapter", "");
+  s->adapter_f16 = report.value("f16", false);
   for (const auto& result : report["results"]) s->results[result["name"].get<std::string>()] = result;
   return s;
 }
@@ -331,6 +360,23 @@ TEST(WebExport, EveryConformanceCaseAgreesWithTheReference) {
     }
   }
   std::printf("%zu values of %zu operator cases compared\n", compared, cases.size());
+}
+
+TEST(WebExport, AnF16ProgramRunsWhereTheAdapterHasShaderF16AndIsRefusedClearlyElsewhere) {
+  const Suite& s = suite();
+  ASSERT_EQ(s.f16_export.exit_code, 0) << s.f16_export.err;
+  SKIP_WITHOUT_CHROMIUM();
+  const Program p = f16_program();
+  if (s.adapter_f16) {
+    const Outputs ref = reference::run(p, f16_inputs(), {}, std::nullopt);
+    const auto got = output_of("f16/twice", p, "out");
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(*got, ref.all().at("out")) << "f16 in Chromium against the reference (" << s.adapter << ")";
+    std::cout << "f16 ran on " << s.adapter << " (shader-f16) and agrees with the reference\n";
+  } else {
+    std::cout << "f16 refused on " << s.adapter << " (no shader-f16), as it must be\n";
+    EXPECT_TRUE(contains(error_of("f16/twice"), "shader-f16")) << "no shader-f16 on " << s.adapter;
+  }
 }
 
 TEST(WebExport, ConstructScenariosAgreeWithTheReference) {
