@@ -62,6 +62,11 @@ struct VYRE_API BackendOptions {
   // accesses (docs/lowering.md, "Vector widening"); results are the same.
   // Default: $VYRE_WIDEN ("1" on, "0" off), else on (kWidenByDefault).
   std::optional<bool> widen;
+  // GPU timing, for benchmarks: open the device with WebGPU's
+  // timestamp-query where the adapter has it, so that
+  // Backend::set_gpu_timing can time submissions on the GPU. Off by
+  // default: no other device asks for the feature.
+  bool gpu_timestamps = false;
 
   // The settings the environment gives, read in this one place:
   // WGPU_BACKEND, VYRE_WGPU_ADAPTER, VYRE_BACKEND_FINGERPRINT_OVERRIDE,
@@ -118,6 +123,9 @@ struct VYRE_API DispatchReport {
   double upload_ms = 0;    // buffers, bind groups and queue writes
   double dispatch_ms = 0;  // encode, submit and wait for completion
   double readback_ms = 0;  // mapping the staging buffers and copying out
+  // GPU time from the start of the first compute pass to the end of the
+  // last, by timestamps (Backend::set_gpu_timing); -1 when not timed.
+  double gpu_ms = -1;
 };
 
 // Timings of opening a Backend, in milliseconds.
@@ -135,6 +143,10 @@ struct VYRE_API BackendCounters {
   uint64_t bind_groups_created = 0;
   uint64_t submits = 0;              // queue submissions (one per dispatch or Batch, one per DeviceBuffer::read)
   uint64_t devices_opened = 0;       // 1, plus one per recovery from a lost device
+  // GPU timing (Backend::set_gpu_timing): the submissions timed, and their
+  // GPU time summed, each from its first compute pass's start to its last's end.
+  uint64_t timed_submits = 0;
+  uint64_t gpu_ns = 0;
 };
 
 class Backend;
@@ -330,6 +342,18 @@ class VYRE_API Backend {
 
   const BackendReport& report() const;
   BackendCounters counters() const;
+
+  // GPU timing (docs/benchmarks.md): available where BackendOptions::
+  // gpu_timestamps asked for it and the device has timestamp-query. While
+  // on (off at first), every submission of a dispatch or Batch writes a
+  // timestamp at the start and the end of each of its compute passes, waits
+  // for its work even when not asked to, reads them back, and adds the time
+  // from its first pass's start to its last pass's end to
+  // BackendCounters::gpu_ns (and to DispatchReport::gpu_ms). Timed
+  // submissions of one device run one at a time. set_gpu_timing(true)
+  // throws Error(invalid_input) where timing is not available.
+  bool gpu_timing_available() const;
+  void set_gpu_timing(bool on);
 
   // For the library only: its key cannot be named outside it.
   const std::shared_ptr<detail::BackendState>& state(const detail::StateKey&) const { return impl_; }

@@ -84,7 +84,8 @@ bool feature_masked(std::string_view feature) {
   return false;
 }
 
-std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shared_ptr<DeviceCounters> counters) {
+std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shared_ptr<DeviceCounters> counters,
+                                                   bool timestamps) {
   std::shared_ptr<DeviceContext> ctx(new DeviceContext());
   ctx->callbacks_ = std::make_unique<CallbackState>();
   ctx->counters_ = counters ? std::move(counters) : std::make_shared<DeviceCounters>();
@@ -112,6 +113,9 @@ std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shar
   };
   ctx->shader_f16_ = want(WGPUFeatureName_ShaderF16, "shader-f16");
   ctx->shader_f64_ = want(static_cast<WGPUFeatureName>(WGPUNativeFeature_ShaderF64), "shader-f64");
+  // Timestamps only when asked for: no other device asks for the feature.
+  ctx->timestamps_asked_ = timestamps;
+  const bool timed = timestamps && want(WGPUFeatureName_TimestampQuery, "timestamp-query");
   descriptor.requiredFeatureCount = features.size();
   descriptor.requiredFeatures = features.data();
   descriptor.deviceLostCallbackInfo.mode = WGPUCallbackMode_AllowSpontaneous;
@@ -144,6 +148,7 @@ std::shared_ptr<DeviceContext> DeviceContext::open(FoundAdapter found, std::shar
   if (wgpuDeviceGetLimits(request.device, &ctx->limits_) != WGPUStatus_Success)
     throw Error(ErrorKind::gpu, "cannot read the device limits of '" + ctx->adapter_info_.name + "'");
   ctx->limits_.nextInChain = nullptr;
+  if (timed) ctx->timer_ = std::make_unique<GpuTimer>();
   ++ctx->counters_->devices_opened;
   log::debug("opened GPU device on '{}' ({}, {})", ctx->adapter_info_.name, ctx->adapter_info_.backend,
              ctx->adapter_info_.type);
@@ -161,7 +166,7 @@ DeviceContext::~DeviceContext() {
 
 std::shared_ptr<DeviceContext> DeviceContext::reopen() const {
   wgpuAdapterAddRef(adapter_.get());
-  auto device = open(FoundAdapter{wgpu::Adapter(adapter_.get()), adapter_info_}, counters_);
+  auto device = open(FoundAdapter{wgpu::Adapter(adapter_.get()), adapter_info_}, counters_, timestamps_asked_);
   device->set_wait_limit(wait_limit_);
   return device;
 }

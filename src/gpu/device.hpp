@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu/adapter_selection.hpp"
+#include "gpu/gpu_timer.hpp"
 #include "gpu/handles.hpp"
 #include "vyre/gpu.hpp"
 
@@ -28,6 +29,11 @@ struct DeviceCounters {
   std::atomic<uint64_t> submits{0};
   std::atomic<uint64_t> devices_opened{0};
   std::atomic<uint64_t> next_buffer_id{1};
+  // GPU timing (Backend::set_gpu_timing): whether submissions are timed now,
+  // how many were, and their GPU time summed.
+  std::atomic<bool> timing{false};
+  std::atomic<uint64_t> timed_submits{0};
+  std::atomic<uint64_t> gpu_ns{0};
 };
 
 // Whether VYRE_MASK_FEATURES names `feature` (e.g. "shader-f16").
@@ -38,8 +44,11 @@ class DeviceContext {
   // Opens a device with the adapter's own limits (not WebGPU's defaults), so
   // large buffers and up to the adapter's invocations per workgroup work.
   // Throws Error(no_adapter) when the adapter cannot open one.
+  // `timestamps`: ask for WebGPU's timestamp-query where the adapter has it
+  // (BackendOptions::gpu_timestamps).
   static std::shared_ptr<DeviceContext> open(FoundAdapter adapter,
-                                             std::shared_ptr<DeviceCounters> counters = nullptr);
+                                             std::shared_ptr<DeviceCounters> counters = nullptr,
+                                             bool timestamps = false);
   // A new device on the same adapter, for after this one was lost.
   std::shared_ptr<DeviceContext> reopen() const;
   ~DeviceContext();
@@ -55,6 +64,15 @@ class DeviceContext {
   bool shader_f16() const { return shader_f16_; }
   // The same for wgpu-native's shader-f64 (Vulkan's shaderFloat64).
   bool shader_f64() const { return shader_f64_; }
+  // The timestamps of submissions (gpu_timer.hpp): null unless the device
+  // was opened asking for timestamp-query and has it.
+  GpuTimer* timer() const { return timer_.get(); }
+  // Whether submissions are to be timed now: a timer, and timing on.
+  bool timing() const { return timer_ && counters_->timing.load(); }
+  void add_gpu_time(uint64_t ns) {
+    ++counters_->timed_submits;
+    counters_->gpu_ns += ns;
+  }
   // Whether VYRE_MASK_FEATURES named `feature` when the device was opened.
   bool masked(std::string_view feature) const {
     return std::find(masked_features_.begin(), masked_features_.end(), feature) != masked_features_.end();
@@ -119,6 +137,8 @@ class DeviceContext {
   WGPULimits limits_{};
   bool shader_f16_ = false;
   bool shader_f64_ = false;
+  bool timestamps_asked_ = false;
+  std::unique_ptr<GpuTimer> timer_;
   std::vector<std::string> masked_features_;
   AdapterInfo adapter_info_;
   std::mutex scope_mutex_;

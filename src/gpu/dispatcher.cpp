@@ -373,10 +373,17 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
 
   DispatchReport timing;
   if (!work.empty()) timing.grid = work.back().job->plan.grid;
+  // GPU timing (Backend::set_gpu_timing): one timed submission at a time on
+  // the device, a timestamp pair around each compute pass.
+  GpuTimer* timer = device.timing() ? device.timer() : nullptr;
+  std::unique_lock<std::mutex> timer_lock;
+  if (timer) timer_lock = std::unique_lock<std::mutex>(timer->mutex());
+  uint32_t passes = 0;
   try {
     auto start = Clock::now();
     WGPUSubmissionIndex submission = 0;
     {
+      if (timer) timer->reserve(device, static_cast<uint32_t>(work.size()));
       std::lock_guard scope_lock(device.scope_mutex());
       ErrorScope scope(device);
       for (const Work& w : work) w.dispatcher->bind(*w.job);
@@ -388,7 +395,16 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
       // come right after its dispatch (a later one may write what it reads).
       wgpu::ComputePassEncoder pass;
       for (const Work& w : work) {
-        if (!pass) pass = wgpu::ComputePassEncoder(wgpuCommandEncoderBeginComputePass(encoder.get(), nullptr));
+        if (!pass) {
+          WGPUComputePassDescriptor descriptor{};
+          WGPUPassTimestampWrites writes{};
+          if (timer) {
+            writes = timer->writes(passes);
+            descriptor.timestampWrites = &writes;
+          }
+          ++passes;
+          pass = wgpu::ComputePassEncoder(wgpuCommandEncoderBeginComputePass(encoder.get(), &descriptor));
+        }
         w.dispatcher->encode_dispatch(*w.job, pass.get());
         if (w.dispatcher->has_copies(*w.job)) {
           wgpuComputePassEncoderEnd(pass.get());
@@ -400,6 +416,7 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
         wgpuComputePassEncoderEnd(pass.get());
         pass.reset();
       }
+      if (timer) timer->encode_resolve(encoder.get(), passes);
       const wgpu::CommandBuffer commands(wgpuCommandEncoderFinish(encoder.get(), nullptr));
       // wgpu-native aborts the process on a failed submit, so everything is
       // checked before it.
@@ -419,6 +436,12 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
       device.throttle(submission);
     }
     timing.dispatch_ms = ms_since(start);
+    if (timer) {
+      if (maps == 0 && !wait) device.wait_for(submission);
+      const uint64_t ns = timer->read(device, passes);
+      device.add_gpu_time(ns);
+      timing.gpu_ms = static_cast<double>(ns) / 1e6;
+    }
     start = Clock::now();
     if (maps > 0) {
       for (const Work& w : work) w.dispatcher->copy_out(*w.job, *tracker);
@@ -435,6 +458,7 @@ void execute(DeviceContext& device, std::span<const Work> work, std::unique_ptr<
     }
     timing.readback_ms = ms_since(start);
   } catch (...) {
+    if (timer) timer->abandon();
     if (!tracker->done()) {
       keep_forever(std::move(tracker));  // callbacks still to come write there: leave it to them
       tracker = std::make_unique<MapTracker>();

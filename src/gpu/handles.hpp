@@ -56,6 +56,7 @@ using ComputePipeline = Handle<WGPUComputePipeline, wgpuComputePipelineRelease>;
 using CommandEncoder = Handle<WGPUCommandEncoder, wgpuCommandEncoderRelease>;
 using ComputePassEncoder = Handle<WGPUComputePassEncoder, wgpuComputePassEncoderRelease>;
 using CommandBuffer = Handle<WGPUCommandBuffer, wgpuCommandBufferRelease>;
+using QuerySet = Handle<WGPUQuerySet, wgpuQuerySetRelease>;
 
 }  // namespace vyre::gpu::wgpu
 
