@@ -5,6 +5,11 @@
 // the shape tuning chooses, timed afresh (retune; the tuning's own time and
 // the choice reported), and a next call that finds the choice and times
 // nothing. Each result is checked against the host before it is timed.
+// Where the device has timestamp-query, each is timed twice: the whole call
+// on the host's clock (`*_ms`: planning, recording, submission and the wait
+// included) and the GPU's time of the same call by timestamps (`*_gpu_ms`:
+// from the start of its first compute pass to the end of its last, summed
+// over its submissions), the analogue of CUDA events around the call.
 // Prints JSON lines {"name", "value", "unit"}; bench/peers/lib_peers.py
 // prints CuPy's (or NumPy's) for the same sizes, and scripts/h200/standard_kernels runs
 // both.
@@ -16,12 +21,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "kernels/passes.hpp"
 #include "support/json_lines.hpp"
 #include "vyre/gpu.hpp"
 #include "vyre/lib/compact.hpp"
@@ -61,6 +69,37 @@ double median_ms(int reps, const std::function<void()>& f) {
   return median(ms);
 }
 
+// GPU time of one call by timestamps: the milliseconds the backend's timed
+// submissions added, and how many there were.
+struct GpuCall {
+  double ms = 0;
+  uint64_t submits = 0;
+};
+
+GpuCall gpu_call(vyre::gpu::Backend& backend, const std::function<void()>& f) {
+  const vyre::gpu::BackendCounters before = backend.counters();
+  f();
+  const vyre::gpu::BackendCounters after = backend.counters();
+  return {static_cast<double>(after.gpu_ns - before.gpu_ns) / 1e6, after.timed_submits - before.timed_submits};
+}
+
+// Median GPU milliseconds of `reps` calls of f (timestamps on while they
+// run), after one to warm up; nullopt where the device has no timestamps.
+std::optional<GpuCall> median_gpu_ms(vyre::gpu::Backend& backend, int reps, const std::function<void()>& f) {
+  if (!backend.gpu_timing_available()) return std::nullopt;
+  backend.set_gpu_timing(true);
+  f();
+  std::vector<double> ms;
+  uint64_t submits = 0;
+  for (int i = 0; i < reps; ++i) {
+    const GpuCall call = gpu_call(backend, f);
+    ms.push_back(call.ms);
+    submits = call.submits;
+  }
+  backend.set_gpu_timing(false);
+  return GpuCall{median(ms), submits};
+}
+
 struct Sizes {
   uint32_t log2_reduce, log2_sort, log2_find, matmul, transpose, softmax_rows, softmax_cols;
 };
@@ -86,7 +125,7 @@ void warm_up(const Figure& f, double ms) {
   while (std::chrono::duration<double, std::milli>(Clock::now() - start).count() < ms);
 }
 
-void run(const Figure& f, int reps, double warm_ms) {
+void run(vyre::gpu::Backend& backend, const Figure& f, int reps, double warm_ms) {
   warm_up(f, warm_ms);
   Options defaults;
   std::vector<vyre::lib::ShapeChoice> report;
@@ -95,7 +134,12 @@ void run(const Figure& f, int reps, double warm_ms) {
   const std::string default_shape = report.empty() ? "?" : report.front().shape;
   const double default_ms = median_ms(reps, [&] { f.call(Options{}); });
   emit_text(f.name + "_default_shape", default_shape);
-  emit(f.name + "_default_ms", default_ms, "ms");
+  emit(f.name + "_default_ms", default_ms, "ms (whole call, host clock)");
+  const std::optional<GpuCall> default_gpu = median_gpu_ms(backend, reps, [&] { f.call(Options{}); });
+  if (default_gpu) {
+    emit(f.name + "_default_gpu_ms", default_gpu->ms, "ms (GPU timestamps, first pass's start to last pass's end)");
+    emit(f.name + "_submits", static_cast<double>(default_gpu->submits), "submissions a call");
+  }
   // Tuning afresh (retune: a record from an earlier run is replaced).
   report.clear();
   Options tune;
@@ -111,7 +155,9 @@ void run(const Figure& f, int reps, double warm_ms) {
   emit(f.name + "_tuning_ms", tuning_ms, "ms (the first tuned call, its candidates timed)");
   tune.report = nullptr;
   const double tuned_ms = median_ms(reps, [&] { f.call(tune); });
-  emit(f.name + "_tuned_ms", tuned_ms, "ms");
+  emit(f.name + "_tuned_ms", tuned_ms, "ms (whole call, host clock)");
+  const std::optional<GpuCall> tuned_gpu = median_gpu_ms(backend, reps, [&] { f.call(tune); });
+  if (tuned_gpu) emit(f.name + "_tuned_gpu_ms", tuned_gpu->ms, "ms (GPU timestamps)");
   emit(f.name + "_tuned_over_default", default_ms / tuned_ms, "x (default time / tuned time)");
   // The next call finds the choice: nothing timed.
   report.clear();
@@ -119,27 +165,91 @@ void run(const Figure& f, int reps, double warm_ms) {
   f.call(tune);
   emit_text(f.name + "_next_call_source", report.empty() ? "?" : std::string(vyre::lib::to_string(report.front().source)));
   const double best = std::min(default_ms, tuned_ms);
-  if (f.moved > 0) emit(f.name + "_gbs", f.moved / best / 1e6, "GB/s (bytes it must move / the faster time)");
-  if (f.work > 0) emit(f.name + "_rate", f.work / best / 1e6, f.work_unit);
+  if (f.moved > 0) emit(f.name + "_gbs", f.moved / best / 1e6, "GB/s (bytes it must move / the faster whole call)");
+  if (f.work > 0) emit(f.name + "_rate", f.work / best / 1e6, f.work_unit + ", the faster whole call");
+  if (default_gpu && tuned_gpu) {
+    const double best_gpu = std::min(default_gpu->ms, tuned_gpu->ms);
+    if (f.moved > 0) emit(f.name + "_gpu_gbs", f.moved / best_gpu / 1e6, "GB/s (bytes it must move / the faster GPU time)");
+    if (f.work > 0) emit(f.name + "_gpu_rate", f.work / best_gpu / 1e6, f.work_unit + ", the faster GPU time");
+  }
 }
 
 // The first pass of a reduce alone, 20 dispatches in one Batch: the
-// kernel's time without a call's planning, submission and wait.
-double first_pass_ms(vyre::gpu::Backend& backend, const vyre::Program& pass, const Buffer& in, uint64_t n,
-                     const vyre::lib::ReduceShape& shape, int reps) {
+// kernel's time without a call's planning, submission and wait (the host's
+// clock over 20; and, with timestamps, the GPU's time of one dispatch alone).
+struct PassTimes {
+  double ms = 0;
+  std::optional<double> gpu_ms;
+};
+
+PassTimes first_pass_ms(vyre::gpu::Backend& backend, const vyre::Program& pass, const Buffer& in, uint64_t n,
+                        const vyre::lib::ReduceShape& shape, int reps) {
   vyre::gpu::Pipeline pipeline = backend.compile(pass);
   const uint64_t per_group = uint64_t{shape.workgroup} * shape.items;
   const auto groups = static_cast<uint32_t>((n + per_group - 1) / per_group);
   const vyre::Dim3 grid = groups <= 65535 ? vyre::Dim3{groups, 1, 1} : vyre::Dim3{65535, (groups + 65534) / 65535, 1};
   vyre::Inputs inputs;
   inputs.device("in", in).size("out", groups);
-  return median_ms(reps, [&] {
-           vyre::gpu::Batch batch(backend);
-           std::vector<vyre::gpu::DeviceOutputs> outs;
-           for (int k = 0; k < 20; ++k) outs.push_back(batch.dispatch_resident(pipeline, inputs, grid));
-           batch.run();
-         }) /
-         20;
+  PassTimes times;
+  times.ms = median_ms(reps, [&] {
+               vyre::gpu::Batch batch(backend);
+               std::vector<vyre::gpu::DeviceOutputs> outs;
+               for (int k = 0; k < 20; ++k) outs.push_back(batch.dispatch_resident(pipeline, inputs, grid));
+               batch.run();
+             }) /
+             20;
+  if (const auto gpu = median_gpu_ms(backend, reps, [&] {
+        vyre::gpu::Batch batch(backend);
+        const vyre::gpu::DeviceOutputs out = batch.dispatch_resident(pipeline, inputs, grid);
+        batch.run();
+      }))
+    times.gpu_ms = gpu->ms;
+  return times;
+}
+
+// reduce as it was before its first pass took rounds (2026-12-04): passes
+// of reduce_pass at one shape, each over spans of W*I, until one value is left.
+Buffer reduce_by_spans(vyre::gpu::Backend& backend, const Buffer& values, const vyre::lib::ReduceShape& shape) {
+  vyre::gpu::Pipeline first = backend.compile(vyre::lib::reduce_pass(values->type(), ReduceOp::Sum, shape));
+  vyre::gpu::Batch batch(backend);
+  std::deque<vyre::lib::detail::Pass> passes;
+  Buffer left = values;
+  uint32_t remaining = values->elements();
+  do {
+    const uint32_t groups = vyre::lib::detail::groups_for(remaining, shape);
+    auto& pass = passes.emplace_back();
+    pass.inputs.device("in", left).size("out", groups);
+    pass.outputs = batch.dispatch_resident(first, pass.inputs, vyre::lib::detail::grid_for(groups));
+    left = pass.outputs.get("out");
+    remaining = groups;
+  } while (remaining > 1);
+  batch.run();
+  return left;
+}
+
+// reduce's structures side by side on the same input, each call's result
+// checked: by spans (as before), and with its first pass capped at 2^16 to
+// 2^20 invocations (then one pass of reduce_rest_shape).
+void reduce_structures(vyre::gpu::Backend& backend, const Buffer& values, double exact, int reps) {
+  const double bytes = 4.0 * values->elements();
+  auto figure = [&](const std::string& name, const std::function<Buffer()>& call) {
+    const float got = call()->read_as<float>()[0];
+    if (std::fabs(got - exact) > 1e-6 * exact) fail(name + " gave a wrong sum");
+    const double ms = median_ms(reps, [&] { (void)call(); });
+    emit(name + "_ms", ms, "ms (whole call, host clock)");
+    if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) {
+      emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+      emit(name + "_gpu_gbs", bytes / gpu->ms / 1e6, "GB/s (N*4 read / GPU time)");
+    }
+  };
+  for (const vyre::lib::ReduceShape shape : {vyre::lib::ReduceShape{64, 32}, vyre::lib::ReduceShape{256, 32},
+                                             vyre::lib::ReduceShape{256, 16}, vyre::lib::ReduceShape{512, 16}}) {
+    const std::string name = std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+    figure("reduce_spans_" + name, [&] { return reduce_by_spans(backend, values, shape); });
+    for (uint32_t log2 = 16; log2 <= 20; ++log2)
+      figure("reduce_rounds_" + name + "_inv2^" + std::to_string(log2),
+             [&] { return vyre::lib::detail::reduce_with(backend, values, ReduceOp::Sum, shape, uint32_t{1} << log2); });
+  }
 }
 
 }  // namespace
@@ -156,8 +266,11 @@ int main(int argc, char** argv) {
   const int reps = quick ? 3 : 20;
   setenv("VYRE_TUNE_WARMUP", "1", 0);
   setenv("VYRE_TUNE_REPETITIONS", quick ? "3" : "5", 0);
-  vyre::gpu::Backend backend;
-  (void)std::fprintf(stderr, "lib_figures: %s\n", backend.adapter().name.c_str());
+  vyre::gpu::BackendOptions backend_options;
+  backend_options.gpu_timestamps = true;  // used only while a figure asks (set_gpu_timing)
+  vyre::gpu::Backend backend(backend_options);
+  (void)std::fprintf(stderr, "lib_figures: %s, GPU timestamps %s\n", backend.adapter().name.c_str(),
+                     backend.gpu_timing_available() ? "on" : "not available");
   std::mt19937 rng(1);
   std::vector<Figure> figures;
 
@@ -286,19 +399,26 @@ int main(int argc, char** argv) {
   // (one pass), planning, recording, submitting and waiting.
   {
     const Buffer small = backend.upload(std::vector<float>(4096, 1.0f));
-    emit("reduce_call_4096_ms", median_ms(reps, [&] { vyre::lib::reduce(backend, small, ReduceOp::Sum); }), "ms");
+    const auto call = [&] { vyre::lib::reduce(backend, small, ReduceOp::Sum); };
+    emit("reduce_call_4096_ms", median_ms(reps, call), "ms (whole call, host clock)");
+    if (const auto gpu = median_gpu_ms(backend, reps, call)) emit("reduce_call_4096_gpu_ms", gpu->ms, "ms (GPU timestamps)");
   }
   for (const Figure& f : figures)
-    if (only.empty() || f.name.rfind(only, 0) == 0) run(f, reps, quick ? 0 : 500);
+    if (only.empty() || f.name.rfind(only, 0) == 0) run(backend, f, reps, quick ? 0 : 500);
+  if (only.empty() || only == "reduce_structures") reduce_structures(backend, f_buffer, exact, reps);
   // reduce's first pass alone, for what a call adds to its kernel.
   if (only.empty() || only == "reduce_first_pass") {
     for (const vyre::lib::ReduceShape shape : {vyre::lib::ReduceShape{64, 32}, vyre::lib::ReduceShape{256, 32},
                                                vyre::lib::ReduceShape{256, 4}}) {
       const std::string name = std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
-      const double ms =
+      const PassTimes t =
           first_pass_ms(backend, vyre::lib::reduce_pass(vyre::ScalarType::F32, ReduceOp::Sum, shape), f_buffer, n, shape, reps);
-      emit("reduce_first_pass_ms_" + name, ms, "ms");
-      emit("reduce_first_pass_gbs_" + name, 4.0 * n / ms / 1e6, "GB/s (N*4 read / time)");
+      emit("reduce_first_pass_ms_" + name, t.ms, "ms (host clock, 20 in one Batch, over 20)");
+      emit("reduce_first_pass_gbs_" + name, 4.0 * n / t.ms / 1e6, "GB/s (N*4 read / time)");
+      if (t.gpu_ms) {
+        emit("reduce_first_pass_gpu_ms_" + name, *t.gpu_ms, "ms (GPU timestamps, one dispatch)");
+        emit("reduce_first_pass_gpu_gbs_" + name, 4.0 * n / *t.gpu_ms / 1e6, "GB/s (N*4 read / GPU time)");
+      }
     }
   }
   return 0;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 
+#include "kernels/passes.hpp"
 #include "support/lib_inputs.hpp"
 #include "support/lowering_backend.hpp"
 #include "vyre/error.hpp"
@@ -48,11 +49,17 @@ T host_fold(const std::vector<T>& v, ReduceOp op) {
 }
 
 // The most additions on any element's way to the result: its invocation's
-// items, the workgroup's tree, for every pass.
-double additions_bound(size_t n, const lib::ReduceShape& shape) {
-  int passes = 0;
-  for (uint64_t left = n; passes == 0 || left > 1; ++passes) left = (left + shape.workgroup * shape.items - 1) / (shape.workgroup * shape.items);
-  return passes * (shape.items + std::log2(shape.workgroup));
+// items in every round of the first pass and the workgroup's tree, then the
+// items and tree of each later pass (docs/lib.md).
+double additions_bound(size_t n, const lib::ReduceShape& shape, uint32_t invocations = lib::detail::kReduceInvocations) {
+  const uint32_t groups = lib::detail::reduce_first_groups(n, shape, invocations);
+  const uint64_t stride = uint64_t{groups} * shape.workgroup * shape.items;
+  const double rounds = static_cast<double>((n + stride - 1) / stride);
+  double bound = rounds * shape.items + std::log2(shape.workgroup);
+  const lib::ReduceShape rest = lib::detail::reduce_rest_shape(groups);
+  for (uint64_t left = groups; left > 1; left = (left + rest.workgroup * rest.items - 1) / (rest.workgroup * rest.items))
+    bound += rest.items + std::log2(rest.workgroup);
+  return bound;
 }
 
 template <class T>
@@ -99,6 +106,45 @@ TEST(LibReduce, OnePassIsTheReferenceInterpretersResult) {
     in.set<float>("in", x).size("out", groups);
     const Dim3 grid{groups, 1, 1};
     // The same order of additions: the same bits.
+    EXPECT_EQ(backend().compile(pass).dispatch(in, grid).get<float>("out"), reference::run(pass, in, {}, grid).get<float>("out"))
+        << n;
+  }
+}
+
+// The first pass in rounds: capped at a few workgroups, so that each takes
+// span after span, at every length, every operator; and its program against
+// the reference interpreter over several rounds.
+TEST(LibReduce, FirstPassInRoundsAtEveryLength) {
+  const lib::ReduceShape shape{64, 4};
+  for (uint32_t invocations : {64u, 256u, 4096u}) {
+    for (uint32_t n : kLengths) {
+      if (n == 0) continue;
+      const std::vector<uint32_t> u = random_values<uint32_t>(n, 21 + n);
+      const std::vector<float> f = random_values<float>(n, 22 + n);
+      const auto on_gpu_u = backend().upload(u);
+      const auto on_gpu_f = backend().upload(f);
+      for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::And, ReduceOp::Or, ReduceOp::Xor}) {
+        EXPECT_EQ(lib::detail::reduce_with(backend(), on_gpu_u, op, shape, invocations)->read_as<uint32_t>()[0], host_fold(u, op))
+            << lib::to_string(op) << " of " << n << ", " << invocations << " invocations";
+        if (op == ReduceOp::Min || op == ReduceOp::Max) {
+          EXPECT_EQ(lib::detail::reduce_with(backend(), on_gpu_f, op, shape, invocations)->read_as<float>()[0], host_fold(f, op))
+              << lib::to_string(op) << " of " << n;
+        }
+      }
+      const float got = lib::detail::reduce_with(backend(), on_gpu_f, ReduceOp::Sum, shape, invocations)->read_as<float>()[0];
+      double exact = 0, magnitude = 0;
+      for (float v : f) exact += v, magnitude += std::fabs(v);
+      EXPECT_LE(std::fabs(got - exact), additions_bound(n, shape, invocations) * std::numeric_limits<float>::epsilon() * magnitude)
+          << "sum of " << n << ", " << invocations << " invocations";
+    }
+  }
+  for (uint32_t n : {1000u, 5000u, 65537u}) {
+    const std::vector<float> x = random_values<float>(n, 23);
+    const Program pass = lib::detail::checked_reduce_strided_pass(ScalarType::F32, ReduceOp::Sum, shape).program();
+    const uint32_t groups = 3;  // rounds of 768 elements
+    Inputs in;
+    in.set<float>("in", x).size("out", groups);
+    const Dim3 grid{groups, 1, 1};
     EXPECT_EQ(backend().compile(pass).dispatch(in, grid).get<float>("out"), reference::run(pass, in, {}, grid).get<float>("out"))
         << n;
   }

@@ -51,4 +51,28 @@ std::vector<ShapeValues> span_candidates(const std::function<bool(const ReduceSh
 // reduce_pass(type, op, shape), built and checked once per process (program_memo).
 const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape);
 
+// reduce's first pass: reduce_pass's, with each workgroup going on, round
+// after round, to the span as many spans on as there are workgroups (a grid
+// of one row), so that a few workgroups can take any length.
+const CheckedProgram& checked_reduce_strided_pass(ScalarType type, ReduceOp op, const ReduceShape& shape);
+
+// The invocations reduce's first pass runs at most (docs/lib.md, "reduce"):
+// its workgroups are the spans of the input, at most this many invocations'
+// worth (and 65,535).
+inline constexpr uint32_t kReduceInvocations = uint32_t{1} << 18;
+
+// The workgroups of reduce's first pass over `elements` at `shape`.
+uint32_t reduce_first_groups(uint64_t elements, const ReduceShape& shape, uint32_t invocations = kReduceInvocations);
+
+// The shape of reduce's later passes over `partials` values: 256
+// invocations, and the power of two of items (2 to 64) that takes them in
+// one workgroup where it can.
+ReduceShape reduce_rest_shape(uint32_t partials);
+
+// One reduce call at one shape, its first pass capped at `invocations`: its
+// passes in one Batch, run and waited for.
+std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                               ReduceOp op, const ReduceShape& shape,
+                                               uint32_t invocations = kReduceInvocations);
+
 }  // namespace vyre::lib::detail

@@ -1,5 +1,6 @@
 #include "vyre/lib/reduce.hpp"
 
+#include <algorithm>
 #include <array>
 #include <deque>
 #include <string>
@@ -101,9 +102,70 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op,
       .build();
 }
 
+// A call's first pass: reduce_pass's order over as many spans as there
+// are workgroups, and then round after round, each workgroup taking the span
+// as many spans further on as there are workgroups (its grid is one row).
+// With as many workgroups as spans it runs one round: reduce_pass's result.
+CheckedProgram build_strided_pass(const std::string& name, ScalarType type, ReduceOp op, const ReduceShape& shape) {
+  const uint32_t w = shape.workgroup, span = shape.workgroup * shape.items;
+  const ScalarType acc = accumulator_type(type);
+  const auto element = [&](const Expr& i) { return detail::widened(type, load("in", i)); };
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", wid()),
+      let("first", mul(var("g"), u32(span))),
+      let("stride", mul(nwg(), u32(span))),
+      let("acc", identity(acc, op)),
+      // Rounds that start inside the input: (n - first - 1) / stride + 1,
+      // which cannot overflow as first + rounds * stride could.
+      let("rounds", select(lt(var("first"), len("in")),
+                           add(div(sub(sub(len("in"), var("first")), u32(1)), var("stride")), u32(1)), u32(0))),
+      loop("r", u32(0), var("rounds"),
+           {let("base", add(var("first"), mul(var("r"), var("stride")))),
+            loop("k", u32(0), u32(shape.items),
+                 {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
+                  if_(lt(var("i"), len("in")), {assign("acc", combine(acc, op, var("acc"), element(var("i"))))})})}),
+      store("partial", var("l"), var("acc")),
+      barrier(),
+  };
+  for (uint32_t stride = w / 2; stride > 0; stride /= 2) {
+    body.push_back(if_(lt(var("l"), u32(stride)),
+                       {store("partial", var("l"),
+                              combine(acc, op, load("partial", var("l")), load("partial", add(var("l"), u32(stride)))))}));
+    body.push_back(barrier());
+  }
+  body.push_back(if_(land(eq(var("l"), u32(0)), lt(var("g"), len("out"))), {store("out", var("g"), load("partial", u32(0)))}));
+  return ProgramBuilder(name)
+      .workgroup_size(w)
+      .input("in", 0, type)
+      .output("out", 1, acc)
+      .workgroup_buffer("partial", acc, w)
+      .body(std::move(body))
+      .build();
+}
+
 }  // namespace
 
 namespace detail {
+
+const CheckedProgram& checked_reduce_strided_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
+  check(type, op, shape);
+  const std::string name = "reduce_strided_" + std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) +
+                           "_w" + std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  return memo_program(name, [&] { return build_strided_pass(name, type, op, shape); });
+}
+
+uint32_t reduce_first_groups(uint64_t elements, const ReduceShape& shape, uint32_t invocations) {
+  const uint32_t spans = groups_for(elements, shape);
+  const uint32_t cap = std::clamp<uint32_t>(invocations / shape.workgroup, 1, 65535);
+  return std::min(spans, cap);
+}
+
+ReduceShape reduce_rest_shape(uint32_t partials) {
+  uint32_t items = 2;
+  while (items < 64 && uint64_t{256} * items < partials) items *= 2;
+  return {256, items};
+}
 
 const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   check(type, op, shape);
@@ -127,31 +189,46 @@ ReduceShape default_reduce_shape(const gpu::Backend& backend) {
   return {256, 8};
 }
 
-namespace {
+namespace detail {
 
-// One call with one shape: its passes in one Batch, run and waited for.
 std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
-                                               ReduceOp op, const ReduceShape& shape) {
+                                               ReduceOp op, const ReduceShape& shape, uint32_t invocations) {
   const ScalarType type = values->type();
   check(type, op, shape);
-  // The first pass widens the elements to their accumulator; the rest reduce that.
-  gpu::Pipeline first = backend.compile(detail::checked_reduce_pass(type, op, shape));
-  gpu::Pipeline rest = backend.compile(detail::checked_reduce_pass(accumulator_type(type), op, shape));
+  // The first pass widens the elements to their accumulator and leaves one
+  // partial per workgroup; the rest reduce those, 256 x I at a time.
+  const uint32_t groups = reduce_first_groups(values->elements(), shape, invocations);
+  const ReduceShape rest_shape = reduce_rest_shape(groups);
+  gpu::Pipeline first = backend.compile(checked_reduce_strided_pass(type, op, shape));
   gpu::Batch batch(backend);
   // Every pass's inputs and outputs live until the batch has run.
-  std::deque<detail::Pass> passes;
-  std::shared_ptr<gpu::DeviceBuffer> left = values;
-  uint32_t remaining = values->elements();
-  do {  // at least one pass, so the result is a buffer of its own
-    const uint32_t groups = groups_for(remaining, shape);
-    detail::Pass& pass = passes.emplace_back();
-    pass.inputs.device("in", left).size("out", groups);
-    pass.outputs = batch.dispatch_resident(passes.size() == 1 ? first : rest, pass.inputs, grid_for(groups));
-    left = pass.outputs.get("out");
-    remaining = groups;
-  } while (remaining > 1);
+  std::deque<Pass> passes;
+  Pass& pass = passes.emplace_back();
+  pass.inputs.device("in", values).size("out", groups);
+  pass.outputs = batch.dispatch_resident(first, pass.inputs, Dim3{groups, 1, 1});
+  std::shared_ptr<gpu::DeviceBuffer> left = pass.outputs.get("out");
+  if (groups > 1) {
+    gpu::Pipeline rest = backend.compile(checked_reduce_pass(accumulator_type(type), op, rest_shape));
+    for (uint32_t remaining = groups; remaining > 1;) {
+      const uint32_t next = groups_for(remaining, rest_shape);
+      Pass& later = passes.emplace_back();
+      later.inputs.device("in", left).size("out", next);
+      later.outputs = batch.dispatch_resident(rest, later.inputs, grid_for(next));
+      left = later.outputs.get("out");
+      remaining = next;
+    }
+  }
   batch.run();
   return left;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values,
+                                               ReduceOp op, const ReduceShape& shape) {
+  return detail::reduce_with(backend, values, op, shape, detail::kReduceInvocations);
 }
 
 detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType type, ReduceOp op, uint64_t elements) {
