@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -136,35 +137,74 @@ bool corrupt(sqlite3* db) {
   return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
 
+// The largest database checked from a copy in memory (below); a larger one
+// is checked in place.
+constexpr sqlite3_int64 kMaxCheckedInMemory = sqlite3_int64{256} << 20;
+
 // Whether a database that a read called damaged is: nullopt when it is,
 // else why it is kept. SQLite answers a read that failed with EIO as damage
 // ("database disk image is malformed": SQLITE_IOERR_CORRUPTFS; it takes EIO
-// for a bad disk), and a network file system answers EIO for a while (a
+// for a bad disk), and a network file system answers EIO now and then (a
 // server restarting, a soft mount's timeout; tests/fs/fault_fs.c): set aside
-// for that, the file would lose every entry to a failed read. So the file is
-// read through first (a read that fails is the file system's trouble, not
-// damage), then checked by SQLite, page by page; a check that fails as
-// damage is tried again, and one that fails otherwise (busy, another I/O
-// error) proves nothing. Made only when a read said damaged.
-std::optional<std::string> kept_because(sqlite3* db, int dirfd) {
-  const int fd = ::openat(dirfd, kSqliteStoreName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return std::string("the file system refuses to open it (") + std::strerror(errno) + ")";
-  std::string buffer(1 << 16, '\0');
-  ssize_t n = 0;
-  while ((n = ::read(fd, buffer.data(), buffer.size())) != 0)
-    if (n < 0 && errno != EINTR) break;
-  const int read_error = errno;
-  ::close(fd);
-  if (n < 0) return std::string("the file system refuses to read it (") + std::strerror(read_error) + ")";
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    Statement check(db, "PRAGMA quick_check(1)");
-    if (check && check.step() == SQLITE_ROW) {
-      if (check.text(0) != "ok") return std::nullopt;
-      return std::string("SQLite's check of every page finds it sound");
+// for that, the file would lose every entry to one failed read. So its bytes
+// are read, twice, through SQLite's own handle (a descriptor of ours, once
+// closed, would drop the process's locks on the file): a read that fails is
+// the file system's trouble, not damage, and two reads that differ met a
+// writer. Then SQLite checks every page of that copy, in memory, where no
+// read can fail. Made only when a read said damaged.
+std::optional<std::string> kept_because(sqlite3* db) {
+  sqlite3_file* file = nullptr;
+  sqlite3_int64 size = 0;
+  if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, static_cast<void*>(&file)) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr || file->pMethods->xFileSize(file, &size) != SQLITE_OK)
+    return std::string("the file system does not give its size");
+  if (size > kMaxCheckedInMemory) {
+    // In place: a read error in the check itself fails it as damage, so a
+    // check that fails so is tried again, and one that fails otherwise (busy,
+    // another I/O error) proves nothing.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      Statement check(db, "PRAGMA quick_check(1)");
+      if (check && check.step() == SQLITE_ROW)
+        return check.text(0) == "ok" ? std::optional<std::string>("SQLite's check of every page finds it sound")
+                                     : std::nullopt;
+      if (!corrupt(db)) return std::string("its check could not be made (") + sqlite3_errmsg(db) + ")";
     }
-    if (!corrupt(db)) return std::string("its check could not be made (") + sqlite3_errmsg(db) + ")";
+    return std::nullopt;
   }
-  return std::nullopt;
+  auto* copy = static_cast<unsigned char*>(sqlite3_malloc64(static_cast<sqlite3_uint64>(size > 0 ? size : 1)));
+  if (copy == nullptr) return std::string("there is no memory to check it");
+  std::string chunk(size_t{1} << 16, '\0');
+  for (int pass = 0; pass < 2; ++pass)
+    for (sqlite3_int64 at = 0; at < size; at += static_cast<sqlite3_int64>(chunk.size())) {
+      const int n = static_cast<int>(std::min<sqlite3_int64>(static_cast<sqlite3_int64>(chunk.size()), size - at));
+      void* to = pass == 0 ? static_cast<void*>(copy + at) : static_cast<void*>(chunk.data());
+      const int rc = file->pMethods->xRead(file, to, n, at);
+      const char* why = rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ ? "the file system refuses to read it"
+                        : rc != SQLITE_OK || (pass == 1 && std::memcmp(to, copy + at, static_cast<size_t>(n)) != 0)
+                            ? "it changed while it was read (a writer)"
+                            : nullptr;
+      if (why != nullptr) {
+        sqlite3_free(copy);
+        return std::string(why);
+      }
+    }
+  if (size >= 20) copy[18] = copy[19] = 1;  // a WAL database's file is checked as it is, without its log
+  sqlite3* memory = nullptr;
+  if (sqlite3_open_v2(":memory:", &memory, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close(memory);
+    sqlite3_free(copy);
+    return std::string("there is no memory to check it");
+  }
+  // The copy is the connection's from here, freed with it (or at once, on failure).
+  bool sound = false;
+  if (sqlite3_deserialize(memory, "main", copy, size, size,
+                          SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY) == SQLITE_OK) {
+    Statement check(memory, "PRAGMA quick_check(1)");
+    sound = check && check.step() == SQLITE_ROW && check.text(0) == "ok";
+  }
+  sqlite3_close(memory);
+  if (!sound) return std::nullopt;
+  return std::string("SQLite's check of every page of it, read twice alike, finds it sound");
 }
 
 }  // namespace
@@ -331,7 +371,7 @@ sys::Result<void> SqliteTier::connect() const {
   if (header.set_up) return {};  // damage found later sets the file aside then (failed())
   auto made = exec(db, kSchema, "cannot set up " + location_.string());
   if (made) return {};
-  if (!corrupt(db) || kept_because(db, directory_.fd())) {
+  if (!corrupt(db) || kept_because(db)) {
     close_connection();
     return made.failure();
   }
@@ -346,7 +386,7 @@ sys::Result<void> SqliteTier::connect() const {
 sys::Result<sqlite3*> SqliteTier::ready() const {
   // A read-only database is never moved aside: it is not this process's.
   if (!damaged_.empty() && opened_by_ == ::getpid() && !read_only_) {
-    const auto kept = db_ != nullptr ? kept_because(db_, directory_.fd()) : std::nullopt;
+    const auto kept = db_ != nullptr ? kept_because(db_) : std::nullopt;
     if (kept)
       log::warn_once("aot-sqlite-kept:" + location_.string(),
                      "AOT cache: " + location_.string() + " read as damaged (" + damaged_ + "), but " + *kept +
