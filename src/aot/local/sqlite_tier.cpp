@@ -239,7 +239,14 @@ struct Header {
 
 Header read_header(int fd) {
   unsigned char h[100] = {};
-  if (::pread(fd, h, sizeof h, 0) != static_cast<ssize_t>(sizeof h)) return {};
+  // Read on after a read that comes back short (FUSE with direct I/O, 9p, CIFS).
+  size_t got = 0;
+  while (got < sizeof h) {
+    const ssize_t n = ::pread(fd, h + got, sizeof h - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return {};
+    got += static_cast<size_t>(n);
+  }
   if (std::memcmp(h, "SQLite format 3", 16) != 0) return {};
   const uint32_t user_version = (uint32_t{h[60]} << 24) | (uint32_t{h[61]} << 16) | (uint32_t{h[62]} << 8) | h[63];
   return Header{user_version == kSchemaVersion, h[18] == 2 && h[19] == 2};
