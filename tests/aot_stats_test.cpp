@@ -3,12 +3,15 @@
 // locked write on every hit.
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "support/aot_fixtures.hpp"
 #include "support/aot_processes.hpp"
@@ -16,6 +19,33 @@
 #include "support/stored_entries.hpp"
 #include "support/test_support.hpp"
 #include "vyre/aot.hpp"
+
+// This program's read(2): the kernel's, except that while a test asks, a
+// read of a counters' shard fails with EIO, as a network file system's may
+// for a moment (tests/fs/fault_fs.c).
+namespace {
+std::atomic<bool> shard_reads_fail{false};
+std::atomic<int> shard_reads_failed{0};
+
+bool is_shard(int fd) {
+  char link[4096];
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  const ssize_t n = ::readlink(proc.c_str(), link, sizeof link - 1);
+  if (n <= 0) return false;
+  const std::string path(link, static_cast<size_t>(n));
+  const std::string name = path.substr(path.rfind('/') + 1);
+  return name.starts_with("shard-") && name.ends_with(".toml");
+}
+}  // namespace
+
+extern "C" ssize_t read(int fd, void* buf, size_t count) {
+  if (shard_reads_fail.load() && is_shard(fd)) {
+    ++shard_reads_failed;
+    errno = EIO;
+    return -1;
+  }
+  return ::syscall(SYS_read, fd, buf, count);
+}
 
 namespace {
 
@@ -124,6 +154,33 @@ TEST(AotStats, AShardWhoseCheckDoesNotMatchIsNotSummed) {
   EXPECT_EQ(stats.hits, 0u) << "a torn shard's counts are not taken";
   EXPECT_TRUE(stats.incomplete);
   EXPECT_NE(stats.incomplete_reason.find("torn"), std::string::npos) << stats.incomplete_reason;
+}
+
+// A shard the file system will not read for a moment (EIO, ESTALE) is not
+// rewritten from nothing, which lost every count it held: the flush fails
+// and its counters wait for the next one.
+TEST(AotStats, AShardThatCannotBeReadIsNotRewrittenFromNothing) {
+  TempDir tmp;
+  CacheOptions options = vyre::test::cache_options();
+  options.directory = tmp.path();
+  options.stats_flush_interval = std::chrono::hours(1);
+  auto parts = vyre::test::synthetic_parts("x");
+  {
+    Cache cache(options);
+    for (int i = 0; i < 5; ++i) cache.load_or_compile(parts, [] { return std::string("x"); });
+  }
+  ASSERT_EQ(open(tmp.path()).stats().hits, 4u);
+  {
+    Cache cache(options);
+    cache.load_or_compile(parts, [] { return std::string("x"); });
+    shard_reads_fail = true;
+    cache.flush();
+    shard_reads_fail = false;
+    EXPECT_GT(shard_reads_failed.load(), 0);
+  }
+  const auto stats = open(tmp.path()).stats();
+  EXPECT_EQ(stats.hits, 5u);
+  EXPECT_EQ(stats.misses, 1u);
 }
 
 // On a file system out of inodes the SQLite store still takes entries (a

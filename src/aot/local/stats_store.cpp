@@ -84,7 +84,11 @@ bool whole(std::string_view text) {
   return text.find_first_not_of(" \n", end + 2) == std::string_view::npos;
 }
 
-Counters read_shard(int dirfd, unsigned shard, std::string* problem = nullptr) {
+// With `refused`, the file system's refusal to read the shard (an I/O
+// error such as ESTALE or EIO, not an absent, planted, torn or malformed
+// shard) is given there, and no counters.
+Counters read_shard(int dirfd, unsigned shard, std::string* problem = nullptr,
+                    std::optional<sys::Failure>* refused = nullptr) {
   Counters c;
   const std::string name = shard_name(shard);
   std::optional<toml::table> table;
@@ -94,6 +98,7 @@ Counters read_shard(int dirfd, unsigned shard, std::string* problem = nullptr) {
     auto file = sys::read_file_at(dirfd, name, kMaxStatsFileBytes, sys::owner_rule_in(dirfd));
     if (!file) {
       if (problem != nullptr && !file.failed_with(sys::Fault::missing)) *problem = name + ": " + file.failure().message;
+      if (refused != nullptr && file.failed_with(sys::Fault::io)) *refused = file.failure();
       return c;
     }
     if (!whole(file->data)) {
@@ -245,9 +250,15 @@ sys::Result<void> add_to_shard(int stats_dirfd, const Counters& delta) {
   auto lock = sys::FileLock::acquire(stats_dirfd, "shard-" + std::to_string(shard) + ".lock", sys::FileLock::Mode::wait);
   sys::Result<void> added = lock ? sys::Result<void>() : sys::Result<void>(lock.failure());
   if (added) {
-    Counters c = read_shard(stats_dirfd, shard);
+    // A shard the file system would not read (ESTALE, EIO: a network file
+    // system's moment) is not rewritten from nothing, which would lose its
+    // counts: the flush fails, and its counters are kept for a later one.
+    std::optional<sys::Failure> refused;
+    Counters c = read_shard(stats_dirfd, shard, nullptr, &refused);
     c += delta;
-    added = write_shard(stats_dirfd, shard, c);
+    added = refused ? sys::Result<void>(sys::failure(refused->kind, "cannot read it first: " + refused->message,
+                                                     refused->error))
+                    : write_shard(stats_dirfd, shard, c);
   }
   if (!added) return sys::failure(added.failure().kind, "cannot write " + name + ": " + added.failure().message,
                                   added.failure().error);
