@@ -227,10 +227,10 @@ Buffer reduce_by_spans(vyre::gpu::Backend& backend, const Buffer& values, const 
   return left;
 }
 
-// reduce's structures side by side on the same input, each call's result
-// checked: by spans (as before), and with its first pass capped at 2^16 to
-// 2^20 invocations (then one pass of reduce_rest_shape).
-void reduce_structures(vyre::gpu::Backend& backend, const Buffer& values, double exact, int reps) {
+// One form's figures (reduce_structures): spans, and rounds capped at
+// 2^min_log2 to 2^20 invocations.
+void reduce_structures_of(vyre::gpu::Backend& backend, const Buffer& values, double exact, int reps,
+                          const std::string& form, uint32_t min_log2) {
   const double bytes = 4.0 * values->elements();
   auto figure = [&](const std::string& name, const std::function<Buffer()>& call) {
     const float got = call()->read_as<float>()[0];
@@ -245,10 +245,35 @@ void reduce_structures(vyre::gpu::Backend& backend, const Buffer& values, double
   for (const vyre::lib::ReduceShape shape : {vyre::lib::ReduceShape{64, 32}, vyre::lib::ReduceShape{256, 32},
                                              vyre::lib::ReduceShape{256, 16}, vyre::lib::ReduceShape{512, 16}}) {
     const std::string name = std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
-    figure("reduce_spans_" + name, [&] { return reduce_by_spans(backend, values, shape); });
-    for (uint32_t log2 = 16; log2 <= 20; ++log2)
-      figure("reduce_rounds_" + name + "_inv2^" + std::to_string(log2),
+    figure("reduce_" + form + "spans_" + name, [&] { return reduce_by_spans(backend, values, shape); });
+    for (uint32_t log2 = min_log2; log2 <= 20; ++log2)
+      figure("reduce_" + form + "rounds_" + name + "_inv2^" + std::to_string(log2),
              [&] { return vyre::lib::detail::reduce_with(backend, values, ReduceOp::Sum, shape, uint32_t{1} << log2); });
+  }
+}
+
+// reduce's structures side by side on the same input, each call's result
+// checked: by spans (as before), and with its first pass capped at 2^16 to
+// 2^20 invocations (then one pass of reduce_rest_shape); each with its loads
+// in a loop (as before) and unrolled (the default); and scan at its default
+// shape with either form of loads in its first pass.
+void reduce_structures(vyre::gpu::Backend& backend, const Buffer& values, double exact, const Buffer& words,
+                       const std::vector<uint32_t>& host_words, int reps) {
+  const double bytes = 4.0 * values->elements();
+  std::vector<uint32_t> prefix(host_words.size());
+  uint32_t running = 0;
+  for (size_t i = 0; i < host_words.size(); ++i) prefix[i] = running += host_words[i];
+  for (const bool unrolled : {false, true}) {
+    vyre::lib::detail::set_reduce_loads_unrolled(unrolled);
+    const std::string form = unrolled ? "unrolled_" : "looped_";
+    if (vyre::lib::scan(backend, words)->read_as<uint32_t>() != prefix) fail("scan gave a wrong prefix");
+    const auto scan_call = [&] { (void)vyre::lib::scan(backend, words); };
+    emit("scan_" + form + "ms", median_ms(reps, scan_call), "ms (whole call, host clock)");
+    if (const auto gpu = median_gpu_ms(backend, reps, scan_call)) {
+      emit("scan_" + form + "gpu_ms", gpu->ms, "ms (GPU timestamps)");
+      emit("scan_" + form + "gpu_gbs", 2 * bytes / gpu->ms / 1e6, "GB/s (N*4 read + N*4 written / GPU time)");
+    }
+    reduce_structures_of(backend, values, exact, reps, form, unrolled ? 16 : 18);
   }
 }
 
@@ -405,12 +430,16 @@ int main(int argc, char** argv) {
   }
   for (const Figure& f : figures)
     if (only.empty() || f.name.rfind(only, 0) == 0) run(backend, f, reps, quick ? 0 : 500);
-  if (only.empty() || only == "reduce_structures") reduce_structures(backend, f_buffer, exact, reps);
-  // reduce's first pass alone, for what a call adds to its kernel.
-  if (only.empty() || only == "reduce_first_pass") {
+  if (only.empty() || only == "reduce_structures") reduce_structures(backend, f_buffer, exact, u_buffer, xu, reps);
+  // reduce's first pass alone (reduce_pass, over spans), for what a call
+  // adds to its kernel; its loads in a loop, then unrolled (the default).
+  for (const bool unrolled : {false, true}) {
+    if (!only.empty() && only != "reduce_first_pass") break;
+    vyre::lib::detail::set_reduce_loads_unrolled(unrolled);
     for (const vyre::lib::ReduceShape shape : {vyre::lib::ReduceShape{64, 32}, vyre::lib::ReduceShape{256, 32},
                                                vyre::lib::ReduceShape{256, 4}}) {
-      const std::string name = std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+      const std::string name = std::string(unrolled ? "unrolled_" : "looped_") + std::to_string(shape.workgroup) + "x" +
+                               std::to_string(shape.items);
       const PassTimes t =
           first_pass_ms(backend, vyre::lib::reduce_pass(vyre::ScalarType::F32, ReduceOp::Sum, shape), f_buffer, n, shape, reps);
       emit("reduce_first_pass_ms_" + name, t.ms, "ms (host clock, 20 in one Batch, over 20)");

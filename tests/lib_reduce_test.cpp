@@ -150,6 +150,24 @@ TEST(LibReduce, FirstPassInRoundsAtEveryLength) {
   }
 }
 
+// A span's loads unrolled (the default) or in a loop: the same additions in
+// the same order, so the same bits, at every length and shape tried.
+TEST(LibReduce, UnrolledLoadsGiveTheLoopsBits) {
+  for (const lib::ReduceShape shape : {lib::ReduceShape{64, 4}, lib::ReduceShape{32, 32}, lib::ReduceShape{1, 2}}) {
+    for (uint32_t n : {1u, 33u, 1000u, 65537u}) {
+      const auto x = backend().upload(random_values<float>(n, 31 + n));
+      for (uint32_t invocations : {64u, lib::detail::kReduceInvocations}) {
+        lib::detail::set_reduce_loads_unrolled(false);
+        const std::vector<float> looped = lib::detail::reduce_with(backend(), x, ReduceOp::Sum, shape, invocations)->read_as<float>();
+        lib::detail::set_reduce_loads_unrolled(true);
+        const std::vector<float> unrolled = lib::detail::reduce_with(backend(), x, ReduceOp::Sum, shape, invocations)->read_as<float>();
+        EXPECT_EQ(std::bit_cast<uint32_t>(looped[0]), std::bit_cast<uint32_t>(unrolled[0]))
+            << n << " at " << shape.workgroup << "x" << shape.items << ", " << invocations << " invocations";
+      }
+    }
+  }
+}
+
 TEST(LibReduce, EdgeValues) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   for (size_t at : {size_t{0}, size_t{500}, size_t{4095}}) {  // NaN first, inside, last

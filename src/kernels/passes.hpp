@@ -51,6 +51,12 @@ std::vector<ShapeValues> span_candidates(const std::function<bool(const ReduceSh
 // reduce_pass(type, op, shape), built and checked once per process (program_memo).
 const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape);
 
+// Whether the reduce passes built from now on load a span unrolled (the
+// default: all of an invocation's loads first, then its additions) or in a
+// loop, one checked load at a time (as before 2026-12-06), for benchmarks
+// that time both in one process. The results are the same.
+void set_reduce_loads_unrolled(bool on);
+
 // reduce's first pass: reduce_pass's, with each workgroup going on, round
 // after round, to the span as many spans on as there are workgroups (a grid
 // of one row), so that a few workgroups can take any length.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <deque>
 #include <string>
 
@@ -64,25 +65,51 @@ std::optional<ReduceOp> reduce_op_from_string(std::string_view name) {
 
 namespace {
 
+std::atomic<bool> g_unrolled_loads{true};
+
+// Adds the elements `base + k*W + l` of `in`, k = 0 .. I-1, in k's order, to
+// "acc", those past the end not at all. Unrolled: the I loads first, each at
+// its index clamped into the input (no branch between them, so all can be in
+// flight at once), then the additions, an element past the end adding the
+// identity, which leaves the sum's bits as they were. Looped: one checked
+// load and addition at a time (2026-12-04's form). The same result.
+std::vector<Stmt> add_span(ScalarType type, ReduceOp op, const ReduceShape& shape) {
+  const uint32_t w = shape.workgroup;
+  const ScalarType acc = accumulator_type(type);
+  if (!g_unrolled_loads.load()) {
+    return {loop("k", u32(0), u32(shape.items),
+                 {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
+                  if_(lt(var("i"), len("in")),
+                      {assign("acc", combine(acc, op, var("acc"), detail::widened(type, load("in", var("i")))))})})};
+  }
+  std::vector<Stmt> out = {let("last", sub(len("in"), u32(1)))};
+  for (uint32_t k = 0; k < shape.items; ++k) {
+    const std::string i = "i" + std::to_string(k), x = "x" + std::to_string(k);
+    out.push_back(let(i, add(var("base"), u32(k * w))));
+    out.push_back(let(x, detail::widened(type, load("in", min(add(var(i), var("l")), var("last"))))));
+  }
+  for (uint32_t k = 0; k < shape.items; ++k) {
+    const std::string i = "i" + std::to_string(k), x = "x" + std::to_string(k);
+    out.push_back(assign("acc", combine(acc, op, var("acc"),
+                                        select(lt(add(var(i), var("l")), len("in")), var(x), identity(acc, op)))));
+  }
+  return out;
+}
+
 CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op, const ReduceShape& shape) {
   const uint32_t w = shape.workgroup;
   const ScalarType acc = accumulator_type(type);
-  const auto element = [&](const Expr& i) { return detail::widened(type, load("in", i)); };
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
       let("base", mul(var("g"), u32(w * shape.items))),
       let("acc", identity(acc, op)),
-      // Element k*W + l of the group's span: neighbouring invocations read
-      // neighbouring elements. (Reading a whole span in range with no check
-      // between its loads was measured: no faster on the H200, 10-15 %
-      // slower on lavapipe; docs/benchmarks.md.)
-      loop("k", u32(0), u32(shape.items),
-           {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
-            if_(lt(var("i"), len("in")), {assign("acc", combine(acc, op, var("acc"), element(var("i"))))})}),
-      store("partial", var("l"), var("acc")),
-      barrier(),
   };
+  // Element k*W + l of the group's span: neighbouring invocations read
+  // neighbouring elements.
+  for (Stmt& stmt : add_span(type, op, shape)) body.push_back(std::move(stmt));
+  body.push_back(store("partial", var("l"), var("acc")));
+  body.push_back(barrier());
   // A tree over the workgroup's partials, unrolled: stride W/2, W/4, ..., 1.
   for (uint32_t stride = w / 2; stride > 0; stride /= 2) {
     body.push_back(if_(lt(var("l"), u32(stride)),
@@ -109,7 +136,6 @@ CheckedProgram build_pass(const std::string& name, ScalarType type, ReduceOp op,
 CheckedProgram build_strided_pass(const std::string& name, ScalarType type, ReduceOp op, const ReduceShape& shape) {
   const uint32_t w = shape.workgroup, span = shape.workgroup * shape.items;
   const ScalarType acc = accumulator_type(type);
-  const auto element = [&](const Expr& i) { return detail::widened(type, load("in", i)); };
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", wid()),
@@ -120,14 +146,12 @@ CheckedProgram build_strided_pass(const std::string& name, ScalarType type, Redu
       // which cannot overflow as first + rounds * stride could.
       let("rounds", select(lt(var("first"), len("in")),
                            add(div(sub(sub(len("in"), var("first")), u32(1)), var("stride")), u32(1)), u32(0))),
-      loop("r", u32(0), var("rounds"),
-           {let("base", add(var("first"), mul(var("r"), var("stride")))),
-            loop("k", u32(0), u32(shape.items),
-                 {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
-                  if_(lt(var("i"), len("in")), {assign("acc", combine(acc, op, var("acc"), element(var("i"))))})})}),
-      store("partial", var("l"), var("acc")),
-      barrier(),
   };
+  std::vector<Stmt> round = {let("base", add(var("first"), mul(var("r"), var("stride"))))};
+  for (Stmt& stmt : add_span(type, op, shape)) round.push_back(std::move(stmt));
+  body.push_back(loop("r", u32(0), var("rounds"), std::move(round)));
+  body.push_back(store("partial", var("l"), var("acc")));
+  body.push_back(barrier());
   for (uint32_t stride = w / 2; stride > 0; stride /= 2) {
     body.push_back(if_(lt(var("l"), u32(stride)),
                        {store("partial", var("l"),
@@ -151,9 +175,12 @@ namespace detail {
 const CheckedProgram& checked_reduce_strided_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   check(type, op, shape);
   const std::string name = "reduce_strided_" + std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) +
-                           "_w" + std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+                           "_w" + std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items) +
+                           (g_unrolled_loads.load() ? "" : "_looped");
   return memo_program(name, [&] { return build_strided_pass(name, type, op, shape); });
 }
+
+void set_reduce_loads_unrolled(bool on) { g_unrolled_loads = on; }
 
 uint32_t reduce_first_groups(uint64_t elements, const ReduceShape& shape, uint32_t invocations) {
   const uint32_t spans = groups_for(elements, shape);
@@ -170,7 +197,8 @@ ReduceShape reduce_rest_shape(uint32_t partials) {
 const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const ReduceShape& shape) {
   check(type, op, shape);
   const std::string name = "reduce_" + std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
-                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items) +
+                           (g_unrolled_loads.load() ? "" : "_looped");
   return memo_program(name, [&] { return build_pass(name, type, op, shape); });
 }
 
