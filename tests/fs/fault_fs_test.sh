@@ -293,7 +293,7 @@ PY
 # the flush at exit and then the record of its loss both fail (eio=1 fails
 # every write) nothing can say so. With info, only shown: a rename that is
 # not atomic can tear a shard another process then reads (its counts lost;
-# docs/cache.md, "Stats").
+# docs/cache.md, "Tested on real file systems").
 stats_check() {
   local cache=$1 mode=${2:-check}
   VYRE_AOT_CACHE_DIR=$cache "$vyre" cache stats --json >"$work/stats.json" 2>/dev/null || fail "vyre cache stats --json"
