@@ -213,7 +213,7 @@ ReduceShape default_reduce_shape(const gpu::Backend& backend) {
   // H200 and of 2^22 on lavapipe (docs/benchmarks.md, "Standard kernels").
   const std::string device = detail::device_class(backend);
   if (device == "cpu") return {128, 16};
-  if (device == "nvidia") return {64, 32};
+  if (device == "nvidia") return {512, 16};
   return {256, 8};
 }
 
