@@ -183,6 +183,62 @@ TEST(AotStats, AShardThatCannotBeReadIsNotRewrittenFromNothing) {
   EXPECT_EQ(stats.misses, 1u);
 }
 
+// Nor is a torn one: this process's flush meets its shard half-copied and
+// keeps its counts for later, leaving the shard as it found it.
+TEST(AotStats, AFlushNeverWritesOverATornShard) {
+  TempDir tmp;
+  CacheOptions options = vyre::test::cache_options();
+  options.directory = tmp.path();
+  options.stats_flush_interval = std::chrono::hours(1);
+  auto parts = vyre::test::synthetic_parts("x");
+  {
+    Cache cache(options);
+    for (int i = 0; i < 5; ++i) cache.load_or_compile(parts, [] { return std::string("x"); });
+  }
+  const auto shard = tmp.path() / ".stats" / ("shard-" + std::to_string(getpid() % 8) + ".toml");
+  const std::string whole_text = vyre::test::read_file(shard);
+  const std::string torn = whole_text.substr(0, 200);
+  vyre::test::write_file(shard, torn);
+  {
+    Cache cache(options);
+    cache.load_or_compile(parts, [] { return std::string("x"); });
+    cache.flush();
+    EXPECT_EQ(vyre::test::read_file(shard), torn) << "the flush wrote over counts it could not read";
+    vyre::test::write_file(shard, whole_text);  // the copy completes
+  }  // the last flush, at the Cache's end, adds the hit
+  const auto stats = open(tmp.path()).stats();
+  EXPECT_EQ(stats.hits, 5u);
+  EXPECT_EQ(stats.misses, 1u);
+}
+
+// A shard copied by a rename that is not atomic (some network file
+// systems), read half-copied, is torn too; a shard of the format before
+// the check (every counter, no check) is read as it is.
+TEST(AotStats, AHalfCopiedShardIsTornAndAShardWithoutACheckIsReadAsItWas) {
+  TempDir tmp;
+  ASSERT_EQ(vyre::test::run_worker(tmp.path(), {"--programs", "3", "--rounds", "2"}).exit_code, 0);
+  std::filesystem::path shard;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.path() / ".stats"))
+    if (e.path().filename().string().starts_with("shard-") && e.path().extension() == ".toml") shard = e.path();
+  ASSERT_FALSE(shard.empty());
+  const std::string text = vyre::test::read_file(shard);
+  const size_t check = text.find("check = ");
+  ASSERT_NE(check, std::string::npos);
+  for (size_t cut : {size_t{256}, check}) {  // a third copied; every counter but not the check
+    vyre::test::write_file(shard, text.substr(0, cut));
+    const auto stats = open(tmp.path()).stats();
+    if (cut == check) {
+      // Every counter on its line: whole, as a shard written before the check.
+      EXPECT_EQ(stats.hits, 3u);
+      EXPECT_FALSE(stats.incomplete) << stats.incomplete_reason;
+    } else {
+      EXPECT_EQ(stats.hits, 0u) << "a half-copied shard's counts are not taken";
+      EXPECT_TRUE(stats.incomplete);
+      EXPECT_NE(stats.incomplete_reason.find("torn"), std::string::npos) << stats.incomplete_reason;
+    }
+  }
+}
+
 // On a file system out of inodes the SQLite store still takes entries (a
 // row needs none), and the counters are not lost with them: a shard that
 // cannot be replaced by a rename (which needs a new inode) is rewritten in

@@ -303,7 +303,12 @@ sys::Result<void> SqliteTier::connect() const {
   struct stat st {};
   // The owners whose entry files the directory accepts: the user's own in a
   // private one, also root's in a layer, anyone's in a signed-only layer.
-  const bool accepted = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && sys::owner_accepted(st.st_uid, directory_.owner_rule());
+  if (::fstat(fd, &st) != 0) {
+    const int error = errno;  // a network file system's ESTALE or EIO: not the file's fault
+    ::close(fd);
+    return sys::failure(sys::Fault::io, "cannot read " + location_.string() + ": " + std::strerror(error), error);
+  }
+  const bool accepted = S_ISREG(st.st_mode) && sys::owner_accepted(st.st_uid, directory_.owner_rule());
   const Header header = accepted ? read_header(fd) : Header{};
   ::close(fd);
   if (!accepted)

@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <iterator>
 #include <cerrno>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "sys/safe_file.hpp"
@@ -73,10 +75,16 @@ std::string check_of(std::string_view text) {
   return out;
 }
 
+bool every_field_whole(std::string_view text);
+
 bool whole(std::string_view text) {
-  if (text.size() != kShardRecordBytes) return true;
   const size_t at = text.rfind(kCheckKey);
-  if (at == std::string_view::npos || (at != 0 && text[at - 1] != '\n')) return false;
+  // No check: a shard written before shards had one, whole if it has every
+  // counter on a line of its own. A shard copied by a rename that is not
+  // atomic (some network file systems) and read half-copied has lines
+  // missing, or a last line cut short: torn.
+  if (at == std::string_view::npos) return text.size() != kShardRecordBytes && every_field_whole(text);
+  if (at != 0 && text[at - 1] != '\n') return false;
   const size_t end = at + kCheckKey.size() + 16;
   if (end + 2 > text.size() || text.substr(at + kCheckKey.size(), 16) != check_of(text.substr(0, at)) ||
       text.substr(end, 2) != "\"\n")
@@ -84,17 +92,31 @@ bool whole(std::string_view text) {
   return text.find_first_not_of(" \n", end + 2) == std::string_view::npos;
 }
 
+bool every_field_whole(std::string_view text) {
+  if (text.empty() || text.back() != '\n') return false;
+  bool all = true;
+  const Counters names;
+  for_each_field(names, [&](const char* name, const uint64_t&) {
+    const std::string line = std::string(name) + " = ";
+    all = all && (text.starts_with(line) || text.find("\n" + line) != std::string_view::npos);
+  });
+  return all;
+}
+
 // With `refused`, the file system's refusal to read the shard (an I/O
-// error such as ESTALE or EIO, not an absent, planted, torn or malformed
-// shard) is given there, and no counters.
+// error such as ESTALE or EIO, not an absent, planted or malformed shard),
+// or a shard still torn after reading it again, is given there, and no
+// counters: a flush must not write over counts it could not read.
 Counters read_shard(int dirfd, unsigned shard, std::string* problem = nullptr,
                     std::optional<sys::Failure>* refused = nullptr) {
   Counters c;
   const std::string name = shard_name(shard);
   std::optional<toml::table> table;
-  // A torn read of a shard being rewritten in place: read again (a rewrite
-  // is one pwrite, so the next read sees it whole).
+  // A torn read of a shard being rewritten in place (one pwrite: the next
+  // read sees it whole) or copied by a rename that is not atomic (which
+  // takes longer): read again, a little later each time.
   for (int attempt = 0; attempt < 3 && !table; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(25 * attempt));
     auto file = sys::read_file_at(dirfd, name, kMaxStatsFileBytes, sys::owner_rule_in(dirfd));
     if (!file) {
       if (problem != nullptr && !file.failed_with(sys::Fault::missing)) *problem = name + ": " + file.failure().message;
@@ -102,8 +124,12 @@ Counters read_shard(int dirfd, unsigned shard, std::string* problem = nullptr,
       return c;
     }
     if (!whole(file->data)) {
-      if (problem != nullptr && attempt == 2) *problem = name + ": torn (its check does not match)";
-      continue;
+      if (attempt < 2) continue;
+      const std::string torn = name + ": torn (its check does not match, or counters are missing)";
+      if (problem != nullptr) *problem = torn;
+      if (refused != nullptr)
+        *refused = sys::failure(sys::Fault::mismatch, torn + "; `vyre cache zero-stats` starts the counters anew");
+      return c;
     }
     try {
       table = toml::parse(file->data);
