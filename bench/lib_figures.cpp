@@ -3,8 +3,9 @@
 // planning, recording, running and waiting for its passes (a call's
 // overhead is in every figure), in the device class's default shape and in
 // the shape tuning chooses, timed afresh (retune; the tuning's own time and
-// the choice reported), and a next call that finds the choice and times
-// nothing. Each result is checked against the host before it is timed.
+// the choice reported), the default again after tuning in the same process,
+// the GPU buffers a warm call creates before and after tuning, and a next
+// call that finds the choice and times nothing. Each result is checked against the host before it is timed.
 // Where the device has timestamp-query, each is timed twice: the whole call
 // on the host's clock (`*_ms`: planning, recording, submission and the wait
 // included) and the GPU's time of the same call by timestamps (`*_gpu_ms`:
@@ -100,6 +101,14 @@ std::optional<GpuCall> median_gpu_ms(vyre::gpu::Backend& backend, int reps, cons
   return GpuCall{median(ms), submits};
 }
 
+// GPU buffers that one call of f created (pooled outputs, staging, each
+// pipeline's own small buffers).
+double buffers_created(vyre::gpu::Backend& backend, const std::function<void()>& f) {
+  const uint64_t before = backend.counters().buffers_created;
+  f();
+  return static_cast<double>(backend.counters().buffers_created - before);
+}
+
 struct Sizes {
   uint32_t log2_reduce, log2_sort, log2_find, matmul, transpose, softmax_rows, softmax_cols;
 };
@@ -140,6 +149,8 @@ void run(vyre::gpu::Backend& backend, const Figure& f, int reps, double warm_ms)
     emit(f.name + "_default_gpu_ms", default_gpu->ms, "ms (GPU timestamps, first pass's start to last pass's end)");
     emit(f.name + "_submits", static_cast<double>(default_gpu->submits), "submissions a call");
   }
+  emit(f.name + "_default_buffers_created", buffers_created(backend, [&] { f.call(Options{}); }),
+       "GPU buffers a warm call created");
   // Tuning afresh (retune: a record from an earlier run is replaced).
   report.clear();
   Options tune;
@@ -159,6 +170,12 @@ void run(vyre::gpu::Backend& backend, const Figure& f, int reps, double warm_ms)
   const std::optional<GpuCall> tuned_gpu = median_gpu_ms(backend, reps, [&] { f.call(tune); });
   if (tuned_gpu) emit(f.name + "_tuned_gpu_ms", tuned_gpu->ms, "ms (GPU timestamps)");
   emit(f.name + "_tuned_over_default", default_ms / tuned_ms, "x (default time / tuned time)");
+  emit(f.name + "_tuned_buffers_created", buffers_created(backend, [&] { f.call(tune); }),
+       "GPU buffers a warm call created, after tuning");
+  // The default shape again, after tuning, in the same process.
+  emit(f.name + "_default_after_tuning_ms", median_ms(reps, [&] { f.call(Options{}); }), "ms (whole call, host clock)");
+  if (const auto gpu = median_gpu_ms(backend, reps, [&] { f.call(Options{}); }))
+    emit(f.name + "_default_after_tuning_gpu_ms", gpu->ms, "ms (GPU timestamps)");
   // The next call finds the choice: nothing timed.
   report.clear();
   tune.report = &report;

@@ -1,5 +1,6 @@
 #include "gpu/buffer_pool.hpp"
 
+#include <iterator>
 #include <string>
 
 namespace vyre::gpu {
@@ -30,9 +31,22 @@ GpuBuffer BufferPool::take(FreeList& list, uint64_t bytes, WGPUBufferUsage usage
 }
 
 void BufferPool::keep(FreeList& list, GpuBuffer buffer) {
-  if (!buffer || device_->lost()) return;
+  if (!buffer || device_->lost() || buffer.capacity > kMaxFreeBytes) return;  // released here
+  std::vector<GpuBuffer> evicted;  // released after the lock
   std::lock_guard lock(mutex_);
-  if (list.buffers.size() >= kMaxFree || list.bytes + buffer.capacity > kMaxFreeBytes) return;  // released here
+  // The buffer given back last is the likeliest to be asked for next: make
+  // room for it by releasing those given back longest ago. Keeping the first
+  // ones instead let a run of calls of other sizes (tuning's candidates, other
+  // primitives) fill the bounds, and then every buffer given back was
+  // released and created again by the next call.
+  size_t drop = 0;
+  while (drop < list.buffers.size() &&
+         (list.buffers.size() - drop >= kMaxFree || list.bytes + buffer.capacity > kMaxFreeBytes)) {
+    list.bytes -= list.buffers[drop].capacity;
+    ++drop;
+  }
+  evicted.assign(std::make_move_iterator(list.buffers.begin()), std::make_move_iterator(list.buffers.begin() + drop));
+  list.buffers.erase(list.buffers.begin(), list.buffers.begin() + drop);
   list.bytes += buffer.capacity;
   list.buffers.push_back(std::move(buffer));
 }

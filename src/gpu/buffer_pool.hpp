@@ -41,11 +41,25 @@ class BufferPool {
   GpuBuffer acquire_staging(uint64_t bytes) { return take(staging_, bytes, kStagingUsage); }
   void give_back_staging(GpuBuffer buffer) { keep(staging_, std::move(buffer)); }
 
+  // The free storage buffers kept now, and their bytes.
+  struct Held {
+    size_t buffers = 0;
+    uint64_t bytes = 0;
+  };
+  Held held() {
+    std::lock_guard lock(mutex_);
+    return {storage_.buffers.size(), storage_.bytes};
+  }
+  static constexpr size_t max_free_buffers() { return kMaxFree; }
+  static constexpr uint64_t max_free_bytes() { return kMaxFreeBytes; }
+
   DeviceContext& device() const { return *device_; }
   const std::shared_ptr<DeviceContext>& shared_device() const { return device_; }
 
  private:
-  // Free buffers kept at most, per kind; beyond them, given back to the driver.
+  // Free buffers kept at most, per kind; beyond them, those given back
+  // longest ago go back to the driver (a buffer larger than the byte bound
+  // alone is never kept).
   static constexpr size_t kMaxFree = 64;
   static constexpr uint64_t kMaxFreeBytes = 2ull << 30;
 
