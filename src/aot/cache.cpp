@@ -214,7 +214,10 @@ void Cache::Impl::publish_nearby(const Metadata& meta, std::string_view text, Co
       log::warn_once("aot-skipped", "AOT cache: not caching " + short_key(meta.key) + "...: " + stored.failure().message);
     } else {
       ++delta.errors;
-      warn_unwritable(tier->location(), stored.failure().message);
+      // One warning per directory, whichever store: the SQLite store's
+      // refused commit and a refused flush of the counters beside it are
+      // the same news (a full or read-only directory).
+      warn_unwritable(tier == local && writable ? writable->path() : tier->location(), stored.failure().message);
     }
   }
 }
