@@ -281,7 +281,8 @@ void reduce_structures(vyre::gpu::Backend& backend, const Buffer& values, double
   uint32_t running = 0;
   for (size_t i = 0; i < host_words.size(); ++i) prefix[i] = running += host_words[i];
   // reduce first: a scan's gigabyte buffers, freed, slowed the figures
-  // right after it (2026-12-06, H100).
+  // right after it (2026-12-06, H100, while the pool released the buffers
+  // given back last: docs/benchmarks.md, "Standard kernels").
   for (const bool unrolled : {false, true}) {
     vyre::lib::detail::set_reduce_loads_unrolled(unrolled);
     reduce_structures_of(backend, values, exact, reps, unrolled ? "unrolled_" : "looped_", unrolled ? 16 : 18);
