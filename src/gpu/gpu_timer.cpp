@@ -1,6 +1,7 @@
 #include "gpu/gpu_timer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -45,13 +46,13 @@ uint64_t GpuTimer::read(DeviceContext& device, uint32_t passes) {
   tracker_->request(readback_.get(), bytes);
   device.poll_until([&] { return tracker_->done(); });
   if (!tracker_->ok(0)) throw Error(ErrorKind::gpu, "reading the GPU timestamps back failed: " + tracker_->error());
-  std::vector<uint64_t> ticks(2 * passes);
+  std::vector<uint64_t> ticks(size_t{2} * passes);
   std::memcpy(ticks.data(), wgpuBufferGetConstMappedRange(readback_.get(), 0, bytes), bytes);
   wgpuBufferUnmap(readback_.get());
   const uint64_t first = ticks.front(), last = ticks.back();
   if (last < first) return 0;
   const double period = wgpuQueueGetTimestampPeriod(device.queue());  // nanoseconds a tick
-  return static_cast<uint64_t>(static_cast<double>(last - first) * period + 0.5);
+  return static_cast<uint64_t>(std::llround(static_cast<double>(last - first) * period));
 }
 
 void GpuTimer::abandon() {

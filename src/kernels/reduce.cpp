@@ -17,8 +17,6 @@ namespace {
 
 using namespace vyre::build;
 using detail::combine;
-using detail::grid_for;
-using detail::groups_for;
 using detail::identity;
 
 constexpr std::array kOpNames{"sum", "min", "max", "and", "or", "xor"};
