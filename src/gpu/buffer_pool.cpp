@@ -45,8 +45,9 @@ void BufferPool::keep(FreeList& list, GpuBuffer buffer) {
     list.bytes -= list.buffers[drop].capacity;
     ++drop;
   }
-  evicted.assign(std::make_move_iterator(list.buffers.begin()), std::make_move_iterator(list.buffers.begin() + drop));
-  list.buffers.erase(list.buffers.begin(), list.buffers.begin() + drop);
+  const auto kept = list.buffers.begin() + static_cast<std::ptrdiff_t>(drop);
+  evicted.assign(std::make_move_iterator(list.buffers.begin()), std::make_move_iterator(kept));
+  list.buffers.erase(list.buffers.begin(), kept);
   list.bytes += buffer.capacity;
   list.buffers.push_back(std::move(buffer));
 }
