@@ -137,21 +137,8 @@ faults
 grep -q '^generation ' "$work/counts" || fail "fault_fs wrote no counts file"
 
 # ------------------------------------------------------------ programs
-# As in cache_fault_test.sh: each variant is "EXAMPLE [OPTIONS]", with a key
-# of its own, every one with an "expect".
-variants=()
-for wg in 1 2 4 8 16 32 64 128 256; do
-  variants+=("saxpy --workgroup $wg")
-  for spec in xor:out:5 collatz:steps:6; do
-    IFS=: read -r ex out n <<<"$spec"
-    variants+=("$ex --workgroup $wg" "$ex --workgroup $wg --fixed-length $out=$n"
-               "$ex --workgroup $wg --no-passes" "$ex --workgroup $wg --dim $n")
-  done
-done
-for ex in bitonic_sort byte_count find_pattern histogram matmul_tiled prefix_sum reduction softmax; do
-  variants+=("$ex")
-done
-nvariants=${#variants[@]}
+# The programs (tests/fs/program_variants.sh).
+source "$here/program_variants.sh"
 
 # dispatch CACHE VARIANT LOG: one checked run; its stderr to LOG, its result
 # (hit or miss) as a line of LOG.results; a failure as lines of LOG.failed.
