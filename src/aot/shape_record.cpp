@@ -15,8 +15,8 @@
 namespace vyre::aot {
 namespace {
 
-constexpr std::string_view kShapingPrefix = "shape record of vyre::lib; size class ";
-constexpr size_t kMaxCandidates = 1024;
+constexpr std::string_view kShapeRecordPrefix = "shape record of vyre::lib; size class ";
+constexpr size_t kMaxShapeCandidates = 1024;
 constexpr size_t kMaxText = 4096;  // a family's name, a shape, a note
 
 // A count read as an unsigned: 0 to a million (warm-ups, repetitions, format).
@@ -35,14 +35,14 @@ KeyParts shape_record_key_parts(std::string_view family, std::string_view size_c
   // The family stands where a program's digest would: its name says which
   // programs (and which generator, with the vyre version) the shapes make.
   parts.program_digest = sha256("vyre::lib family " + std::string(family)).hex();
-  parts.shaping = std::string(kShapingPrefix) + std::string(size_class) + "; family " + std::string(family);
+  parts.shaping = std::string(kShapeRecordPrefix) + std::string(size_class) + "; family " + std::string(family);
   parts.lowering_version = kShapeRecordFormat;
   parts.vyre_version = kVersion;
   parts.fingerprint = std::string(device_fingerprint);
   return parts;
 }
 
-bool is_shape_record(const KeyParts& parts) { return parts.shaping.starts_with(kShapingPrefix); }
+bool is_shape_record(const KeyParts& parts) { return parts.shaping.starts_with(kShapeRecordPrefix); }
 
 std::string encode_shape_record(const ShapeRecord& r) {
   toml::array candidates;
@@ -96,7 +96,7 @@ std::optional<ShapeRecord> decode_shape_record(std::string_view text, std::strin
   if (r.shape.empty()) return refuse("field `shape` is empty");
   const toml::array* list = table["candidate"].as_array();
   if (list == nullptr) return refuse("field `candidate` is missing or not an array of tables");
-  if (list->size() > kMaxCandidates) return refuse("more than " + std::to_string(kMaxCandidates) + " candidates");
+  if (list->size() > kMaxShapeCandidates) return refuse("more than " + std::to_string(kMaxShapeCandidates) + " candidates");
   for (const toml::node& node : *list) {
     const toml::table* t = node.as_table();
     if (t == nullptr) return refuse("a candidate is not a table");

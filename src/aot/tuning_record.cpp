@@ -18,8 +18,8 @@
 namespace vyre::aot {
 namespace {
 
-constexpr std::string_view kShapingPrefix = "tuning record; size class ";
-constexpr size_t kMaxCandidates = 1024;
+constexpr std::string_view kTuningRecordPrefix = "tuning record; size class ";
+constexpr size_t kMaxTuningCandidates = 1024;
 
 toml::array dim3_array(const Dim3& d) { return toml::array{int64_t{d[0]}, int64_t{d[1]}, int64_t{d[2]}}; }
 
@@ -62,7 +62,7 @@ KeyParts tuning_key_parts(const CheckedProgram& program, std::string_view device
   KeyParts parts;
   parts.program_digest = digest(program.program()).hex();
   const std::string from = shaping_signature(program, options);
-  parts.shaping = std::string(kShapingPrefix) + std::string(size_class) + "; tuned from: " +
+  parts.shaping = std::string(kTuningRecordPrefix) + std::string(size_class) + "; tuned from: " +
                   (from.empty() ? "the default options" : from);
   parts.lowering_version = kTuningRecordFormat;
   parts.vyre_version = kVersion;
@@ -70,7 +70,7 @@ KeyParts tuning_key_parts(const CheckedProgram& program, std::string_view device
   return parts;
 }
 
-bool is_tuning_record(const KeyParts& parts) { return parts.shaping.starts_with(kShapingPrefix); }
+bool is_tuning_record(const KeyParts& parts) { return parts.shaping.starts_with(kTuningRecordPrefix); }
 
 std::string encode_tuning_record(const TuningRecord& r) {
   toml::array candidates;
@@ -124,7 +124,7 @@ std::optional<TuningRecord> decode_tuning_record(std::string_view text, std::str
   r.batch = static_cast<unsigned>(batch);
   const toml::array* list = table["candidate"].as_array();
   if (list == nullptr) return refuse("field `candidate` is missing or not an array of tables");
-  if (list->size() > kMaxCandidates) return refuse("more than " + std::to_string(kMaxCandidates) + " candidates");
+  if (list->size() > kMaxTuningCandidates) return refuse("more than " + std::to_string(kMaxTuningCandidates) + " candidates");
   for (const toml::node& node : *list) {
     const toml::table* t = node.as_table();
     if (t == nullptr) return refuse("a candidate is not a table");
