@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <new>
 
 #include "aot/cache_impl.hpp"
 #include "aot/entry/entry.hpp"
@@ -105,6 +106,7 @@ Cache::Impl::Impl(CacheOptions opts) : options(std::move(opts)) {
                    "(VYRE_AOT_SIGNING_KEY), so what it lowers would be refused there: it publishes nothing to " +
                        std::string(remote != nullptr ? "the remote tier" : "the signed-only directory") +
                        " and never replaces the entries trusted readers use");
+  register_for_fork(this);
 }
 
 void Cache::Impl::open_sqlite() {
@@ -223,18 +225,14 @@ void Cache::Impl::publish_nearby(const Metadata& meta, std::string_view text, Co
 }
 
 Cache::Impl::~Impl() {
+  unregister_for_fork(this);
   bool cleanup_requested = false;
   {
     std::lock_guard lock(worker_mutex);
     worker_stop = true;
   }
   worker_wake.notify_all();
-  if (worker.joinable()) {
-    if (worker_pid == ::getpid())
-      worker.join();
-    else
-      worker.detach();  // forked child: the worker thread exists only in the parent
-  }
+  if (worker.joinable()) worker.join();
   {
     std::lock_guard lock(worker_mutex);
     cleanup_requested = worker_cleanup;
@@ -380,11 +378,30 @@ void Cache::Impl::wake_worker(bool flush, bool cleanup) {
   worker_flush = worker_flush || flush;
   worker_cleanup = worker_cleanup || cleanup;
   if (worker_stop) return;  // the destructor runs what is left
-  if (!worker.joinable()) {
-    worker_pid = ::getpid();
-    worker = std::thread([this] { worker_loop(); });
-  }
+  if (!worker.joinable()) worker = std::thread([this] { worker_loop(); });
   worker_wake.notify_one();
+}
+
+void Cache::Impl::before_fork() {
+  std::unique_lock lock(worker_mutex);
+  // At rest, the worker holds no lock but this one, which it waits for.
+  worker_idle.wait(lock, [&] { return !worker_busy; });
+  lock.release();  // held across fork(): after_fork() unlocks it
+}
+
+void Cache::Impl::after_fork(bool in_child) {
+  if (in_child) {
+    // The worker thread is the parent's. In the child its handle is ended
+    // in place, never joined nor detached (a call on a thread the child
+    // does not have), and so are the condition variables it waited on:
+    // glibc counts the parent's waiter in them, and destroying one with a
+    // waiter blocks for ever. The child's next flush or cleanup starts a
+    // worker of its own; one asked for and not started is the destructor's.
+    if (worker.joinable()) new (&worker) std::thread();
+    new (&worker_wake) std::condition_variable();
+    new (&worker_idle) std::condition_variable();
+  }
+  worker_mutex.unlock();
 }
 
 void Cache::Impl::worker_loop() {

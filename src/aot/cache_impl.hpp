@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "aot/fork_guard.hpp"
 #include "aot/local/cleanup.hpp"
 #include "aot/local/directory.hpp"
 #include "aot/entry/entry_signature.hpp"
@@ -27,9 +28,13 @@ namespace vyre::aot {
 
 // Hidden: a type nested in an exported class would otherwise export its
 // members (tests/exports/ checks that none of them leaks).
-struct __attribute__((visibility("hidden"))) Cache::Impl {
+struct __attribute__((visibility("hidden"))) Cache::Impl final : ForkGuarded {
   explicit Impl(CacheOptions opts);
-  ~Impl();
+  ~Impl() override;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  Impl(Impl&&) = delete;
+  Impl& operator=(Impl&&) = delete;
 
   CacheOptions options;
   std::optional<std::filesystem::path> directory;  // the writable directory in use
@@ -122,17 +127,20 @@ struct __attribute__((visibility("hidden"))) Cache::Impl {
   std::mutex flush_mutex;  // one flush at a time
 
   // The background worker: started on first use, joined at destruction.
+  // Around a fork() the forking thread waits for it to be at rest and holds
+  // worker_mutex (fork_guard.hpp); the child starts a worker of its own.
   std::mutex worker_mutex;
   std::condition_variable worker_wake;
   std::condition_variable worker_idle;
   std::thread worker;
-  pid_t worker_pid = 0;
   bool worker_stop = false;
   bool worker_flush = false;
   bool worker_cleanup = false;
   bool worker_busy = false;
   void wake_worker(bool flush, bool cleanup);
   void worker_loop();
+  void before_fork() override;
+  void after_fork(bool in_child) override;
 };
 
 // Reaches a Cache's state: for the tests that put a tier of their own in

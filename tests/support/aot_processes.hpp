@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/test_support.hpp"
@@ -56,6 +57,24 @@ inline int wait_worker(pid_t pid) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// wait_worker() for at most `limit`: a worker still running then is killed
+// and -1 returned (a hang is a failure of the test, not its timeout).
+inline int wait_worker_for(pid_t pid, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (done < 0 && errno != EINTR) return -1;
+    if (std::chrono::steady_clock::now() > end) {
+      kill(pid, SIGKILL);
+      wait_worker(pid);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 // A start line a little in the future, so that workers spawned one after
