@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "aot/local/sqlite_vfs.hpp"
 #include "util/log.hpp"
 
 namespace vyre::aot {
@@ -152,12 +153,55 @@ constexpr sqlite3_int64 kMaxCheckedInMemory = sqlite3_int64{256} << 20;
 // the file system's trouble, not damage, and two reads that differ met a
 // writer. Then SQLite checks every page of that copy, in memory, where no
 // read can fail. Made only when a read said damaged.
-std::optional<std::string> kept_because(sqlite3* db) {
+//
+// The copy is made under a shared lock, as SQLite's readers read, so that
+// no writer changes the file under it. In a rollback-journal mode the file
+// is also half-written, and sound, while the journal of an interrupted
+// write is there (the next reader rolls it back), or whenever that cannot
+// be told: kept then too.
+class SharedLock {
+ public:
+  explicit SharedLock(sqlite3_file* file) : file_(file) {
+    held_ = file_->pMethods->xLock(file_, SQLITE_LOCK_SHARED) == SQLITE_OK;
+  }
+  ~SharedLock() {
+    // The connection held no lock before (no statement runs): none after.
+    if (held_) file_->pMethods->xUnlock(file_, SQLITE_LOCK_NONE);
+  }
+  SharedLock(const SharedLock&) = delete;
+  SharedLock& operator=(const SharedLock&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  sqlite3_file* file_;
+  bool held_ = false;
+};
+
+// Why a rollback journal may hold the file's missing half, or nullopt.
+std::optional<std::string> journal_pending(sqlite3* db) {
+  const char* name = sqlite3_db_filename(db, "main");
+  const char* journal = name != nullptr ? sqlite3_filename_journal(name) : nullptr;
+  if (journal == nullptr || *journal == '\0') return std::nullopt;
+  struct stat st {};
+  if (::lstat(journal, &st) != 0)
+    return errno == ENOENT ? std::nullopt
+                           : std::optional<std::string>(std::string("whether an interrupted write's journal is there "
+                                                                    "cannot be told (") +
+                                                        std::strerror(errno) + ")");
+  if (st.st_size > 0) return std::string("the journal of a write in progress or interrupted is there (its reader rolls it back)");
+  return std::nullopt;
+}
+
+std::optional<std::string> kept_because(sqlite3* db, bool rollback_journal) {
   sqlite3_file* file = nullptr;
   sqlite3_int64 size = 0;
   if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, static_cast<void*>(&file)) != SQLITE_OK ||
       file == nullptr || file->pMethods == nullptr || file->pMethods->xFileSize(file, &size) != SQLITE_OK)
     return std::string("the file system does not give its size");
+  const SharedLock lock(file);
+  if (!lock.held()) return std::string("a writer holds it");
+  if (rollback_journal)
+    if (auto pending = journal_pending(db)) return pending;
   if (size > kMaxCheckedInMemory) {
     // In place: a read error in the check itself fails it as damage, so a
     // check that fails so is tried again, and one that fails otherwise (busy,
@@ -274,7 +318,7 @@ sys::Failure SqliteTier::failed(const std::string& what) const {
 
 sys::Result<sqlite3*> SqliteTier::open_connection(const std::string& name, int flags) const {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(name.c_str(), &db, flags | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, strict_sqlite_vfs()) != SQLITE_OK) {
     auto f = sqlite_failure(db, "cannot open " + location_.string());
     sqlite3_close_v2(db);
     return f;
@@ -383,7 +427,7 @@ sys::Result<void> SqliteTier::connect() const {
   if (header.set_up) return {};  // damage found later sets the file aside then (failed())
   auto made = exec(db, kSchema, "cannot set up " + location_.string());
   if (made) return {};
-  if (!corrupt(db) || kept_because(db)) {
+  if (!corrupt(db) || kept_because(db, journal_mode_ != "wal")) {
     close_connection();
     return made.failure();
   }
@@ -398,11 +442,11 @@ sys::Result<void> SqliteTier::connect() const {
 sys::Result<sqlite3*> SqliteTier::ready() const {
   // A read-only database is never moved aside: it is not this process's.
   if (!damaged_.empty() && opened_by_ == ::getpid() && !read_only_) {
-    const auto kept = db_ != nullptr ? kept_because(db_) : std::nullopt;
+    const auto kept = db_ != nullptr ? kept_because(db_, journal_mode_ != "wal") : std::nullopt;
     if (kept)
       log::warn_once("aot-sqlite-kept:" + location_.string(),
                      "AOT cache: " + location_.string() + " read as damaged (" + damaged_ + "), but " + *kept +
-                         "; SQLite reports a read error (EIO) as damage, so it is kept");
+                         ": it is kept (SQLite reports a failed read as damage)");
     else
       set_aside(damaged_);
     damaged_.clear();
