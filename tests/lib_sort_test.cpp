@@ -58,6 +58,12 @@ std::vector<uint32_t> bits_of(const std::vector<T>& v) {
   return out;
 }
 
+// The scatter pass writes keys straight to their places, or orders its span
+// in workgroup memory first where the span fits there beside the digit
+// table (32-bit keys and values): {128, 16} is the former for keys alone
+// and with values, {64, 8} the latter for both.
+const std::vector<lib::SortShape> kBothScatters = {{128, 16}, {64, 8}};
+
 template <class T>
 void check_every_length(uint32_t seed) {
   std::vector<uint32_t> lengths = test::kLibLengths;
@@ -70,8 +76,12 @@ void check_every_length(uint32_t seed) {
       const std::vector<uint32_t> want = host_argsort(keys, order);
       std::vector<T> sorted_want(n);
       for (size_t i = 0; i < n; ++i) sorted_want[i] = keys[want[i]];
-      EXPECT_EQ(bits_of(lib::sort(backend(), keys, order)), bits_of(sorted_want)) << n;
-      EXPECT_EQ(lib::argsort(backend(), keys, order), want) << n;
+      for (const lib::SortShape& shape : kBothScatters) {
+        const std::string at = std::to_string(n) + " keys, " + std::to_string(shape.workgroup) + " x " +
+                               std::to_string(shape.items);
+        EXPECT_EQ(bits_of(lib::sort(backend(), keys, order, shape)), bits_of(sorted_want)) << at;
+        EXPECT_EQ(lib::argsort(backend(), keys, order, shape), want) << at;
+      }
     }
   }
 }
@@ -128,21 +138,28 @@ TEST(LibSort, ShapesAndAGridBeyondOneAxis) {
 
 TEST(LibSort, OnePassIsTheReferenceInterpretersResult) {
   const std::vector<float> keys = random_values<float>(3000, 36);
-  const uint32_t groups = 3;  // 1,024 keys a workgroup
-  for (uint32_t shift : {0u, 12u, 28u}) {
-    Inputs count_in;
-    count_in.set<float>("keys", keys).set<uint32_t>("shift", {shift}).size("counts", 16 * groups);
-    const Program count = lib::sort_count_pass(ScalarType::F32, SortOrder::Ascending);
-    const Dim3 grid{groups, 1, 1};
-    const std::vector<uint32_t> counts = backend().compile(count).dispatch(count_in, grid).get<uint32_t>("counts");
-    EXPECT_EQ(counts, reference::run(count, count_in, {}, grid).get<uint32_t>("counts"));
-    std::vector<uint32_t> offsets(counts.size());
-    std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0u);
-    Inputs scatter_in;
-    scatter_in.set<float>("keys", keys).set<uint32_t>("shift", {shift}).set<uint32_t>("offsets", offsets).size("keys_out", 3000);
-    const Program scatter = lib::sort_scatter_pass(ScalarType::F32, false, SortOrder::Ascending);
-    EXPECT_EQ(bits_of(backend().compile(scatter).dispatch(scatter_in, grid).get<float>("keys_out")),
-              bits_of(reference::run(scatter, scatter_in, {}, grid).get<float>("keys_out")));
+  for (const lib::SortShape& shape : kBothScatters) {
+    const uint32_t span = shape.workgroup * shape.items;
+    const uint32_t groups = (3000 + span - 1) / span;
+    const Program count = lib::sort_count_pass(ScalarType::F32, SortOrder::Ascending, shape);
+    const Program scatter = lib::sort_scatter_pass(ScalarType::F32, false, SortOrder::Ascending, shape);
+    // The two forms of the scatter pass (kBothScatters).
+    const bool orders_locally = std::any_of(scatter.buffers.begin(), scatter.buffers.end(),
+                                            [](const Buffer& b) { return b.name == "ordered_keys"; });
+    EXPECT_EQ(orders_locally, shape.workgroup == 64);
+    for (uint32_t shift : {0u, 12u, 28u}) {
+      Inputs count_in;
+      count_in.set<float>("keys", keys).set<uint32_t>("shift", {shift}).size("counts", 16 * groups);
+      const Dim3 grid{groups, 1, 1};
+      const std::vector<uint32_t> counts = backend().compile(count).dispatch(count_in, grid).get<uint32_t>("counts");
+      EXPECT_EQ(counts, reference::run(count, count_in, {}, grid).get<uint32_t>("counts"));
+      std::vector<uint32_t> offsets(counts.size());
+      std::exclusive_scan(counts.begin(), counts.end(), offsets.begin(), 0u);
+      Inputs scatter_in;
+      scatter_in.set<float>("keys", keys).set<uint32_t>("shift", {shift}).set<uint32_t>("offsets", offsets).size("keys_out", 3000);
+      EXPECT_EQ(bits_of(backend().compile(scatter).dispatch(scatter_in, grid).get<float>("keys_out")),
+                bits_of(reference::run(scatter, scatter_in, {}, grid).get<float>("keys_out")));
+    }
   }
 }
 

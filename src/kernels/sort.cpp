@@ -153,9 +153,25 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
       .build();
 }
 
+// WebGPU's default maxComputeWorkgroupStorageSize, in 4-byte words.
+constexpr uint64_t kWorkgroupWords = 16384 / 4;
+
+bool is_word_type(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32 || t == ScalarType::F32; }
+
+// Whether the scatter pass orders its span in workgroup memory before it
+// writes (see build_scatter): 32-bit keys and values, and room for the span
+// beside the digit table.
+bool orders_locally(ScalarType key_type, std::optional<ScalarType> value_type, const SortShape& shape) {
+  if (!is_word_type(key_type) || (value_type && !is_word_type(*value_type))) return false;
+  const uint64_t span = uint64_t{shape.workgroup} * shape.items;
+  const uint64_t words = table_size(shape.workgroup) + shape.workgroup + kDigits + span * (value_type ? 2 : 1);
+  return words <= kWorkgroupWords;
+}
+
 CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
                              SortOrder order, const SortShape& shape) {
   const bool with_values = value_type.has_value();
+  const bool local = orders_locally(key_type, value_type, shape);
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
   std::vector<Stmt> body = {
@@ -164,7 +180,8 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
       let("groups", div(len("offsets"), u32(kDigits))),
       // Invocation l takes keys [first, first + items): consecutive keys, so
       // that equal keys keep their order.
-      let("first", add(mul(var("g"), u32(w * items)), mul(var("l"), u32(items)))),
+      let("base", mul(var("g"), u32(w * items))),
+      let("first", add(var("base"), mul(var("l"), u32(items)))),
   };
   for (Stmt& s : zero_table(w)) body.push_back(std::move(s));
   body.push_back(loop("k", u32(0), u32(items),
@@ -204,18 +221,49 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   // cells become running counts.
   body.push_back(if_(lt(var("l"), u32(kDigits)), {store("starts", var("l"), load("table", slot(mul(var("l"), u32(w)))))}));
   body.push_back(barrier());
-  std::vector<Stmt> place = {
-      let("key", load("keys", var("i"))),
-      let("d", digit_of(key_type, order, var("key"))),
-      let("c", cell(var("d"), w)),
-      let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))),
-                    sub(load("table", var("c")), load("starts", var("d"))))),
-      store("table", var("c"), add(load("table", var("c")), u32(1))),
-      store("keys_out", var("at"), var("key")),
-  };
-  if (with_values) place.push_back(store("values_out", var("at"), load("values", var("i"))));
-  body.push_back(loop("k", u32(0), u32(items),
-                      {let("i", add(var("first"), var("k"))), if_(lt(var("i"), len("keys")), std::move(place))}));
+  if (!local) {
+    // Each key straight to its place: neighbouring invocations write to
+    // places far apart (one run of each digit per invocation).
+    std::vector<Stmt> place = {
+        let("key", load("keys", var("i"))),
+        let("d", digit_of(key_type, order, var("key"))),
+        let("c", cell(var("d"), w)),
+        let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))),
+                      sub(load("table", var("c")), load("starts", var("d"))))),
+        store("table", var("c"), add(load("table", var("c")), u32(1))),
+        store("keys_out", var("at"), var("key")),
+    };
+    if (with_values) place.push_back(store("values_out", var("at"), load("values", var("i"))));
+    body.push_back(loop("k", u32(0), u32(items),
+                        {let("i", add(var("first"), var("k"))), if_(lt(var("i"), len("keys")), std::move(place))}));
+  } else {
+    // The span ordered by digit in workgroup memory first (each key at its
+    // place in the span, stable), then written out with neighbouring
+    // invocations at neighbouring places: each digit's keys of the span are
+    // one run of the output, written whole, where the keys straight to
+    // their places make one run per invocation and digit.
+    std::vector<Stmt> place = {
+        let("key", load("keys", var("i"))),
+        let("c", cell(digit_of(key_type, order, var("key")), w)),
+        let("p", load("table", var("c"))),
+        store("table", var("c"), add(var("p"), u32(1))),
+        store("ordered_keys", var("p"), var("key")),
+    };
+    if (with_values) place.push_back(store("ordered_values", var("p"), load("values", var("i"))));
+    body.push_back(loop("k", u32(0), u32(items),
+                        {let("i", add(var("first"), var("k"))), if_(lt(var("i"), len("keys")), std::move(place))}));
+    body.push_back(barrier());
+    std::vector<Stmt> write = {
+        let("key", load("ordered_keys", var("t"))),
+        let("d", digit_of(key_type, order, var("key"))),
+        let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))), sub(var("t"), load("starts", var("d"))))),
+        store("keys_out", var("at"), var("key")),
+    };
+    if (with_values) write.push_back(store("values_out", var("at"), load("ordered_values", var("t"))));
+    body.push_back(loop("k", u32(0), u32(items),
+                        {let("t", add(mul(var("k"), u32(w)), var("l"))),
+                         if_(lt(add(var("base"), var("t")), len("keys")), std::move(write))}));
+  }
   ProgramBuilder builder(name);
   builder.workgroup_size(w)
       .input("keys", 0, key_type)
@@ -226,6 +274,10 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
       .workgroup_buffer("sums", ScalarType::U32, w)
       .workgroup_buffer("starts", ScalarType::U32, kDigits);
   if (with_values) builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
+  if (local) {
+    builder.workgroup_buffer("ordered_keys", key_type, w * items);
+    if (with_values) builder.workgroup_buffer("ordered_values", *value_type, w * items);
+  }
   return builder.body(std::move(body)).build();
 }
 

@@ -33,7 +33,9 @@ enum class SortOrder : uint8_t { Ascending, Descending };
 // Each workgroup takes workgroup * items keys; each invocation `items`
 // consecutive ones. Its digit table (16 counters an invocation) must fit
 // WebGPU's 16 KiB of workgroup memory: workgroup is a power of two from 16
-// to 128, items 1 to 64.
+// to 128, items 1 to 64. Where the span fits there too (32-bit keys and
+// values), the scatter orders it by digit in workgroup memory before it
+// writes (docs/lib.md, "sort").
 struct VYRE_API SortShape {
   uint32_t workgroup = 128;
   uint32_t items = 8;
