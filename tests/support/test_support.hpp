@@ -9,6 +9,16 @@
 #include <string>
 #include <vector>
 
+// Defined in a build under ThreadSanitizer: GCC says so by
+// __SANITIZE_THREAD__, clang (14) only through __has_feature.
+#if defined(__SANITIZE_THREAD__)
+#define VYRE_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define VYRE_TEST_TSAN 1
+#endif
+#endif
+
 namespace vyre::test {
 
 // A fresh folder under the system temp dir, removed with everything in it.
