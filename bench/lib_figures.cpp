@@ -459,7 +459,8 @@ int main(int argc, char** argv) {
   // (the others).
   if (only.empty() || only == "sort_shapes") {
     for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16}, vyre::lib::SortShape{128, 8},
-                                             vyre::lib::SortShape{64, 16}, vyre::lib::SortShape{64, 8},
+                                             vyre::lib::SortShape{64, 32}, vyre::lib::SortShape{64, 16},
+                                             vyre::lib::SortShape{64, 8}, vyre::lib::SortShape{32, 32},
                                              vyre::lib::SortShape{32, 16}}) {
       const auto call = [&] { vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape); };
       std::string name = "sort_u32_";

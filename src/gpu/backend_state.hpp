@@ -59,6 +59,15 @@ struct detail::BackendState {
   std::shared_ptr<const Compiled> compiled(const aot::KeyParts& parts, const CheckedProgram& program,
                                            const ShaderOptions& options, CompileReport& report);
 
+  // The standard kernels' Pipelines, by program (kept_pipeline.hpp), each
+  // with the device it was compiled on.
+  struct Kept {
+    std::shared_ptr<PipelineState> pipeline;
+    const DeviceContext* device = nullptr;
+  };
+  std::mutex kept_mutex;
+  std::map<const CheckedProgram*, Kept> kept;
+
  private:
   std::mutex device_mutex_;
   Live live_;

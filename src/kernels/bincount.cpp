@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/bin_counts.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
@@ -65,7 +66,7 @@ namespace {
 // waited for; the values outside the bins are counted apart.
 gpu::DeviceOutputs count_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values, uint32_t bins,
                               const ReduceShape& shape) {
-  gpu::Pipeline pipeline = backend.compile(checked_pass(values->type(), bins, shape));
+  gpu::Pipeline pipeline = gpu::detail::kept_pipeline(backend, checked_pass(values->type(), bins, shape));
   const uint32_t groups = detail::groups_for(values->elements(), shape);
   Inputs in;
   in.device("values", values).size("counts", bins).size("outside", 1);

@@ -3,6 +3,7 @@
 #include <deque>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
@@ -212,9 +213,9 @@ Compacted compact_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceB
                        const std::shared_ptr<gpu::DeviceBuffer>& mask, const ReduceShape& shape) {
   const std::optional<ScalarType> values_type =
       values ? std::optional<ScalarType>(values->type()) : std::nullopt;
-  gpu::Pipeline count = backend.compile(checked_count(mask->type(), shape));
-  gpu::Pipeline scatter = backend.compile(checked_scatter(values_type, mask->type(), shape));
-  gpu::Pipeline total = backend.compile(checked_total());
+  gpu::Pipeline count = gpu::detail::kept_pipeline(backend, checked_count(mask->type(), shape));
+  gpu::Pipeline scatter = gpu::detail::kept_pipeline(backend, checked_scatter(values_type, mask->type(), shape));
+  gpu::Pipeline total = gpu::detail::kept_pipeline(backend, checked_total());
   const uint32_t groups = detail::groups_for(mask->elements(), shape);
   const Dim3 grid = grid_for(groups);
   gpu::Batch batch(backend);

@@ -5,6 +5,7 @@
 #include <deque>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/aho_corasick.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
@@ -271,10 +272,10 @@ MatchBuffers find_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceB
   const uint32_t n = haystack->elements();
   const uint32_t chunks = (n - 1) / shape.chunk + 1;  // n > 0
   const Dim3 chunk_grid = grid_for(detail::groups_for(chunks, {shape.workgroup, 1}));
-  gpu::Pipeline count = backend.compile(checked_count(shape));
-  gpu::Pipeline write = backend.compile(checked_write(shape));
-  gpu::Pipeline expand = backend.compile(checked_expand(shape.workgroup));
-  gpu::Pipeline totals = backend.compile(checked_totals());
+  gpu::Pipeline count = gpu::detail::kept_pipeline(backend, checked_count(shape));
+  gpu::Pipeline write = gpu::detail::kept_pipeline(backend, checked_write(shape));
+  gpu::Pipeline expand = gpu::detail::kept_pipeline(backend, checked_expand(shape.workgroup));
+  gpu::Pipeline totals = gpu::detail::kept_pipeline(backend, checked_totals());
 
   std::deque<detail::Pass> passes;
   gpu::Batch counting(backend);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/bin_counts.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
@@ -211,7 +212,7 @@ std::vector<uint8_t> thresholds(ScalarType type, const std::vector<double>& edge
 // One call with one shape: one dispatch, run and waited for.
 DeviceHistogram count_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& values, uint32_t bins,
                            const std::vector<uint8_t>& edges, const ReduceShape& shape) {
-  gpu::Pipeline pipeline = backend.compile(checked_pass(values->type(), bins, shape));
+  gpu::Pipeline pipeline = gpu::detail::kept_pipeline(backend, checked_pass(values->type(), bins, shape));
   const uint32_t groups = detail::groups_for(values->elements(), shape);
   Inputs in;
   in.device("values", values).bytes("edges", edges).size("counts", bins).size("outside", 1);

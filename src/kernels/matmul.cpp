@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
 #include "kernels/shape_tuning.hpp"
@@ -229,7 +230,7 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 std::shared_ptr<gpu::DeviceBuffer> matmul_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& a,
                                                const std::shared_ptr<gpu::DeviceBuffer>& b, uint32_t m, uint32_t n,
                                                uint32_t k, const MatmulShape& s) {
-  gpu::Pipeline pipeline = backend.compile(checked_pass(s));
+  gpu::Pipeline pipeline = gpu::detail::kept_pipeline(backend, checked_pass(s));
   const uint64_t groups = ceil_div(m, s.tile_m) * ceil_div(n, s.tile_n);
   if (groups > UINT32_MAX)
     throw Error(ErrorKind::limit_exceeded, "matmul: " + std::to_string(groups) + " workgroups of " + text_of(s) +

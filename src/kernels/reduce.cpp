@@ -6,6 +6,7 @@
 #include <deque>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
@@ -232,7 +233,7 @@ std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std:
   // partial per workgroup; the rest reduce those, 256 x I at a time.
   const uint32_t groups = reduce_first_groups(values->elements(), shape, invocations);
   const ReduceShape rest_shape = reduce_rest_shape(groups);
-  gpu::Pipeline first = backend.compile(checked_reduce_strided_pass(type, op, shape));
+  gpu::Pipeline first = gpu::detail::kept_pipeline(backend, checked_reduce_strided_pass(type, op, shape));
   gpu::Batch batch(backend);
   // Every pass's inputs and outputs live until the batch has run.
   std::deque<Pass> passes;
@@ -241,7 +242,7 @@ std::shared_ptr<gpu::DeviceBuffer> reduce_with(gpu::Backend& backend, const std:
   pass.outputs = batch.dispatch_resident(first, pass.inputs, Dim3{groups, 1, 1});
   std::shared_ptr<gpu::DeviceBuffer> left = pass.outputs.get("out");
   if (groups > 1) {
-    gpu::Pipeline rest = backend.compile(checked_reduce_pass(accumulator_type(type), op, rest_shape));
+    gpu::Pipeline rest = gpu::detail::kept_pipeline(backend, checked_reduce_pass(accumulator_type(type), op, rest_shape));
     for (uint32_t remaining = groups; remaining > 1;) {
       const uint32_t next = groups_for(remaining, rest_shape);
       Pass& later = passes.emplace_back();

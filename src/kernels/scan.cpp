@@ -4,6 +4,8 @@
 #include <functional>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
+#include "gpu/unfilled_buffer.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
@@ -119,16 +121,17 @@ namespace detail {
 
 ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
                    ScanKind kind, const ReduceShape& shape)
-    : type_(accumulator_type(type)),
+    : backend_(backend),
+      type_(accumulator_type(type)),
       op_(op),
       kind_(kind),
       shape_(shape),
       batch_(batch),
       passes_(passes),
-      reduce_top_(backend.compile(checked_reduce_pass(type, op, shape))),
-      reduce_(backend.compile(checked_reduce_pass(type_, op, shape))),
-      last_(backend.compile(checked_scan_pass(type, op, kind, shape))),
-      inner_(backend.compile(checked_scan_pass(type_, op, ScanKind::Exclusive, shape))) {}
+      reduce_top_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type, op, shape))),
+      reduce_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type_, op, shape))),
+      last_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type, op, kind, shape))),
+      inner_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type_, op, ScanKind::Exclusive, shape))) {}
 
 std::shared_ptr<gpu::DeviceBuffer> ScanPlan::record(const std::shared_ptr<gpu::DeviceBuffer>& values) {
   // A user's exclusive float sum starts from +0 (the sum of nothing, as
@@ -153,7 +156,8 @@ std::shared_ptr<gpu::DeviceBuffer> ScanPlan::level(const std::shared_ptr<gpu::De
     sums.outputs = batch_.dispatch_resident(top ? reduce_top_ : reduce_, sums.inputs, grid_for(groups));
     pass.inputs.device("offsets", level(sums.outputs.get("out"), false, first));
   }
-  pass.inputs.device("in", values).size("out", n);
+  // Every element of "out" is written: a buffer of the pool's, not cleared.
+  pass.inputs.device("in", values).device("out", gpu::detail::unfilled_buffer(backend_, n, type_, "scan's result"));
   pass.outputs = batch_.dispatch_resident(top ? last_ : inner_, pass.inputs, grid_for(groups));
   return pass.outputs.get("out");
 }

@@ -24,6 +24,7 @@ class ScanPlan {
  private:
   std::shared_ptr<gpu::DeviceBuffer> level(const std::shared_ptr<gpu::DeviceBuffer>& values, bool top, uint64_t first);
 
+  gpu::Backend& backend_;
   ScalarType type_;  // the accumulator's: the result's and every level's below the top
   ReduceOp op_;
   ScanKind kind_;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
@@ -127,7 +128,7 @@ SoftmaxShape shape_of(const detail::ShapeValues& v) { return {v.at(0).second, v.
 
 std::shared_ptr<gpu::DeviceBuffer> softmax_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& x,
                                                 uint32_t rows, uint32_t cols, const SoftmaxShape& s) {
-  gpu::Pipeline pipeline = backend.compile(checked_pass(s));
+  gpu::Pipeline pipeline = gpu::detail::kept_pipeline(backend, checked_pass(s));
   const uint32_t rows_per_group = s.workgroup / s.lanes;
   const auto groups = static_cast<uint32_t>((uint64_t{rows} + rows_per_group - 1) / rows_per_group);
   gpu::Batch batch(backend);

@@ -4,6 +4,8 @@
 #include <deque>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
+#include "gpu/unfilled_buffer.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
 #include "kernels/scan_plan.hpp"
@@ -329,28 +331,37 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
   check(keys->type(), shape);
   const uint32_t n = keys->elements();
   const ScalarType key_type = keys->type();
-  gpu::Pipeline count = backend.compile(checked_count(key_type, order, shape));
-  gpu::Pipeline scatter = backend.compile(
-      checked_scatter(key_type, values ? std::optional(values->type()) : std::nullopt, order, shape));
+  gpu::Pipeline count = gpu::detail::kept_pipeline(backend, checked_count(key_type, order, shape));
+  gpu::Pipeline scatter = gpu::detail::kept_pipeline(
+      backend, checked_scatter(key_type, values ? std::optional(values->type()) : std::nullopt, order, shape));
   const uint32_t groups = detail::groups_for(n, span_of(shape));
   const Dim3 grid = grid_for(groups);
   gpu::Batch batch(backend);
   std::deque<detail::Pass> passes;
   detail::ScanPlan offsets(backend, batch, passes, ScalarType::U32, ReduceOp::Sum, ScanKind::Exclusive,
                            default_scan_shape(backend, ScalarType::U32));
+  // The passes take turns between two buffers (the caller's keys are only
+  // read), which each scatter writes whole: no clearing, and two buffers of
+  // the keys' size however many passes.
+  const std::shared_ptr<gpu::DeviceBuffer> turns[2][2] = {
+      {gpu::detail::unfilled_buffer(backend, n, key_type, "sort's keys"),
+       gpu::detail::unfilled_buffer(backend, n, key_type, "sort's keys")},
+      {values ? gpu::detail::unfilled_buffer(backend, n, values->type(), "sort's values") : nullptr,
+       values ? gpu::detail::unfilled_buffer(backend, n, values->type(), "sort's values") : nullptr}};
   SortedBuffers now{keys, values};
   const KeyBits bits = key_bits(key_type);
-  for (uint32_t shift = bits.first; shift < bits.end; shift += kRadixBits) {
+  for (uint32_t shift = bits.first, turn = 0; shift < bits.end; shift += kRadixBits, turn ^= 1) {
     detail::Pass& counted = passes.emplace_back();
     counted.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).size("counts", kDigits * groups);
     counted.outputs = batch.dispatch_resident(count, counted.inputs, grid);
     const std::shared_ptr<gpu::DeviceBuffer> starts = offsets.record(counted.outputs.get("counts"));
     detail::Pass& moved = passes.emplace_back();
-    moved.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).device("offsets", starts).size("keys_out", n);
-    if (values) moved.inputs.device("values", now.values).size("values_out", n);
+    moved.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).device("offsets", starts);
+    moved.inputs.device("keys_out", turns[0][turn]);
+    if (values) moved.inputs.device("values", now.values).device("values_out", turns[1][turn]);
     moved.outputs = batch.dispatch_resident(scatter, moved.inputs, grid);
-    now.keys = moved.outputs.get("keys_out");
-    if (values) now.values = moved.outputs.get("values_out");
+    now.keys = turns[0][turn];
+    if (values) now.values = turns[1][turn];
   }
   batch.run();
   return now;

@@ -3,6 +3,7 @@
 #include <bit>
 #include <string>
 
+#include "gpu/kept_pipeline.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
 #include "kernels/shape_tuning.hpp"
@@ -116,7 +117,7 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 std::shared_ptr<gpu::DeviceBuffer> transpose_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffer>& x,
                                                   uint32_t rows, uint32_t cols, const TransposeShape& s) {
-  gpu::Pipeline pipeline = backend.compile(checked_pass(x->type(), s));
+  gpu::Pipeline pipeline = gpu::detail::kept_pipeline(backend, checked_pass(x->type(), s));
   const uint64_t groups = ceil_div(rows, s.tile) * ceil_div(cols, s.tile);
   gpu::Batch batch(backend);
   detail::Pass pass;
