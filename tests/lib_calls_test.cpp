@@ -153,9 +153,9 @@ uint64_t buffer_id(const std::shared_ptr<gpu::DeviceBuffer>& buffer) {
 
 }  // namespace
 
-// sort's and scan's outputs are not cleared before their passes (each pass
-// writes every element): a result given a pooled buffer that still holds
-// another call's words is right all the same.
+// sort's, scan's and compact's outputs are not cleared before their passes
+// (each pass writes every element): a result given a pooled buffer that
+// still holds another call's words is right all the same.
 TEST(LibCalls, AResultInAPooledBufferHoldingOldWordsIsWrittenWhole) {
   gpu::Backend backend;
   for (const uint32_t n : {1u, 33u, 1000u}) {
@@ -184,5 +184,26 @@ TEST(LibCalls, AResultInAPooledBufferHoldingOldWordsIsWrittenWhole) {
         lib::scan(backend, input, lib::ReduceOp::Sum, lib::ScanKind::Inclusive, std::nullopt, kDefaultShape);
     EXPECT_EQ(scanned->read_as<uint32_t>(), prefix) << n;
     EXPECT_EQ(buffer_id(scanned), junk_ids[0]) << "not reused, " << n;
+
+    // compact on a Backend of its own, whose pool holds only the buffers of
+    // ones: its smaller buffers (counts, offsets, total) do not fit them.
+    if (n == 1) continue;  // the one-word total would take the one-word buffer
+    gpu::Backend fresh;
+    std::vector<uint8_t> mask(n);
+    std::vector<uint32_t> kept;
+    for (uint32_t i = 0; i < n; ++i) {
+      mask[i] = static_cast<uint8_t>(keys[i] & 1);
+      if (mask[i]) kept.push_back(keys[i]);
+    }
+    const auto values = fresh.upload(keys);
+    const auto mask_buffer = fresh.upload(mask);
+    {
+      const auto junk = fresh.upload(std::vector<uint32_t>(kept.size(), 0xffffffffu));
+      junk_ids = {buffer_id(junk)};
+    }
+    const lib::Compacted compacted = lib::compact(fresh, values, mask_buffer, std::nullopt, kDefaultShape);
+    EXPECT_EQ(compacted.buffer->read_as<uint32_t>(), kept) << n;
+    EXPECT_EQ(buffer_id(compacted.buffer), junk_ids[0])
+        << "not reused, " << n;
   }
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gpu/kept_pipeline.hpp"
+#include "gpu/unfilled_buffer.hpp"
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
@@ -233,11 +234,15 @@ Compacted compact_with(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceB
   const uint32_t kept = summed.outputs.get("total")->read_as<uint32_t>().at(0);
   if (kept == 0) return {empty_buffer(backend, values_type.value_or(ScalarType::U32)), 0};
   detail::Pass& placed = passes.emplace_back();
-  placed.inputs.device("mask", mask).device("offsets", offsets).size("out", kept);
+  // Each kept element is written to its own place of "out", every place
+  // once: a buffer of the pool's, not cleared first.
+  const std::shared_ptr<gpu::DeviceBuffer> out = gpu::detail::unfilled_buffer(
+      backend, kept, values_type.value_or(ScalarType::U32), values ? "compact's result" : "nonzero's result");
+  placed.inputs.device("mask", mask).device("offsets", offsets).device("out", out);
   if (values) placed.inputs.device("values", values);
   placed.outputs = batch.dispatch_resident(scatter, placed.inputs, grid);
   batch.run();
-  return {placed.outputs.get("out"), kept};
+  return {out, kept};
 }
 
 detail::TunableFamily family_of(const gpu::Backend& backend, const std::string& name, uint64_t elements) {
