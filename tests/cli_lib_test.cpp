@@ -52,6 +52,8 @@ TEST(CliLib, ScanAndReduceOfValuesOnTheCommandLine) {
   EXPECT_EQ(r.out, "[1, 1, 2]\n") << r.err;
   r = run_vyre({"lib", "sort", "--input", "x=3,-1,2,-128", "--dtype", "i8"}, cache_in(tmp));
   EXPECT_EQ(r.out, "[-128, -1, 2, 3]\n") << r.err;
+  r = run_vyre({"lib", "sort", "--input", "x=70000,3,-1,2,-128", "--dtype", "i32", "--shape", "32,4,6"}, cache_in(tmp));
+  EXPECT_EQ(r.out, "[-128, -1, 2, 3, 70000]\n") << r.err;
 }
 
 TEST(CliLib, RawFileInAndOut) {
@@ -92,6 +94,8 @@ TEST(CliLib, RefusalsNameTheFlag) {
       {{"lib", "sort", "--input", "x=1", "--dtype", "f64"}, 3, "sort takes u32, i32, f32, f16, u8, i8, u16 or i16 keys, not f64"},
       {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--op", "max"}, 2, "--op"},
       {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--shape", "256,4"}, 3, "from 16 to 128"},
+      {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--shape", "32,4,x"}, 3, "is not WORKGROUP,ITEMS[,RADIX_BITS]"},
+      {{"lib", "sort", "--input", "x=1", "--dtype", "u32", "--shape", "128,4,5"}, 3, "at 5 bits the workgroup is at most 64"},
       {{"lib", "bincount", "--input", "x=1,5,9", "--dtype", "u32", "--bins", "5"}, 3, "2 of the 3 values are not in [0, 5)"},
       {{"lib", "bincount", "--input", "x=1", "--dtype", "f32"}, 3, "bincount takes u32, i32, u8, i8, u16 or i16 values, not f32"},
       {{"lib"}, 2, "A subcommand is required"},

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "support/lib_inputs.hpp"
 #include "support/lowering_backend.hpp"
@@ -65,7 +66,7 @@ std::vector<uint32_t> bits_of(const std::vector<T>& v) {
 const std::vector<lib::SortShape> kBothScatters = {{128, 16}, {64, 8}};
 
 template <class T>
-void check_every_length(uint32_t seed) {
+void check_every_length(uint32_t seed, const std::vector<lib::SortShape>& shapes = kBothScatters) {
   std::vector<uint32_t> lengths = test::kLibLengths;
   lengths.insert(lengths.begin(), 0);
   for (uint32_t n : lengths) {
@@ -76,9 +77,9 @@ void check_every_length(uint32_t seed) {
       const std::vector<uint32_t> want = host_argsort(keys, order);
       std::vector<T> sorted_want(n);
       for (size_t i = 0; i < n; ++i) sorted_want[i] = keys[want[i]];
-      for (const lib::SortShape& shape : kBothScatters) {
+      for (const lib::SortShape& shape : shapes) {
         const std::string at = std::to_string(n) + " keys, " + std::to_string(shape.workgroup) + " x " +
-                               std::to_string(shape.items);
+                               std::to_string(shape.items) + ", " + std::to_string(shape.radix_bits) + "-bit digits";
         EXPECT_EQ(bits_of(lib::sort(backend(), keys, order, shape)), bits_of(sorted_want)) << at;
         EXPECT_EQ(lib::argsort(backend(), keys, order, shape), want) << at;
       }
@@ -89,6 +90,12 @@ void check_every_length(uint32_t seed) {
 TEST(LibSort, U32AtEveryLengthBothOrders) { check_every_length<uint32_t>(31); }
 TEST(LibSort, I32AtEveryLengthBothOrders) { check_every_length<int32_t>(32); }
 TEST(LibSort, F32AtEveryLengthBothOrders) { check_every_length<float>(33); }
+// Wider digits, fewer passes: 6 of 6 bits (the table ordered in workgroup
+// memory), 7 of 5 bits (keys straight to their places: 64 x 32 does not fit).
+TEST(LibSort, WiderDigitsAtEveryLengthBothOrders) {
+  check_every_length<uint32_t>(38, {lib::SortShape{32, 16, 6}, lib::SortShape{64, 32, 5}});
+  check_every_length<float>(39, {lib::SortShape{32, 16, 6}});
+}
 
 TEST(LibSort, EdgeValuesInNumpysOrder) {
   const float inf = std::numeric_limits<float>::infinity();
@@ -128,8 +135,11 @@ TEST(LibSort, ShapesAndAGridBeyondOneAxis) {
   std::vector<uint32_t> want = keys;
   std::sort(want.begin(), want.end());
   // {16, 1}: 8,751 workgroups; {16, 1} on 2^20 + 3 keys: 65,537 workgroups on two axes.
-  for (const lib::SortShape shape : {lib::SortShape{16, 1}, lib::SortShape{64, 3}, lib::SortShape{128, 64}})
-    EXPECT_EQ(lib::sort(backend(), keys, SortOrder::Ascending, shape), want) << shape.workgroup << "x" << shape.items;
+  // {16, 1, 6}: 64 digits over 16 invocations, each taking four.
+  for (const lib::SortShape shape : {lib::SortShape{16, 1}, lib::SortShape{64, 3}, lib::SortShape{128, 64},
+                                     lib::SortShape{16, 1, 6}, lib::SortShape{64, 5, 5}, lib::SortShape{32, 64, 6}})
+    EXPECT_EQ(lib::sort(backend(), keys, SortOrder::Ascending, shape), want)
+        << shape.workgroup << "x" << shape.items << ", " << shape.radix_bits << " bits";
   const std::vector<uint32_t> many = random_values<uint32_t>((1u << 20) + 3, 35);
   std::vector<uint32_t> many_want = many;
   std::sort(many_want.begin(), many_want.end());
@@ -138,18 +148,22 @@ TEST(LibSort, ShapesAndAGridBeyondOneAxis) {
 
 TEST(LibSort, OnePassIsTheReferenceInterpretersResult) {
   const std::vector<float> keys = random_values<float>(3000, 36);
-  for (const lib::SortShape& shape : kBothScatters) {
+  // Each shape with the form of its scatter pass: both 4-bit forms
+  // (kBothScatters); 6-bit digits, 64 of them, over 16 invocations (four
+  // each) ordered in workgroup memory, and over 32 straight to their places.
+  const std::vector<std::pair<lib::SortShape, bool>> shapes = {
+      {kBothScatters[0], false}, {kBothScatters[1], true}, {{16, 2, 6}, true}, {{32, 64, 6}, false}};
+  for (const auto& [shape, local] : shapes) {
     const uint32_t span = shape.workgroup * shape.items;
     const uint32_t groups = (3000 + span - 1) / span;
     const Program count = lib::sort_count_pass(ScalarType::F32, SortOrder::Ascending, shape);
     const Program scatter = lib::sort_scatter_pass(ScalarType::F32, false, SortOrder::Ascending, shape);
-    // The two forms of the scatter pass (kBothScatters).
     const bool orders_locally = std::any_of(scatter.buffers.begin(), scatter.buffers.end(),
                                             [](const Buffer& b) { return b.name == "ordered_keys"; });
-    EXPECT_EQ(orders_locally, shape.workgroup == 64);
+    EXPECT_EQ(orders_locally, local) << shape.workgroup << "x" << shape.items;
     for (uint32_t shift : {0u, 12u, 28u}) {
       Inputs count_in;
-      count_in.set<float>("keys", keys).set<uint32_t>("shift", {shift}).size("counts", 16 * groups);
+      count_in.set<float>("keys", keys).set<uint32_t>("shift", {shift}).size("counts", (1u << shape.radix_bits) * groups);
       const Dim3 grid{groups, 1, 1};
       const std::vector<uint32_t> counts = backend().compile(count).dispatch(count_in, grid).get<uint32_t>("counts");
       EXPECT_EQ(counts, reference::run(count, count_in, {}, grid).get<uint32_t>("counts"));
@@ -182,6 +196,12 @@ TEST(LibSort, RefusalsSayWhy) {
             std::string::npos);
   EXPECT_NE(message([&] { lib::sort(backend(), keys, SortOrder::Ascending, lib::SortShape{256, 4}); }).find("from 16 to 128"),
             std::string::npos);
+  EXPECT_NE(message([&] { lib::sort(backend(), keys, SortOrder::Ascending, lib::SortShape{64, 4, 7}); })
+                .find("radix_bits is 4, 5 or 6, not 7"),
+            std::string::npos);
+  EXPECT_NE(message([&] { lib::sort(backend(), keys, SortOrder::Ascending, lib::SortShape{128, 4, 5}); })
+                .find("at 5 bits the workgroup is at most 64"),
+            std::string::npos);
   EXPECT_NE(message([&] {
               lib::sort_pairs(backend(), std::span<const uint32_t>(keys), std::span<const uint32_t>(keys).first(2));
             }).find("3 keys but 2 values"),
@@ -199,7 +219,7 @@ namespace {
 // f32), stable, with values of another type moved along; the fewer digit
 // passes of 8- and 16-bit keys and f16's skipped low bits change nothing.
 template <class K, class V>
-void check_narrow(uint32_t seed) {
+void check_narrow(uint32_t seed, const std::optional<lib::SortShape>& shape = std::nullopt) {
   for (uint32_t n : {1u, 33u, 5001u}) {  // within and beyond one workgroup's span
     const std::vector<uint32_t> raw = random_values<uint32_t>(n, seed + n);
     std::vector<K> keys(n);
@@ -225,7 +245,7 @@ void check_narrow(uint32_t seed) {
       std::stable_sort(index.begin(), index.end(), [&](uint32_t a, uint32_t b) {
         return order == SortOrder::Ascending ? rank(a) < rank(b) : rank(b) < rank(a);
       });
-      const auto [k, v] = lib::sort_pairs(backend(), keys, values, order);
+      const auto [k, v] = lib::sort_pairs(backend(), keys, values, order, shape);
       ASSERT_EQ(k.size(), n);
       for (uint32_t i = 0; i < n; ++i) {
         ASSERT_EQ(std::memcmp(&k[i], &keys[index[i]], sizeof(K)), 0) << i << " of " << n;
@@ -241,6 +261,11 @@ TEST(LibSort, NarrowAndF16KeysWithValuesOfOtherTypes) {
   check_narrow<uint16_t, float>(83);
   check_narrow<int16_t, int16_t>(84);
   check_narrow<half, uint32_t>(85);
+  // 6-bit digits: two passes over 8-bit keys, three over 16, four over f16's 20.
+  check_narrow<int8_t, uint32_t>(86, lib::SortShape{32, 8, 6});
+  check_narrow<uint16_t, uint16_t>(87, lib::SortShape{32, 8, 6});
+  check_narrow<half, float>(88, lib::SortShape{16, 4, 6});
+  check_narrow<int16_t, uint32_t>(89, lib::SortShape{64, 4, 5});
   // u32 keys with u8 values: values of any type move with their keys.
   const auto [k, v] = lib::sort_pairs(backend(), std::vector<uint32_t>{3, 1, 2}, std::vector<uint8_t>{30, 10, 20});
   EXPECT_EQ(k, (std::vector<uint32_t>{1, 2, 3}));

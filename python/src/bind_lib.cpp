@@ -111,12 +111,13 @@ void bind_lib(nb::module_& m) {
   m.def(
       "_lib_sort",
       [](PyBackend& b, const PyDeviceArray& keys, const PyDeviceArray* values, bool descending,
-         std::optional<uint32_t> workgroup, std::optional<uint32_t> items, std::optional<bool> tune, bool retune,
-         nb::handle report) {
+         std::optional<uint32_t> workgroup, std::optional<uint32_t> items, std::optional<uint32_t> radix_bits,
+         std::optional<bool> tune, bool retune, nb::handle report) {
         std::optional<lib::SortShape> shape;
-        if (workgroup || items) {
+        if (workgroup || items || radix_bits) {
           const lib::SortShape fallback = lib::default_sort_shape(*b.backend);
-          shape = lib::SortShape{workgroup.value_or(fallback.workgroup), items.value_or(fallback.items)};
+          shape = lib::SortShape{workgroup.value_or(fallback.workgroup), items.value_or(fallback.items),
+                                 radix_bits.value_or(fallback.radix_bits)};
         }
         Choosing choosing(tune, retune);
         lib::SortedBuffers out;
@@ -130,7 +131,7 @@ void bind_lib(nb::module_& m) {
         return nb::make_tuple(PyDeviceArray{std::move(out.keys), {}}, PyDeviceArray{std::move(out.values), {}});
       },
       "backend"_a, "keys"_a, "values"_a.none(), "descending"_a, "workgroup"_a.none(), "items"_a.none(),
-      "tune"_a.none(), "retune"_a, "report"_a.none());
+      "radix_bits"_a.none(), "tune"_a.none(), "retune"_a, "report"_a.none());
   m.def(
       "_lib_bincount",
       [](PyBackend& b, const PyDeviceArray& x, uint32_t bins, std::optional<bool> tune, bool retune,

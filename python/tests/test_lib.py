@@ -167,6 +167,24 @@ def test_sort_errors_name_the_python_argument():
         vyre.lib.sort(keys, workgroup=256)
     with pytest.raises(vyre.InputError, match=r"descending must be True or False"):
         vyre.lib.sort(keys, descending=1)
+    with pytest.raises(vyre.InputError, match=r"radix_bits must be 4, 5, 6 or None .*not 8"):
+        vyre.lib.sort(keys, radix_bits=8)
+    with pytest.raises(vyre.InputError, match=r"radix_bits must be .*not 4.0"):
+        vyre.lib.sort(keys, radix_bits=4.0)
+    with pytest.raises(vyre.InputError, match=r"at 6 bits the workgroup is at most 32"):
+        vyre.lib.sort(keys, workgroup=64, radix_bits=6)
+
+
+def test_sort_with_wider_digits():
+    keys = _values(70001, np.float32, 77)
+    keys[::5] = keys[:14001]
+    report = []
+    got = vyre.lib.sort(keys, np.arange(keys.size, dtype=np.uint32), workgroup=32, items=16, radix_bits=6,
+                        report=report)
+    order = np.argsort(keys, kind="stable")
+    np.testing.assert_array_equal(got[0], keys[order])
+    np.testing.assert_array_equal(got[1], order.astype(np.uint32))
+    assert report[0]["shape"] == "workgroup=32 items=16 radix_bits=6"
 
 
 @pytest.mark.parametrize("dtype", [np.uint32, np.int32])

@@ -165,17 +165,22 @@ _SORT_DTYPES = ("uint32", "int32", "float32", "float16", "uint8", "int8", "uint1
 
 
 def sort(keys: Any, values: Optional[Any] = None, *, descending: bool = False, backend: Optional[Any] = None,
-         workgroup: Optional[int] = None, items: Optional[int] = None, tune: Optional[bool] = None,
-         retune: bool = False, report: Optional[list] = None) -> Any:
+         workgroup: Optional[int] = None, items: Optional[int] = None, radix_bits: Optional[int] = None,
+         tune: Optional[bool] = None, retune: bool = False, report: Optional[list] = None) -> Any:
     """``keys`` in order by a stable radix sort; with ``values`` (uint32, one per key), ``(keys, values)``.
 
     Keys are uint32, int32, float32, float16, uint8, int8, uint16 or int16; values of any dtype
     vyre.lib takes (float16 and float64 where the device has them). Ascending is numpy.sort's order with NaN last (of either
     sign, their bits kept) and -0.0 before +0.0; descending=True is the reverse order, NaN
     first, equal keys still in their input order (stable both ways). NumPy in: NumPy out;
-    DeviceArrays in: DeviceArrays out.
+    DeviceArrays in: DeviceArrays out. ``radix_bits`` (4, 5 or 6; 4 unless tuning chose another) is
+    the bits each pass sorts by; wider digits make fewer passes and allow smaller workgroups (at
+    most 64 at 5 bits, 32 at 6).
     """
     _check_shape(workgroup, items, "vyre.lib.sort", smallest=16, largest=128)
+    if radix_bits is not None and (isinstance(radix_bits, bool) or not isinstance(radix_bits, int)
+                                   or radix_bits not in (4, 5, 6)):
+        raise InputError(f"vyre.lib.sort: radix_bits must be 4, 5, 6 or None (chosen for the device), not {radix_bits!r}")
     _check_tuning(tune, retune, report, "vyre.lib.sort")
     if not isinstance(descending, bool):
         raise InputError(f"vyre.lib.sort: descending must be True or False, not {descending!r}")
@@ -192,8 +197,8 @@ def sort(keys: Any, values: Optional[Any] = None, *, descending: bool = False, b
     if device.size == 0:
         out_keys, out_values = device, device_values
     else:
-        out_keys, out_values = _ext._lib_sort(backend, device, device_values, descending, workgroup, items, tune,
-                                              retune, report)
+        out_keys, out_values = _ext._lib_sort(backend, device, device_values, descending, workgroup, items,
+                                              radix_bits, tune, retune, report)
     if numpy_in:
         out_keys = out_keys.numpy() if device.size else np.empty(0, dtype=device.dtype)
         if out_values is not None:

@@ -130,21 +130,11 @@ std::string shape_text(const ShapeValues& shape) {
   return out;
 }
 
-std::optional<ShapeValues> shape_from_text(const std::string& text, const ShapeValues& like) {
-  std::istringstream in(text);
-  ShapeValues out;
-  std::string part;
-  while (in >> part) {
-    const size_t eq = part.find('=');
-    if (eq == std::string::npos || out.size() >= like.size() || part.substr(0, eq) != like[out.size()].first)
-      return std::nullopt;
-    const std::string digits = part.substr(eq + 1);
-    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos)
-      return std::nullopt;
-    out.emplace_back(like[out.size()].first, static_cast<uint32_t>(std::stoul(digits)));
-  }
-  if (out.size() != like.size()) return std::nullopt;
-  return out;
+std::optional<ShapeValues> shape_from_text(const std::string& text, const TunableFamily& family) {
+  for (const ShapeValues& candidate : family.candidates)
+    if (shape_text(candidate) == text) return candidate;
+  if (shape_text(family.fallback) == text) return family.fallback;
+  return std::nullopt;
 }
 
 unsigned log2_ceil(uint64_t n) {
@@ -207,7 +197,7 @@ ShapeValues choose_shape(gpu::Backend& backend, const TunableFamily& family, con
       std::string problem;
       record = aot::decode_shape_record(artifact.text, &problem);
       if (record && record->family != family.name) problem = "it is the record of " + record->family;
-      std::optional<ShapeValues> shape = record ? shape_from_text(record->shape, family.fallback) : std::nullopt;
+      std::optional<ShapeValues> shape = record ? shape_from_text(record->shape, family) : std::nullopt;
       if (problem.empty() && !(shape && is_candidate(family, *shape)))
         problem = "its shape '" + (record ? record->shape : "") + "' is not one of this family's";
       if (!problem.empty()) {
@@ -219,7 +209,7 @@ ShapeValues choose_shape(gpu::Backend& backend, const TunableFamily& family, con
       }
     }
   }
-  ShapeValues chosen = shape_from_text(record->shape, family.fallback).value_or(family.fallback);
+  ShapeValues chosen = shape_from_text(record->shape, family).value_or(family.fallback);
   {
     std::lock_guard<std::mutex> lock(memo().mutex);
     memo().choices[memo_key] = chosen;

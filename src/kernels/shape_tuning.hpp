@@ -22,9 +22,8 @@ namespace vyre::lib::detail {
 // A shape as named counts in a fixed order: {{"workgroup", 256}, {"items", 4}}.
 using ShapeValues = std::vector<std::pair<std::string, uint32_t>>;
 
-// "workgroup=256 items=4", and back (nullopt for text of other names or order).
+// "workgroup=256 items=4".
 std::string shape_text(const ShapeValues& shape);
-std::optional<ShapeValues> shape_from_text(const std::string& text, const ShapeValues& like);
 
 // "2^20 elements": calls whose element counts round up to the same power of
 // two share a record.
@@ -42,6 +41,11 @@ struct TunableFamily {
   std::vector<ShapeValues> candidates;  // every shape worth timing here, the default among them
   ShapeValues fallback;                 // the device class's default
 };
+
+// The family's candidate (or its fallback) whose shape_text is `text`, or
+// nullopt. A family's shapes may name different counts (sort names
+// radix_bits only where it is not 4).
+std::optional<ShapeValues> shape_from_text(const std::string& text, const TunableFamily& family);
 
 // The shape a call runs (see the file's comment), appended to
 // options.report. `run` runs the whole call once with a shape; a candidate

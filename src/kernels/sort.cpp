@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <deque>
+#include <functional>
 #include <string>
 
 #include "gpu/kept_pipeline.hpp"
@@ -20,9 +21,10 @@ namespace {
 using namespace vyre::build;
 using detail::grid_for;
 
-constexpr uint32_t kRadixBits = 4;
-constexpr uint32_t kDigits = 1u << kRadixBits;
 constexpr uint32_t kKeyBits = 32;
+constexpr uint32_t kDefaultRadixBits = 4;
+
+uint32_t digits_of(const SortShape& shape) { return 1u << shape.radix_bits; }
 
 bool is_key_type(ScalarType t) {
   switch (t) {
@@ -38,6 +40,16 @@ bool is_key_type(ScalarType t) {
   }
 }
 
+// WebGPU's default maxComputeWorkgroupStorageSize, in 4-byte words.
+constexpr uint64_t kWorkgroupWords = 16384 / 4;
+
+// The digit table's entry t, with one word of padding after every 16: the
+// scatter pass reads it both as table[d*W + l] (neighbouring invocations at
+// neighbouring words) and as invocation l's run of digits (l*D + j), which
+// unpadded would put 16 invocations on one of the 32 banks.
+Expr slot(const Expr& t) { return add(t, shr(t, u32(4))); }
+uint64_t table_size(uint32_t w, uint32_t digits) { return uint64_t{digits} * w + uint64_t{digits} * w / 16; }
+
 void check(ScalarType key_type, const SortShape& shape) {
   if (!is_key_type(key_type))
     throw Error(ErrorKind::invalid_input, "sort takes u32, i32, f32, f16, u8, i8, u16 or i16 keys, not " +
@@ -48,6 +60,14 @@ void check(ScalarType key_type, const SortShape& shape) {
                                               std::to_string(shape.workgroup));
   if (shape.items == 0 || shape.items > 64)
     throw Error(ErrorKind::invalid_input, "sort: items is 1 to 64, not " + std::to_string(shape.items));
+  if (shape.radix_bits < 4 || shape.radix_bits > 6)
+    throw Error(ErrorKind::invalid_input, "sort: radix_bits is 4, 5 or 6, not " + std::to_string(shape.radix_bits));
+  if (table_size(shape.workgroup, digits_of(shape)) > kWorkgroupWords)
+    throw Error(ErrorKind::invalid_input,
+                "sort: a workgroup of " + std::to_string(shape.workgroup) + " with " +
+                    std::to_string(shape.radix_bits) + "-bit digits needs a digit table larger than 16 KiB of "
+                    "workgroup memory: at " + std::to_string(shape.radix_bits) + " bits the workgroup is at most " +
+                    std::to_string(128u >> (shape.radix_bits - 4)));
 }
 
 ReduceShape span_of(const SortShape& shape) { return {shape.workgroup, shape.items}; }
@@ -93,70 +113,79 @@ Expr ordered_bits(ScalarType key_type, SortOrder order, Expr key) {
   return order == SortOrder::Descending ? bit_not(std::move(bits)) : bits;
 }
 
-Expr digit_of(ScalarType key_type, SortOrder order, Expr key) {
-  return bit_and(shr(ordered_bits(key_type, order, std::move(key)), load("shift", u32(0))), u32(kDigits - 1));
+Expr digit_of(ScalarType key_type, SortOrder order, uint32_t digits, Expr key) {
+  return bit_and(shr(ordered_bits(key_type, order, std::move(key)), load("shift", u32(0))), u32(digits - 1));
 }
-
-// The digit table's entry t, with one word of padding after every 16: the
-// scatter pass reads it both as table[d*W + l] (neighbouring invocations at
-// neighbouring words) and as invocation l's run of 16 (16l + j), which
-// unpadded would put 16 invocations on one of the 32 banks.
-Expr slot(const Expr& t) { return add(t, shr(t, u32(4))); }
-constexpr uint32_t table_size(uint32_t w) { return kDigits * w + w; }
 
 // table[d*W + l]: invocation l's count of digit d.
 Expr cell(Expr digit, uint32_t w) { return slot(add(mul(std::move(digit), u32(w)), var("l"))); }
 
-std::vector<Stmt> zero_table(uint32_t w) {
-  return {loop("d", u32(0), u32(kDigits), {store("table", cell(var("d"), w), u32(0))})};
+std::vector<Stmt> zero_table(uint32_t w, uint32_t digits) {
+  return {loop("d", u32(0), u32(digits), {store("table", cell(var("d"), w), u32(0))})};
 }
 
+// `per_digit(d)` for each digit d, spread over the invocations: invocation
+// l takes digit l where there are no more digits than invocations, else
+// digits l, l + W, l + 2W, ...; all of it only where `also` holds.
+Stmt for_each_digit(uint32_t w, uint32_t digits, const std::optional<Expr>& also,
+                    const std::function<std::vector<Stmt>(Expr)>& per_digit) {
+  if (digits <= w) {
+    Expr mine = lt(var("l"), u32(digits));
+    return if_(also ? land(std::move(mine), *also) : std::move(mine), per_digit(var("l")));
+  }
+  Stmt spread = loop("r", u32(0), u32(digits / w), per_digit(add(mul(var("r"), u32(w)), var("l"))));
+  return also ? if_(*also, {std::move(spread)}) : std::move(spread);
+}
+
+// The 4-bit programs keep the names they had before the radix was a
+// parameter.
 std::string suffix(ScalarType key_type, SortOrder order, const SortShape& shape) {
-  return std::string(vyre::to_string(key_type)) + (order == SortOrder::Ascending ? "_asc" : "_desc") + "_w" +
-         std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  std::string name = std::string(vyre::to_string(key_type)) + (order == SortOrder::Ascending ? "_asc" : "_desc") +
+                     "_w" + std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  if (shape.radix_bits != kDefaultRadixBits) name.append("_r").append(std::to_string(shape.radix_bits));
+  return name;
 }
 
 CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrder order, const SortShape& shape) {
   const uint32_t w = shape.workgroup;
+  const uint32_t digits = digits_of(shape);
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("groups", div(len("counts"), u32(kDigits))),
+      let("groups", div(len("counts"), u32(digits))),
       let("base", mul(var("g"), u32(w * shape.items))),
   };
-  for (Stmt& s : zero_table(w)) body.push_back(std::move(s));
+  for (Stmt& s : zero_table(w, digits)) body.push_back(std::move(s));
   // Neighbouring invocations read neighbouring keys; the order of counting
   // does not matter.
   body.push_back(loop("k", u32(0), u32(shape.items),
                       {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
                        if_(lt(var("i"), len("keys")),
-                           {let("c", cell(digit_of(key_type, order, load("keys", var("i"))), w)),
+                           {let("c", cell(digit_of(key_type, order, digits, load("keys", var("i"))), w)),
                             store("table", var("c"), add(load("table", var("c")), u32(1)))})}));
   body.push_back(barrier());
   // Each digit's counts summed over the invocations in a tree.
   for (uint32_t stride = w / 2; stride > 0; stride /= 2) {
     body.push_back(if_(lt(var("l"), u32(stride)),
-                       {loop("d", u32(0), u32(kDigits),
+                       {loop("d", u32(0), u32(digits),
                              {let("c", cell(var("d"), w)),
                               store("table", var("c"),
                                     add(load("table", var("c")),
                                         load("table", slot(add(add(mul(var("d"), u32(w)), var("l")), u32(stride))))))})}));
     body.push_back(barrier());
   }
-  body.push_back(if_(land(lt(var("l"), u32(kDigits)), lt(var("g"), var("groups"))),
-                     {store("counts", add(mul(var("l"), var("groups")), var("g")), load("table", slot(mul(var("l"), u32(w)))))}));
+  body.push_back(for_each_digit(w, digits, lt(var("g"), var("groups")), [&](Expr d) -> std::vector<Stmt> {
+    return {store("counts", add(mul(d, var("groups")), var("g")), load("table", slot(mul(d, u32(w)))))};
+  }));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("keys", 0, key_type)
       .input("shift", 1, ScalarType::U32)
       .output("counts", 2, ScalarType::U32)
-      .workgroup_buffer("table", ScalarType::U32, table_size(w))
+      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_size(w, digits)))
       .body(std::move(body))
       .build();
 }
-
-// WebGPU's default maxComputeWorkgroupStorageSize, in 4-byte words.
-constexpr uint64_t kWorkgroupWords = 16384 / 4;
 
 bool is_word_type(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32 || t == ScalarType::F32; }
 
@@ -166,7 +195,8 @@ bool is_word_type(ScalarType t) { return t == ScalarType::U32 || t == ScalarType
 bool orders_locally(ScalarType key_type, std::optional<ScalarType> value_type, const SortShape& shape) {
   if (!is_word_type(key_type) || (value_type && !is_word_type(*value_type))) return false;
   const uint64_t span = uint64_t{shape.workgroup} * shape.items;
-  const uint64_t words = table_size(shape.workgroup) + shape.workgroup + kDigits + span * (value_type ? 2 : 1);
+  const uint32_t digits = digits_of(shape);
+  const uint64_t words = table_size(shape.workgroup, digits) + shape.workgroup + digits + span * (value_type ? 2 : 1);
   return words <= kWorkgroupWords;
 }
 
@@ -176,30 +206,31 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   const bool local = orders_locally(key_type, value_type, shape);
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
+  const uint32_t digits = digits_of(shape);
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("groups", div(len("offsets"), u32(kDigits))),
+      let("groups", div(len("offsets"), u32(digits))),
       // Invocation l takes keys [first, first + items): consecutive keys, so
       // that equal keys keep their order.
       let("base", mul(var("g"), u32(w * items))),
       let("first", add(var("base"), mul(var("l"), u32(items)))),
   };
-  for (Stmt& s : zero_table(w)) body.push_back(std::move(s));
+  for (Stmt& s : zero_table(w, digits)) body.push_back(std::move(s));
   body.push_back(loop("k", u32(0), u32(items),
                       {let("i", add(var("first"), var("k"))),
                        if_(lt(var("i"), len("keys")),
-                           {let("c", cell(digit_of(key_type, order, load("keys", var("i"))), w)),
+                           {let("c", cell(digit_of(key_type, order, digits, load("keys", var("i"))), w)),
                             store("table", var("c"), add(load("table", var("c")), u32(1)))})}));
   body.push_back(barrier());
   // An exclusive scan of the whole table in digit-major order: invocation l
-  // scans entries [16l, 16l + 16) in turn, the invocations' totals are
+  // scans entries [Dl, Dl + D) in turn (D digits), the invocations' totals are
   // scanned in log2 W steps, and each adds the total before it. Then
   // table[d*W + l] counts the span's keys of a lower digit, and those of
   // digit d held by invocations before l.
   body.push_back(let("acc", u32(0)));
-  body.push_back(loop("j", u32(0), u32(kDigits),
-                      {let("t", slot(add(mul(var("l"), u32(kDigits)), var("j")))),
+  body.push_back(loop("j", u32(0), u32(digits),
+                      {let("t", slot(add(mul(var("l"), u32(digits)), var("j")))),
                        let("x", load("table", var("t"))),
                        store("table", var("t"), var("acc")),
                        assign("acc", add(var("acc"), var("x")))}));
@@ -215,20 +246,22 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   }
   body.push_back(let("before", u32(0)));
   body.push_back(if_(gt(var("l"), u32(0)), {assign("before", load("sums", sub(var("l"), u32(1))))}));
-  body.push_back(loop("j", u32(0), u32(kDigits),
-                      {let("t", slot(add(mul(var("l"), u32(kDigits)), var("j")))),
+  body.push_back(loop("j", u32(0), u32(digits),
+                      {let("t", slot(add(mul(var("l"), u32(digits)), var("j")))),
                        store("table", var("t"), add(load("table", var("t")), var("before")))}));
   body.push_back(barrier());
   // Where each digit's keys start in the span, kept before the table's
   // cells become running counts.
-  body.push_back(if_(lt(var("l"), u32(kDigits)), {store("starts", var("l"), load("table", slot(mul(var("l"), u32(w)))))}));
+  body.push_back(for_each_digit(w, digits, std::nullopt, [&](Expr d) -> std::vector<Stmt> {
+    return {store("starts", d, load("table", slot(mul(d, u32(w)))))};
+  }));
   body.push_back(barrier());
   if (!local) {
     // Each key straight to its place: neighbouring invocations write to
     // places far apart (one run of each digit per invocation).
     std::vector<Stmt> place = {
         let("key", load("keys", var("i"))),
-        let("d", digit_of(key_type, order, var("key"))),
+        let("d", digit_of(key_type, order, digits, var("key"))),
         let("c", cell(var("d"), w)),
         let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))),
                       sub(load("table", var("c")), load("starts", var("d"))))),
@@ -246,7 +279,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
     // their places make one run per invocation and digit.
     std::vector<Stmt> place = {
         let("key", load("keys", var("i"))),
-        let("c", cell(digit_of(key_type, order, var("key")), w)),
+        let("c", cell(digit_of(key_type, order, digits, var("key")), w)),
         let("p", load("table", var("c"))),
         store("table", var("c"), add(var("p"), u32(1))),
         store("ordered_keys", var("p"), var("key")),
@@ -257,7 +290,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
     body.push_back(barrier());
     std::vector<Stmt> write = {
         let("key", load("ordered_keys", var("t"))),
-        let("d", digit_of(key_type, order, var("key"))),
+        let("d", digit_of(key_type, order, digits, var("key"))),
         let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))), sub(var("t"), load("starts", var("d"))))),
         store("keys_out", var("at"), var("key")),
     };
@@ -272,9 +305,9 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
       .input("shift", 1, ScalarType::U32)
       .input("offsets", 2, ScalarType::U32)
       .output("keys_out", 3, key_type)
-      .workgroup_buffer("table", ScalarType::U32, table_size(w))
+      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_size(w, digits)))
       .workgroup_buffer("sums", ScalarType::U32, w)
-      .workgroup_buffer("starts", ScalarType::U32, kDigits);
+      .workgroup_buffer("starts", ScalarType::U32, digits);
   if (with_values) builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
   if (local) {
     builder.workgroup_buffer("ordered_keys", key_type, w * items);
@@ -350,9 +383,10 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
        values ? gpu::detail::unfilled_buffer(backend, n, values->type(), "sort's values") : nullptr}};
   SortedBuffers now{keys, values};
   const KeyBits bits = key_bits(key_type);
-  for (uint32_t shift = bits.first, turn = 0; shift < bits.end; shift += kRadixBits, turn ^= 1) {
+  const uint32_t digits = digits_of(shape);
+  for (uint32_t shift = bits.first, turn = 0; shift < bits.end; shift += shape.radix_bits, turn ^= 1) {
     detail::Pass& counted = passes.emplace_back();
-    counted.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).size("counts", kDigits * groups);
+    counted.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).size("counts", digits * groups);
     counted.outputs = batch.dispatch_resident(count, counted.inputs, grid);
     const std::shared_ptr<gpu::DeviceBuffer> starts = offsets.record(counted.outputs.get("counts"));
     detail::Pass& moved = passes.emplace_back();
@@ -367,8 +401,16 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
   return now;
 }
 
-detail::ShapeValues sort_values_of(const SortShape& s) { return {{"workgroup", s.workgroup}, {"items", s.items}}; }
-SortShape sort_shape_of(const detail::ShapeValues& v) { return {v.at(0).second, v.at(1).second}; }
+// radix_bits is named only where it is not 4, so that a record of a 4-bit
+// shape from before the radix was tunable still names a candidate.
+detail::ShapeValues sort_values_of(const SortShape& s) {
+  detail::ShapeValues values = {{"workgroup", s.workgroup}, {"items", s.items}};
+  if (s.radix_bits != kDefaultRadixBits) values.emplace_back("radix_bits", s.radix_bits);
+  return values;
+}
+SortShape sort_shape_of(const detail::ShapeValues& v) {
+  return {v.at(0).second, v.at(1).second, v.size() > 2 ? v.at(2).second : kDefaultRadixBits};
+}
 
 detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType key_type,
                                 const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order, uint64_t elements) {
@@ -380,6 +422,10 @@ detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType key_type
                                sort_values_of(default_sort_shape(backend))};
   for (uint32_t w : {32u, 64u, 128u})
     for (uint32_t items : {4u, 8u, 16u, 32u}) family.candidates.push_back(sort_values_of({w, items}));
+  // Wider digits, fewer passes (7 of 5 bits, 6 of 6), where their tables fit.
+  for (const SortShape wide : {SortShape{64, 16, 5}, SortShape{64, 32, 5}, SortShape{32, 32, 5}, SortShape{32, 16, 6},
+                               SortShape{32, 32, 6}})
+    family.candidates.push_back(sort_values_of(wide));
   return family;
 }
 

@@ -91,6 +91,22 @@ std::optional<lib::ReduceShape> parse_shape(const std::string& text) {
   return lib::ReduceShape{number(text.substr(0, comma)), number(text.substr(comma + 1))};
 }
 
+// sort's --shape WORKGROUP,ITEMS[,RADIX_BITS]; none: chosen for the device.
+std::optional<lib::SortShape> parse_sort_shape(const std::string& text) {
+  const size_t first = text.find(',');
+  const size_t second = first == std::string::npos ? std::string::npos : text.find(',', first + 1);
+  const std::optional<lib::ReduceShape> two = parse_shape(text.substr(0, second));
+  if (!two) return std::nullopt;
+  lib::SortShape shape{two->workgroup, two->items};
+  if (second == std::string::npos) return shape;
+  const std::string bits = text.substr(second + 1);
+  if (bits.size() != 1 || bits[0] < '1' || bits[0] > '9')
+    throw Error(ErrorKind::invalid_input,
+                "--shape: '" + text + "' is not WORKGROUP,ITEMS[,RADIX_BITS] (as 128,16 or 32,32,6)");
+  shape.radix_bits = static_cast<uint32_t>(bits[0] - '0');
+  return shape;
+}
+
 std::vector<uint8_t> read_raw(const std::string& path, ScalarType type, const std::string& flag = "--input x=") {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error(ErrorKind::invalid_input, flag + "@" + path + ": cannot open the file");
@@ -192,7 +208,9 @@ void add_primitive(CLI::App* lib, Action& action, const std::string& name, const
     cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and values each (default: chosen for the device)");
   } else if (name == "sort") {
     cmd->add_flag("--descending", o->descending, "Largest first, NaN first (default: smallest first, NaN last)");
-    cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and keys each (default: chosen for the device)");
+    cmd->add_option("--shape", o->shape,
+                    "WORKGROUP,ITEMS[,RADIX_BITS]: invocations per workgroup, keys each, and bits a pass (4, 5 or "
+                    "6; default 4) (default: chosen for the device)");
   } else {
     cmd->add_option("--op", o->op, "sum (default), min, max, and, or, xor (the last three for integers)");
     cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and elements each (default: chosen for the device)");
@@ -625,12 +643,9 @@ void add_lib(CLI::App& app, Action& action) {
                   if (type == ScalarType::F64 || type == ScalarType::Bool)
                     throw Error(ErrorKind::invalid_input, "--dtype: sort takes u32, i32, f32, f16, u8, i8, u16 or i16 keys, not " +
                                                               std::string(to_string(type)));
-                  const std::optional<lib::ReduceShape> shape = parse_shape(o.shape);
                   return lib::sort_bytes(backend, x, type, {},
                                          o.descending ? lib::SortOrder::Descending : lib::SortOrder::Ascending,
-                                         shape ? std::optional<lib::SortShape>(lib::SortShape{shape->workgroup, shape->items})
-                                               : std::nullopt,
-                                         o.library())
+                                         parse_sort_shape(o.shape), o.library())
                       .first;
                 });
   add_primitive(lib, action, "bincount", "How many times each value 0, 1, ... occurs (u32 counts)",

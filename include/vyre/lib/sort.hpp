@@ -4,7 +4,8 @@
 //   std::vector<float> sorted = vyre::lib::sort<float>(backend, keys);
 //   std::vector<uint32_t> order = vyre::lib::argsort<uint32_t>(backend, keys);
 //
-// Eight passes of four bits each, all in one Batch: per pass, each workgroup
+// Passes of 4 bits each by default (eight for 32-bit keys; 5 or 6 bits a
+// pass where the shape says so), all in one Batch: per pass, each workgroup
 // counts its span's digits, the counts are scanned (lib::scan's plan), and
 // each workgroup writes its span's keys to their places in digit order. No
 // workgroup waits on another.
@@ -31,14 +32,16 @@ namespace vyre::lib {
 enum class SortOrder : uint8_t { Ascending, Descending };
 
 // Each workgroup takes workgroup * items keys; each invocation `items`
-// consecutive ones. Its digit table (16 counters an invocation) must fit
+// consecutive ones; each pass sorts by a digit of radix_bits bits (4, 5 or
+// 6). Its digit table (2^radix_bits counters an invocation) must fit
 // WebGPU's 16 KiB of workgroup memory: workgroup is a power of two from 16
-// to 128, items 1 to 64. Where the span fits there too (32-bit keys and
-// values), the scatter orders it by digit in workgroup memory before it
-// writes (docs/lib.md, "sort").
+// to 128 at 4 bits, to 64 at 5, to 32 at 6; items 1 to 64. Where the span
+// fits there too (32-bit keys and values), the scatter orders it by digit in
+// workgroup memory before it writes (docs/lib.md, "sort").
 struct VYRE_API SortShape {
   uint32_t workgroup = 128;
   uint32_t items = 8;
+  uint32_t radix_bits = 4;
 
   friend bool operator==(const SortShape&, const SortShape&) = default;
 };
@@ -48,8 +51,9 @@ struct VYRE_API SortShape {
 VYRE_API SortShape default_sort_shape(const gpu::Backend& backend);
 
 // The two programs of one pass, the digit at bit `shift` chosen by the
-// one-element buffer `shift` (0, 4, ..., 28):
-//   count:   `keys` to `counts` (16 per workgroup, digit-major: counts[d*G+g]);
+// one-element buffer `shift` (0, radix_bits, 2 * radix_bits, ...):
+//   count:   `keys` to `counts` (2^radix_bits per workgroup, digit-major:
+//            counts[d*G+g]);
 //   scatter: `keys` (and `values`) to `keys_out` (and `values_out`), each key
 //            at offsets[d*G+g] (the exclusive scan of counts) plus its rank.
 VYRE_API Program sort_count_pass(ScalarType key_type, SortOrder order, const SortShape& shape = {});
