@@ -454,17 +454,21 @@ int main(int argc, char** argv) {
   for (const Figure& f : figures)
     if (only.empty() || f.name.rfind(only, 0) == 0) run(backend, f, reps, quick ? 0 : 500);
   // sort's two scatter passes side by side, in fixed shapes: keys straight
-  // to their places ({128, 16}, whose span does not fit workgroup memory
-  // beside the digit table) and the span ordered in workgroup memory first
-  // (the others).
+  // to their places ({128, 16} and {64, 32, 5}, whose spans do not fit
+  // workgroup memory beside the digit table) and the span ordered in
+  // workgroup memory first (the others).
   if (only.empty() || only == "sort_shapes") {
+    // Wider digits, fewer passes: 5 and 6 bits (sort_u32_<W>x<I>_r<R>).
     for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16}, vyre::lib::SortShape{128, 8},
                                              vyre::lib::SortShape{64, 32}, vyre::lib::SortShape{64, 16},
                                              vyre::lib::SortShape{64, 8}, vyre::lib::SortShape{32, 32},
-                                             vyre::lib::SortShape{32, 16}}) {
+                                             vyre::lib::SortShape{32, 16}, vyre::lib::SortShape{64, 16, 5},
+                                             vyre::lib::SortShape{64, 32, 5}, vyre::lib::SortShape{32, 32, 5},
+                                             vyre::lib::SortShape{32, 16, 6}, vyre::lib::SortShape{32, 32, 6}}) {
       const auto call = [&] { vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape); };
       std::string name = "sort_u32_";
       name.append(std::to_string(shape.workgroup)).append("x").append(std::to_string(shape.items));
+      if (shape.radix_bits != 4) name.append("_r").append(std::to_string(shape.radix_bits));
       call();
       emit(name + "_ms", median_ms(reps, call), "ms (whole call, host clock)");
       if (const auto gpu = median_gpu_ms(backend, reps, call)) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");

@@ -78,36 +78,43 @@ void reduce_and_scan_cases(std::vector<LibPassCase>& out) {
 
 // A radix pass of each key type: the count pass, then the scatter pass with
 // the exclusive scan of those counts (from the reference), so that every key
-// lands in place.
+// lands in place. At 4-bit digits every key type; at 6 bits (64 digits over
+// 16 invocations, four each) u32 and f32 keys.
 void sort_cases(std::vector<LibPassCase>& out) {
-  const lib::SortShape shape{32, 4};
-  const uint32_t g = groups(kElements, shape.workgroup * shape.items);
-  const Dim3 grid{g, 1, 1};
   const std::vector<uint32_t> words = random_words(kElements, 5);
   std::vector<float> floats = random_floats(kElements, 6);
   floats[7] = NAN, floats[8] = -0.0f, floats[9] = INFINITY;
-  for (ScalarType type : {ScalarType::U32, ScalarType::I32, ScalarType::F32, ScalarType::U8, ScalarType::I16}) {
-    for (lib::SortOrder order : {lib::SortOrder::Ascending, lib::SortOrder::Descending}) {
-      const std::string suffix = std::string(to_string(type)) + (order == lib::SortOrder::Ascending ? "/asc" : "/desc");
-      Inputs in;
-      if (type == ScalarType::F32)
-        in.set<float>("keys", floats);
-      else
-        in.bytes("keys", std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(words.data()),
-                                              reinterpret_cast<const uint8_t*>(words.data()) + kElements * element_bytes(type)));
-      in.set<uint32_t>("shift", {4});
-      Inputs count_in = in;
-      count_in.size("counts", 16 * g);
-      const CheckedProgram count = lib::sort_count_pass(type, order, shape);
-      const std::vector<uint32_t> counts = reference::run(count, count_in, {}, grid).get<uint32_t>("counts");
-      std::vector<uint32_t> offsets(counts.size());
-      uint32_t running = 0;
-      for (size_t i = 0; i < counts.size(); ++i) offsets[i] = running, running += counts[i];
-      out.push_back({"sort_count/" + suffix, count, count_in, grid, {}});
-      Inputs scatter_in = in;
-      scatter_in.set<uint32_t>("offsets", offsets).size("keys_out", kElements);
-      scatter_in.set<uint32_t>("values", random_words(kElements, 7)).size("values_out", kElements);
-      out.push_back({"sort_scatter/" + suffix, lib::sort_scatter_pass(type, true, order, shape), scatter_in, grid, {}});
+  const std::vector<std::pair<lib::SortShape, std::vector<ScalarType>>> shapes = {
+      {{32, 4}, {ScalarType::U32, ScalarType::I32, ScalarType::F32, ScalarType::U8, ScalarType::I16}},
+      {{16, 4, 6}, {ScalarType::U32, ScalarType::F32}}};
+  for (const auto& [shape, types] : shapes) {
+    const uint32_t g = groups(kElements, shape.workgroup * shape.items);
+    const Dim3 grid{g, 1, 1};
+    const std::string radix = shape.radix_bits == 4 ? "" : "r" + std::to_string(shape.radix_bits) + "/";
+    for (ScalarType type : types) {
+      for (lib::SortOrder order : {lib::SortOrder::Ascending, lib::SortOrder::Descending}) {
+        const std::string suffix =
+            radix + std::string(to_string(type)) + (order == lib::SortOrder::Ascending ? "/asc" : "/desc");
+        Inputs in;
+        if (type == ScalarType::F32)
+          in.set<float>("keys", floats);
+        else
+          in.bytes("keys", std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(words.data()),
+                                                reinterpret_cast<const uint8_t*>(words.data()) + kElements * element_bytes(type)));
+        in.set<uint32_t>("shift", {shape.radix_bits});
+        Inputs count_in = in;
+        count_in.size("counts", (1u << shape.radix_bits) * g);
+        const CheckedProgram count = lib::sort_count_pass(type, order, shape);
+        const std::vector<uint32_t> counts = reference::run(count, count_in, {}, grid).get<uint32_t>("counts");
+        std::vector<uint32_t> offsets(counts.size());
+        uint32_t running = 0;
+        for (size_t i = 0; i < counts.size(); ++i) offsets[i] = running, running += counts[i];
+        out.push_back({"sort_count/" + suffix, count, count_in, grid, {}});
+        Inputs scatter_in = in;
+        scatter_in.set<uint32_t>("offsets", offsets).size("keys_out", kElements);
+        scatter_in.set<uint32_t>("values", random_words(kElements, 7)).size("values_out", kElements);
+        out.push_back({"sort_scatter/" + suffix, lib::sort_scatter_pass(type, true, order, shape), scatter_in, grid, {}});
+      }
     }
   }
 }
