@@ -128,7 +128,7 @@ std::vector<Stmt> zero_table(uint32_t w, uint32_t digits) {
 // l takes digit l where there are no more digits than invocations, else
 // digits l, l + W, l + 2W, ...; all of it only where `also` holds.
 Stmt for_each_digit(uint32_t w, uint32_t digits, const std::optional<Expr>& also,
-                    const std::function<std::vector<Stmt>(Expr)>& per_digit) {
+                    const std::function<std::vector<Stmt>(const Expr&)>& per_digit) {
   if (digits <= w) {
     Expr mine = lt(var("l"), u32(digits));
     return if_(also ? land(std::move(mine), *also) : std::move(mine), per_digit(var("l")));
@@ -174,7 +174,7 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
                                         load("table", slot(add(add(mul(var("d"), u32(w)), var("l")), u32(stride))))))})}));
     body.push_back(barrier());
   }
-  body.push_back(for_each_digit(w, digits, lt(var("g"), var("groups")), [&](Expr d) -> std::vector<Stmt> {
+  body.push_back(for_each_digit(w, digits, lt(var("g"), var("groups")), [&](const Expr& d) -> std::vector<Stmt> {
     return {store("counts", add(mul(d, var("groups")), var("g")), load("table", slot(mul(d, u32(w)))))};
   }));
   return ProgramBuilder(name)
@@ -252,7 +252,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   body.push_back(barrier());
   // Where each digit's keys start in the span, kept before the table's
   // cells become running counts.
-  body.push_back(for_each_digit(w, digits, std::nullopt, [&](Expr d) -> std::vector<Stmt> {
+  body.push_back(for_each_digit(w, digits, std::nullopt, [&](const Expr& d) -> std::vector<Stmt> {
     return {store("starts", d, load("table", slot(mul(d, u32(w)))))};
   }));
   body.push_back(barrier());
