@@ -378,14 +378,18 @@ void Cache::Impl::wake_worker(bool flush, bool cleanup) {
   worker_flush = worker_flush || flush;
   worker_cleanup = worker_cleanup || cleanup;
   if (worker_stop) return;  // the destructor runs what is left
-  if (!worker.joinable()) worker = std::thread([this] { worker_loop(); });
+  if (!worker.joinable()) {
+    worker_started = false;
+    worker = std::thread([this] { worker_loop(); });
+  }
   worker_wake.notify_one();
 }
 
 void Cache::Impl::before_fork() {
   std::unique_lock lock(worker_mutex);
-  // At rest, the worker holds no lock but this one, which it waits for.
-  worker_idle.wait(lock, [&] { return !worker_busy; });
+  // At rest, the worker holds no lock but this one, which it waits for; a
+  // worker still starting is waited for until it runs its loop.
+  worker_idle.wait(lock, [&] { return !worker_busy && (!worker.joinable() || worker_started); });
   lock.release();  // held across fork(): after_fork() unlocks it
 }
 
@@ -398,6 +402,7 @@ void Cache::Impl::after_fork(bool in_child) {
     // waiter blocks for ever. The child's next flush or cleanup starts a
     // worker of its own; one asked for and not started is the destructor's.
     if (worker.joinable()) new (&worker) std::thread();
+    worker_started = false;
     new (&worker_wake) std::condition_variable();
     new (&worker_idle) std::condition_variable();
   }
@@ -406,6 +411,8 @@ void Cache::Impl::after_fork(bool in_child) {
 
 void Cache::Impl::worker_loop() {
   std::unique_lock lock(worker_mutex);
+  worker_started = true;
+  worker_idle.notify_all();
   for (;;) {
     worker_wake.wait(lock, [&] { return worker_stop || worker_flush || worker_cleanup; });
     if (worker_stop) break;

@@ -137,6 +137,10 @@ struct __attribute__((visibility("hidden"))) Cache::Impl final : ForkGuarded {
   bool worker_flush = false;
   bool worker_cleanup = false;
   bool worker_busy = false;
+  // Set by the worker thread once it runs its loop: a thread still starting
+  // may hold its runtime's locks (a sanitizer's thread registry), which a
+  // child forked then would inherit held, so fork waits for this too.
+  bool worker_started = false;
   void wake_worker(bool flush, bool cleanup);
   void worker_loop();
   void before_fork() override;
