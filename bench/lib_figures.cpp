@@ -474,6 +474,75 @@ int main(int argc, char** argv) {
       if (const auto gpu = median_gpu_ms(backend, reps, call)) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
     }
   }
+  // scan's shapes side by side: GPU time of a whole inclusive sum of u32
+  // (scan_u32_<W>x<I>), each result checked first.
+  if (only.empty() || only == "scan_shapes") {
+    std::vector<uint32_t> want(n);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
+    for (const vyre::lib::ReduceShape shape :
+         {vyre::lib::ReduceShape{64, 8}, vyre::lib::ReduceShape{64, 16}, vyre::lib::ReduceShape{64, 32},
+          vyre::lib::ReduceShape{128, 4}, vyre::lib::ReduceShape{128, 8}, vyre::lib::ReduceShape{128, 16},
+          vyre::lib::ReduceShape{256, 4}, vyre::lib::ReduceShape{256, 8}, vyre::lib::ReduceShape{512, 4}}) {
+      const auto call = [&] {
+        return vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape);
+      };
+      const std::string name = "scan_u32_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+      if (call()->read_as<uint32_t>() != want) fail(name + " gave a wrong prefix");
+      if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) {
+        emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+        emit(name + "_gpu_gbs", 8.0 * n / gpu->ms / 1e6, "GB/s (N*4 read + N*4 written / GPU time)");
+      }
+    }
+  }
+  // sort's passes alone, one digit's (the lowest 4 bits), in fixed shapes:
+  // the count pass, the scan of its counts, and the scatter, each the GPU
+  // time of one dispatch (or one scan call) in a Batch of its own.
+  if (only.empty() || only == "sort_passes") {
+    for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16}, vyre::lib::SortShape{128, 8},
+                                             vyre::lib::SortShape{64, 16}}) {
+      const std::string name = "sort_pass_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+      const uint32_t groups = vyre::lib::detail::groups_for(m, {shape.workgroup, shape.items});
+      const vyre::Dim3 grid = vyre::lib::detail::grid_for(groups);
+      vyre::gpu::Pipeline count =
+          backend.compile(vyre::lib::sort_count_pass(vyre::ScalarType::U32, vyre::lib::SortOrder::Ascending, shape));
+      vyre::gpu::Pipeline scatter = backend.compile(
+          vyre::lib::sort_scatter_pass(vyre::ScalarType::U32, false, vyre::lib::SortOrder::Ascending, shape));
+      vyre::Inputs counted;
+      counted.device("keys", k_buffer).set<uint32_t>("shift", {0}).size("counts", 16 * groups);
+      Buffer counts;
+      const auto count_call = [&] {
+        vyre::gpu::Batch batch(backend);
+        counts = batch.dispatch_resident(count, counted, grid).get("counts");
+        batch.run();
+      };
+      count_call();
+      Buffer offsets;
+      const auto scan_call = [&] {
+        offsets = vyre::lib::scan(backend, counts, ReduceOp::Sum, vyre::lib::ScanKind::Exclusive);
+      };
+      scan_call();
+      vyre::Inputs moved;
+      // Bound in place, as sort binds its own, so no clear precedes it.
+      moved.device("keys", k_buffer).set<uint32_t>("shift", {0}).device("offsets", offsets);
+      moved.device("keys_out", backend.upload(std::vector<uint32_t>(m)));
+      Buffer out;
+      const auto scatter_call = [&] {
+        vyre::gpu::Batch batch(backend);
+        out = batch.dispatch_resident(scatter, moved, grid).get("keys_out");
+        batch.run();
+      };
+      scatter_call();
+      {
+        const std::vector<uint32_t> got = out->read_as<uint32_t>();
+        for (size_t i = 1; i < m; ++i)
+          if ((got[i - 1] & 0xf) > (got[i] & 0xf)) fail(name + "'s scatter left keys out of digit order");
+      }
+      for (const auto& [pass, call] : {std::pair<std::string, std::function<void()>>{"count", count_call},
+                                       {"scan", scan_call}, {"scatter", scatter_call}})
+        if (const auto gpu = median_gpu_ms(backend, reps, call)) emit(name + "_" + pass + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+    }
+  }
   // reduce's first pass alone (reduce_pass, over spans), for what a call
   // adds to its kernel; its loads in a loop, then unrolled (the default).
   for (const bool unrolled : {false, true}) {

@@ -44,6 +44,19 @@ std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
 }
 
 
+// "x" + k, appended rather than concatenated: GCC 12 at -O3 warns
+// (-Wrestrict) on `"x" + std::to_string(k)`, a known false positive.
+std::string numbered(const char* prefix, uint32_t k) {
+  std::string name(prefix);
+  name += std::to_string(k);
+  return name;
+}
+
+// Every loop over an invocation's items is unrolled (I is the shape's), its
+// global loads first and at indices clamped into the input, with no branch
+// between them: so all I loads of an invocation are in flight at once. In a
+// loop, each waited for the one before it, and a pass of 64 x 8 reached half
+// of the copy's bandwidth (docs/benchmarks.md, "Standard kernels").
 CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceOp op, ScanKind kind,
                                const ReduceShape& shape) {
   const uint32_t w = shape.workgroup;
@@ -56,45 +69,58 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("base", mul(var("g"), u32(w * items))),
-      loop("k", u32(0), u32(items),
-           {let("t", add(mul(var("k"), u32(w)), var("l"))),
-            let("i", add(var("base"), var("t"))),
-            let("v", identity(acc, op)),
-            if_(lt(var("i"), len("in")), {assign("v", detail::widened(type, load("in", var("i"))))}),
-            store("tile", at(var("t")), var("v"))}),
-      barrier(),
-      let("acc", identity(acc, op)),
-      loop("k", u32(0), u32(items),
-           {let("j", add(mul(var("l"), u32(items)), var("k"))),
-            let("x", load("tile", at(var("j")))),
-            inclusive ? assign("acc", combine(acc, op, var("acc"), var("x"))) : store("tile", at(var("j")), var("acc")),
-            inclusive ? store("tile", at(var("j")), var("acc")) : assign("acc", combine(acc, op, var("acc"), var("x")))}),
-      store("sums", var("l"), var("acc")),
-      barrier(),
+      let("base", add(mul(var("g"), u32(w * items)), var("l"))),
+      let("last", sub(len("in"), u32(1))),
   };
-  // An inclusive scan of the invocations' totals, stride 1, 2, ..., W/2.
-  for (uint32_t stride = 1; stride < w; stride *= 2) {
+  for (uint32_t k = 0; k < items; ++k)
+    body.push_back(let(numbered("x", k), detail::widened(type, load("in", min(add(var("base"), u32(k * w)), var("last"))))));
+  for (uint32_t k = 0; k < items; ++k)
+    body.push_back(store("tile", at(add(u32(k * w), var("l"))),
+                         select(lt(add(var("base"), u32(k * w)), len("in")), var(numbered("x", k)), identity(acc, op))));
+  body.push_back(barrier());
+  // The invocation's own run, scanned in registers: y_k is the scan up to
+  // element k (inclusive) or before it (exclusive).
+  body.push_back(let("run", mul(var("l"), u32(items))));
+  body.push_back(let("acc", identity(acc, op)));
+  for (uint32_t k = 0; k < items; ++k) {
+    const std::string y = numbered("y", k);
+    const Expr x = load("tile", at(add(var("run"), u32(k))));
+    if (inclusive) {
+      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
+      body.push_back(let(y, var("acc")));
+    } else {
+      body.push_back(let(y, var("acc")));
+      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
+    }
+  }
+  // An inclusive scan of the invocations' totals, stride 1, 2, ..., W/2,
+  // from one of two arrays to the other in turn (one barrier a step): "sums",
+  // and the tile's first W words, free until the tile is written again.
+  const auto read = [](uint32_t half, Expr at) { return load(half == 0 ? "sums" : "tile", std::move(at)); };
+  const auto write = [](uint32_t half, Expr at, Expr value) {
+    return store(half == 0 ? "sums" : "tile", std::move(at), std::move(value));
+  };
+  body.push_back(store("sums", var("l"), var("acc")));
+  body.push_back(barrier());
+  uint32_t from = 0;
+  for (uint32_t stride = 1; stride < w; stride *= 2, from ^= 1) {
     const std::string t = concat("s", std::to_string(stride));
-    body.push_back(let(t, load("sums", var("l"))));
-    body.push_back(if_(ge(var("l"), u32(stride)),
-                       {assign(t, combine(acc, op, load("sums", sub(var("l"), u32(stride))), var(t)))}));
-    body.push_back(barrier());
-    body.push_back(store("sums", var("l"), var(t)));
+    body.push_back(let(t, read(from, var("l"))));
+    body.push_back(if_(ge(var("l"), u32(stride)), {assign(t, combine(acc, op, read(from, sub(var("l"), u32(stride))), var(t)))}));
+    body.push_back(write(from ^ 1, var("l"), var(t)));
     body.push_back(barrier());
   }
   // The invocation's offset: the span's, then the invocations before it.
   body.push_back(let("prefix", load("offsets", var("g"))));
-  body.push_back(if_(gt(var("l"), u32(0)),
-                     {assign("prefix", combine(acc, op, var("prefix"), load("sums", sub(var("l"), u32(1)))))}));
-  body.push_back(loop("k", u32(0), u32(items),
-                      {let("j", add(mul(var("l"), u32(items)), var("k"))),
-                       store("tile", at(var("j")), combine(acc, op, var("prefix"), load("tile", at(var("j")))))}));
+  body.push_back(if_(gt(var("l"), u32(0)), {assign("prefix", combine(acc, op, var("prefix"), read(from, sub(var("l"), u32(1)))))}));
+  // Totals read from the tile are read by all before the tile is written.
+  if (from == 1) body.push_back(barrier());
+  for (uint32_t k = 0; k < items; ++k)
+    body.push_back(store("tile", at(add(var("run"), u32(k))), combine(acc, op, var("prefix"), var(numbered("y", k)))));
   body.push_back(barrier());
-  body.push_back(loop("k", u32(0), u32(items),
-                      {let("t", add(mul(var("k"), u32(w)), var("l"))),
-                       let("i", add(var("base"), var("t"))),
-                       if_(lt(var("i"), len("out")), {store("out", var("i"), load("tile", at(var("t"))))})}));
+  for (uint32_t k = 0; k < items; ++k)
+    body.push_back(if_(lt(add(var("base"), u32(k * w)), len("out")),
+                       {store("out", add(var("base"), u32(k * w)), load("tile", at(add(u32(k * w), var("l")))))}));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)

@@ -137,6 +137,35 @@ Stmt for_each_digit(uint32_t w, uint32_t digits, const std::optional<Expr>& also
   return also ? if_(*also, {std::move(spread)}) : std::move(spread);
 }
 
+// "d" + k, appended rather than concatenated: GCC 12 at -O3 warns
+// (-Wrestrict) on `"d" + std::to_string(k)`, a known false positive.
+std::string numbered(const char* prefix, uint32_t k) {
+  std::string name(prefix);
+  name += std::to_string(k);
+  return name;
+}
+
+// Loads an invocation's keys `from + k*step`, k = 0 .. I-1, as "key<k>", and
+// their digits as "digit<k>", unrolled: every index clamped into the keys
+// (no branch between the loads, so all I are in flight at once; the caller
+// ignores those past the end). In a loop, each load waited for the one
+// before it.
+std::vector<Stmt> load_keys(ScalarType key_type, SortOrder order, uint32_t digits, uint32_t items, const Expr& from,
+                            uint32_t step) {
+  std::vector<Stmt> out = {let("last", sub(len("keys"), u32(1)))};
+  for (uint32_t k = 0; k < items; ++k)
+    out.push_back(let(numbered("key", k), load("keys", min(add(from, u32(k * step)), var("last")))));
+  for (uint32_t k = 0; k < items; ++k)
+    out.push_back(let(numbered("digit", k), digit_of(key_type, order, digits, var(numbered("key", k)))));
+  return out;
+}
+
+// Adds key k's digit to the invocation's count of it.
+std::vector<Stmt> count_digit(uint32_t k, uint32_t w) {
+  const std::string c = numbered("c", k);
+  return {let(c, cell(var(numbered("digit", k)), w)), store("table", var(c), add(load("table", var(c)), u32(1)))};
+}
+
 // The 4-bit programs keep the names they had before the radix was a
 // parameter.
 std::string suffix(ScalarType key_type, SortOrder order, const SortShape& shape) {
@@ -146,43 +175,48 @@ std::string suffix(ScalarType key_type, SortOrder order, const SortShape& shape)
   return name;
 }
 
+// The count pass's copies of each digit's counter: invocation l adds to
+// copy l mod C, so that a warp's keys of one digit meet on fewer words.
+constexpr uint32_t kCountCopies = 8;
+
+// The count pass: each workgroup's count of each digit among its span's keys,
+// by atomic additions to counters in workgroup memory (the order of counting
+// does not matter here, as it does in the scatter pass).
 CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrder order, const SortShape& shape) {
   const uint32_t w = shape.workgroup;
   const uint32_t digits = digits_of(shape);
+  const uint32_t counters = digits * kCountCopies;
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
       let("groups", div(len("counts"), u32(digits))),
       let("base", mul(var("g"), u32(w * shape.items))),
+      let("copy", bit_and(var("l"), u32(kCountCopies - 1))),
   };
-  for (Stmt& s : zero_table(w, digits)) body.push_back(std::move(s));
-  // Neighbouring invocations read neighbouring keys; the order of counting
-  // does not matter.
-  body.push_back(loop("k", u32(0), u32(shape.items),
-                      {let("i", add(var("base"), add(mul(var("k"), u32(w)), var("l")))),
-                       if_(lt(var("i"), len("keys")),
-                           {let("c", cell(digit_of(key_type, order, digits, load("keys", var("i"))), w)),
-                            store("table", var("c"), add(load("table", var("c")), u32(1)))})}));
+  // Counter c is hist[d*C + copy]; the counters zeroed, W at a time.
+  if (counters >= w)
+    body.push_back(loop("r", u32(0), u32(counters / w), {store("hist", add(mul(var("r"), u32(w)), var("l")), u32(0))}));
+  else
+    body.push_back(if_(lt(var("l"), u32(counters)), {store("hist", var("l"), u32(0))}));
+  // Neighbouring invocations read neighbouring keys (k*W + l).
+  for (Stmt& s : load_keys(key_type, order, digits, shape.items, add(var("base"), var("l")), w)) body.push_back(std::move(s));
   body.push_back(barrier());
-  // Each digit's counts summed over the invocations in a tree.
-  for (uint32_t stride = w / 2; stride > 0; stride /= 2) {
-    body.push_back(if_(lt(var("l"), u32(stride)),
-                       {loop("d", u32(0), u32(digits),
-                             {let("c", cell(var("d"), w)),
-                              store("table", var("c"),
-                                    add(load("table", var("c")),
-                                        load("table", slot(add(add(mul(var("d"), u32(w)), var("l")), u32(stride))))))})}));
-    body.push_back(barrier());
-  }
+  for (uint32_t k = 0; k < shape.items; ++k)
+    body.push_back(if_(lt(add(var("base"), add(var("l"), u32(k * w))), len("keys")),
+                       {eval(atomic(AtomicOp::Add, "hist", add(mul(var(numbered("digit", k)), u32(kCountCopies)), var("copy")),
+                                    u32(1)))}));
+  body.push_back(barrier());
   body.push_back(for_each_digit(w, digits, lt(var("g"), var("groups")), [&](const Expr& d) -> std::vector<Stmt> {
-    return {store("counts", add(mul(d, var("groups")), var("g")), load("table", slot(mul(d, u32(w)))))};
+    Expr total = load("hist", mul(d, u32(kCountCopies)));
+    for (uint32_t c = 1; c < kCountCopies; ++c) total = add(std::move(total), load("hist", add(mul(d, u32(kCountCopies)), u32(c))));
+    return {store("counts", add(mul(d, var("groups")), var("g")), std::move(total))};
   }));
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("keys", 0, key_type)
       .input("shift", 1, ScalarType::U32)
       .output("counts", 2, ScalarType::U32)
-      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_size(w, digits)))
+      .workgroup_buffer("hist", ScalarType::U32, counters)
       .body(std::move(body))
       .build();
 }
@@ -217,11 +251,10 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
       let("first", add(var("base"), mul(var("l"), u32(items)))),
   };
   for (Stmt& s : zero_table(w, digits)) body.push_back(std::move(s));
-  body.push_back(loop("k", u32(0), u32(items),
-                      {let("i", add(var("first"), var("k"))),
-                       if_(lt(var("i"), len("keys")),
-                           {let("c", cell(digit_of(key_type, order, digits, load("keys", var("i"))), w)),
-                            store("table", var("c"), add(load("table", var("c")), u32(1)))})}));
+  // The invocation's keys stay in registers from here to their stores.
+  for (Stmt& s : load_keys(key_type, order, digits, items, var("first"), 1)) body.push_back(std::move(s));
+  const auto inside = [](uint32_t k) { return lt(add(var("first"), u32(k)), len("keys")); };
+  for (uint32_t k = 0; k < items; ++k) body.push_back(if_(inside(k), count_digit(k, w)));
   body.push_back(barrier());
   // An exclusive scan of the whole table in digit-major order: invocation l
   // scans entries [Dl, Dl + D) in turn (D digits), the invocations' totals are
@@ -259,34 +292,35 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   if (!local) {
     // Each key straight to its place: neighbouring invocations write to
     // places far apart (one run of each digit per invocation).
-    std::vector<Stmt> place = {
-        let("key", load("keys", var("i"))),
-        let("d", digit_of(key_type, order, digits, var("key"))),
-        let("c", cell(var("d"), w)),
-        let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))),
-                      sub(load("table", var("c")), load("starts", var("d"))))),
-        store("table", var("c"), add(load("table", var("c")), u32(1))),
-        store("keys_out", var("at"), var("key")),
-    };
-    if (with_values) place.push_back(store("values_out", var("at"), load("values", var("i"))));
-    body.push_back(loop("k", u32(0), u32(items),
-                        {let("i", add(var("first"), var("k"))), if_(lt(var("i"), len("keys")), std::move(place))}));
+    for (uint32_t k = 0; k < items; ++k) {
+      const Expr d = var(numbered("digit", k));
+      const std::string c = numbered("c", k), at = numbered("at", k);
+      std::vector<Stmt> place = {
+          let(c, cell(d, w)),
+          let(at, add(load("offsets", add(mul(d, var("groups")), var("g"))), sub(load("table", var(c)), load("starts", d)))),
+          store("table", var(c), add(load("table", var(c)), u32(1))),
+          store("keys_out", var(at), var(numbered("key", k))),
+      };
+      if (with_values) place.push_back(store("values_out", var(at), load("values", add(var("first"), u32(k)))));
+      body.push_back(if_(inside(k), std::move(place)));
+    }
   } else {
     // The span ordered by digit in workgroup memory first (each key at its
     // place in the span, stable), then written out with neighbouring
     // invocations at neighbouring places: each digit's keys of the span are
     // one run of the output, written whole, where the keys straight to
     // their places make one run per invocation and digit.
-    std::vector<Stmt> place = {
-        let("key", load("keys", var("i"))),
-        let("c", cell(digit_of(key_type, order, digits, var("key")), w)),
-        let("p", load("table", var("c"))),
-        store("table", var("c"), add(var("p"), u32(1))),
-        store("ordered_keys", var("p"), var("key")),
-    };
-    if (with_values) place.push_back(store("ordered_values", var("p"), load("values", var("i"))));
-    body.push_back(loop("k", u32(0), u32(items),
-                        {let("i", add(var("first"), var("k"))), if_(lt(var("i"), len("keys")), std::move(place))}));
+    for (uint32_t k = 0; k < items; ++k) {
+      const std::string c = numbered("c", k), p = numbered("p", k);
+      std::vector<Stmt> place = {
+          let(c, cell(var(numbered("digit", k)), w)),
+          let(p, load("table", var(c))),
+          store("table", var(c), add(var(p), u32(1))),
+          store("ordered_keys", var(p), var(numbered("key", k))),
+      };
+      if (with_values) place.push_back(store("ordered_values", var(p), load("values", add(var("first"), u32(k)))));
+      body.push_back(if_(inside(k), std::move(place)));
+    }
     body.push_back(barrier());
     std::vector<Stmt> write = {
         let("key", load("ordered_keys", var("t"))),
