@@ -134,6 +134,13 @@ void warm_up(const Figure& f, double ms) {
   while (std::chrono::duration<double, std::milli>(Clock::now() - start).count() < ms);
 }
 
+// Calls f until `ms` have passed (warm_up's, for a lone call).
+void warm_up(const std::function<void()>& f, double ms) {
+  const auto start = Clock::now();
+  do f();
+  while (std::chrono::duration<double, std::milli>(Clock::now() - start).count() < ms);
+}
+
 void run(vyre::gpu::Backend& backend, const Figure& f, int reps, double warm_ms) {
   warm_up(f, warm_ms);
   Options defaults;
@@ -475,7 +482,8 @@ int main(int argc, char** argv) {
     }
   }
   // scan's shapes side by side: GPU time of a whole inclusive sum of u32
-  // (scan_u32_<W>x<I>), each result checked first.
+  // (scan_u32_<W>x<I>), each result checked first, each shape after half a
+  // second of its own calls (the GPU's clocks up).
   if (only.empty() || only == "scan_shapes") {
     std::vector<uint32_t> want(n);
     uint32_t acc = 0;
@@ -489,6 +497,7 @@ int main(int argc, char** argv) {
       };
       const std::string name = "scan_u32_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
       if (call()->read_as<uint32_t>() != want) fail(name + " gave a wrong prefix");
+      warm_up([&] { (void)call(); }, quick ? 0 : 500);
       if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) {
         emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
         emit(name + "_gpu_gbs", 8.0 * n / gpu->ms / 1e6, "GB/s (N*4 read + N*4 written / GPU time)");
@@ -497,7 +506,8 @@ int main(int argc, char** argv) {
   }
   // sort's passes alone, one digit's (the lowest 4 bits), in fixed shapes:
   // the count pass, the scan of its counts, and the scatter, each the GPU
-  // time of one dispatch (or one scan call) in a Batch of its own.
+  // time of one dispatch (or one scan call) in a Batch of its own, each
+  // after half a second of its own calls.
   if (only.empty() || only == "sort_passes") {
     for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16}, vyre::lib::SortShape{128, 8},
                                              vyre::lib::SortShape{64, 16}}) {
@@ -539,8 +549,10 @@ int main(int argc, char** argv) {
           if ((got[i - 1] & 0xf) > (got[i] & 0xf)) fail(name + "'s scatter left keys out of digit order");
       }
       for (const auto& [pass, call] : {std::pair<std::string, std::function<void()>>{"count", count_call},
-                                       {"scan", scan_call}, {"scatter", scatter_call}})
+                                       {"scan", scan_call}, {"scatter", scatter_call}}) {
+        warm_up(call, quick ? 0 : 500);
         if (const auto gpu = median_gpu_ms(backend, reps, call)) emit(name + "_" + pass + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+      }
     }
   }
   // reduce's first pass alone (reduce_pass, over spans), for what a call

@@ -146,6 +146,24 @@ TEST(LibSort, ShapesAndAGridBeyondOneAxis) {
   EXPECT_EQ(lib::sort(backend(), many, SortOrder::Ascending, lib::SortShape{16, 1}), many_want);
 }
 
+// The scatter's digit table keeps two digits' counters in one word, 16 bits
+// each. The largest spans (128 x 64 at 4 bits, 32 x 64 at 6: 8,192 and
+// 2,048 keys), whose keys all fall in one half or the other, count a whole
+// span in one half: nothing may carry into the other. argsort checks the
+// order of equal keys too.
+TEST(LibSort, SpansOfOneDigitHalfAtTheLargestShapes) {
+  std::vector<uint32_t> keys = random_values<uint32_t>(3 * 8192 + 5, 41);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    // Each digit of the first 16,384 keys in the lower half, of the rest in
+    // the upper half (bit 3 of each 4-bit digit, bit 5 of each 6-bit one).
+    keys[i] = i < 16384 ? keys[i] & 0x55555555u : keys[i] | 0xaaaaaaaau;
+    if (i % 5 == 0 && i >= 5) keys[i] = keys[i - 5];  // equal keys, for stability
+  }
+  for (const lib::SortShape shape : {lib::SortShape{128, 64}, lib::SortShape{32, 64, 6}})
+    EXPECT_EQ(lib::argsort(backend(), keys, SortOrder::Ascending, shape), host_argsort(keys, SortOrder::Ascending))
+        << shape.workgroup << "x" << shape.items << ", " << shape.radix_bits << " bits";
+}
+
 TEST(LibSort, OnePassIsTheReferenceInterpretersResult) {
   const std::vector<float> keys = random_values<float>(3000, 36);
   // Each shape with the form of its scatter pass: both 4-bit forms
