@@ -1,5 +1,6 @@
 #include "vyre/lib/scan.hpp"
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <string>
@@ -132,18 +133,84 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
       .build();
 }
 
+std::atomic<bool> g_direct{false};
+
+// The last pass without the tile: invocation l loads its own I consecutive
+// elements (l*I + k) straight into registers and stores its results
+// straight from them. One warp's load of element k touches as many
+// 32-byte sectors as it has invocations, but its next I - 1 loads find them
+// in the cache; no workgroup memory but the totals' two arrays, and two
+// barriers fewer. The same additions in the same order as the tiled pass.
+CheckedProgram build_direct_scan_pass(const std::string& name, ScalarType type, ReduceOp op, ScanKind kind,
+                                      const ReduceShape& shape) {
+  const uint32_t w = shape.workgroup;
+  const uint32_t items = shape.items;
+  const bool inclusive = kind == ScanKind::Inclusive;
+  const ScalarType acc = accumulator_type(type);
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("run", add(mul(var("g"), u32(w * items)), mul(var("l"), u32(items)))),
+      let("last", sub(len("in"), u32(1))),
+  };
+  for (uint32_t k = 0; k < items; ++k)
+    body.push_back(let(numbered("x", k), detail::widened(type, load("in", min(add(var("run"), u32(k)), var("last"))))));
+  body.push_back(let("acc", identity(acc, op)));
+  for (uint32_t k = 0; k < items; ++k) {
+    const std::string y = numbered("y", k);
+    const Expr x = select(lt(add(var("run"), u32(k)), len("in")), var(numbered("x", k)), identity(acc, op));
+    if (inclusive) {
+      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
+      body.push_back(let(y, var("acc")));
+    } else {
+      body.push_back(let(y, var("acc")));
+      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
+    }
+  }
+  body.push_back(store("sums", var("l"), var("acc")));
+  body.push_back(barrier());
+  uint32_t from = 0;
+  for (uint32_t stride = 1; stride < w; stride *= 2, from ^= w) {
+    const std::string t = concat("s", std::to_string(stride));
+    body.push_back(let(t, load("sums", add(var("l"), u32(from)))));
+    body.push_back(if_(ge(var("l"), u32(stride)),
+                       {assign(t, combine(acc, op, load("sums", add(sub(var("l"), u32(stride)), u32(from))), var(t)))}));
+    body.push_back(store("sums", add(var("l"), u32(from ^ w)), var(t)));
+    body.push_back(barrier());
+  }
+  body.push_back(let("prefix", load("offsets", var("g"))));
+  body.push_back(if_(gt(var("l"), u32(0)),
+                     {assign("prefix", combine(acc, op, var("prefix"), load("sums", add(sub(var("l"), u32(1)), u32(from)))))}));
+  for (uint32_t k = 0; k < items; ++k)
+    body.push_back(if_(lt(add(var("run"), u32(k)), len("out")),
+                       {store("out", add(var("run"), u32(k)), combine(acc, op, var("prefix"), var(numbered("y", k))))}));
+  return ProgramBuilder(name)
+      .workgroup_size(w)
+      .input("in", 0, type)
+      .input("offsets", 1, acc)
+      .output("out", 2, acc)
+      .workgroup_buffer("sums", acc, 2 * w)
+      .body(std::move(body))
+      .build();
+}
+
 const CheckedProgram& checked_scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape) {
   check(type, op, shape);
   const std::string name = "scan_" + std::string(kind == ScanKind::Inclusive ? "inclusive" : "exclusive") + "_" +
                            std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
-                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
-  return detail::memo_program(name, [&] { return build_scan_pass(name, type, op, kind, shape); });
+                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items) +
+                           (g_direct.load() ? "_direct" : "");
+  return detail::memo_program(name, [&] {
+    return g_direct.load() ? build_direct_scan_pass(name, type, op, kind, shape) : build_scan_pass(name, type, op, kind, shape);
+  });
 }
 
 
 }  // namespace
 
 namespace detail {
+
+void set_scan_direct(bool on) { g_direct = on; }
 
 ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
                    ScanKind kind, const ReduceShape& shape)
