@@ -11,7 +11,7 @@
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
 #include "kernels/scan_plan.hpp"
-#include "util/concat.hpp"
+#include "kernels/workgroup_scan.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -53,6 +53,48 @@ std::string numbered(const char* prefix, uint32_t k) {
   return name;
 }
 
+// "l", "g", `start` (the span's first element plus `within`) and x0 ..
+// x(I-1): the elements start + k*step, widened, loaded unrolled at indices
+// clamped into "in" (those past its end are loaded as its last element).
+std::vector<Stmt> load_elements(ScalarType type, const ReduceShape& shape, const std::string& start, const Expr& within,
+                                uint32_t step) {
+  std::vector<Stmt> out = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let(start, add(mul(var("g"), u32(shape.workgroup * shape.items)), within)),
+      let("last", sub(len("in"), u32(1))),
+  };
+  for (uint32_t k = 0; k < shape.items; ++k)
+    out.push_back(let(numbered("x", k), detail::widened(type, load("in", min(add(var(start), u32(k * step)), var("last"))))));
+  return out;
+}
+
+// "acc" and y0 .. y(I-1): the running combination of element(0..I-1), up to
+// and with element k (inclusive) or before it (exclusive); "acc" ends as
+// the invocation's total.
+std::vector<Stmt> scan_in_registers(ScalarType acc, ReduceOp op, ScanKind kind, uint32_t items,
+                                    const std::function<Expr(uint32_t)>& element) {
+  std::vector<Stmt> out = {let("acc", identity(acc, op))};
+  for (uint32_t k = 0; k < items; ++k) {
+    const std::string y = numbered("y", k);
+    if (kind == ScanKind::Inclusive) {
+      out.push_back(assign("acc", combine(acc, op, var("acc"), element(k))));
+      out.push_back(let(y, var("acc")));
+    } else {
+      out.push_back(let(y, var("acc")));
+      out.push_back(assign("acc", combine(acc, op, var("acc"), element(k))));
+    }
+  }
+  return out;
+}
+
+// "prefix": the span's offset, then the totals of the invocations before l.
+std::vector<Stmt> add_prefix(ScalarType acc, ReduceOp op, const detail::TotalsArray& totals) {
+  return {let("prefix", load("offsets", var("g"))),
+          if_(gt(var("l"), u32(0)),
+              {assign("prefix", combine(acc, op, var("prefix"), detail::load_total(totals, sub(var("l"), u32(1)))))})};
+}
+
 // Every loop over an invocation's items is unrolled (I is the shape's), its
 // global loads first and at indices clamped into the input, with no branch
 // between them: so all I loads of an invocation are in flight at once. In a
@@ -62,19 +104,11 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
                                const ReduceShape& shape) {
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
-  const bool inclusive = kind == ScanKind::Inclusive;
   const ScalarType acc = accumulator_type(type);
   // The span is loaded and stored with neighbouring invocations at
   // neighbouring elements (k*W + l); each invocation scans its own I
   // consecutive elements (l*I + k) in workgroup memory in between.
-  std::vector<Stmt> body = {
-      let("l", lid()),
-      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("base", add(mul(var("g"), u32(w * items)), var("l"))),
-      let("last", sub(len("in"), u32(1))),
-  };
-  for (uint32_t k = 0; k < items; ++k)
-    body.push_back(let(numbered("x", k), detail::widened(type, load("in", min(add(var("base"), u32(k * w)), var("last"))))));
+  std::vector<Stmt> body = load_elements(type, shape, "base", var("l"), w);
   for (uint32_t k = 0; k < items; ++k)
     body.push_back(store("tile", at(add(u32(k * w), var("l"))),
                          select(lt(add(var("base"), u32(k * w)), len("in")), var(numbered("x", k)), identity(acc, op))));
@@ -82,40 +116,17 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
   // The invocation's own run, scanned in registers: y_k is the scan up to
   // element k (inclusive) or before it (exclusive).
   body.push_back(let("run", mul(var("l"), u32(items))));
-  body.push_back(let("acc", identity(acc, op)));
-  for (uint32_t k = 0; k < items; ++k) {
-    const std::string y = numbered("y", k);
-    const Expr x = load("tile", at(add(var("run"), u32(k))));
-    if (inclusive) {
-      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
-      body.push_back(let(y, var("acc")));
-    } else {
-      body.push_back(let(y, var("acc")));
-      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
-    }
-  }
-  // An inclusive scan of the invocations' totals, stride 1, 2, ..., W/2,
-  // from one of two arrays to the other in turn (one barrier a step): "sums",
-  // and the tile's first W words, free until the tile is written again.
-  const auto read = [](uint32_t half, Expr at) { return load(half == 0 ? "sums" : "tile", std::move(at)); };
-  const auto write = [](uint32_t half, Expr at, Expr value) {
-    return store(half == 0 ? "sums" : "tile", std::move(at), std::move(value));
-  };
+  for (Stmt& s : scan_in_registers(acc, op, kind, items, [](uint32_t k) { return load("tile", at(add(var("run"), u32(k)))); }))
+    body.push_back(std::move(s));
+  // The invocations' totals scanned, the tile's first W words the spare
+  // array (every invocation has read its run from the tile by the barrier).
   body.push_back(store("sums", var("l"), var("acc")));
   body.push_back(barrier());
-  uint32_t from = 0;
-  for (uint32_t stride = 1; stride < w; stride *= 2, from ^= 1) {
-    const std::string t = concat("s", std::to_string(stride));
-    body.push_back(let(t, read(from, var("l"))));
-    body.push_back(if_(ge(var("l"), u32(stride)), {assign(t, combine(acc, op, read(from, sub(var("l"), u32(stride))), var(t)))}));
-    body.push_back(write(from ^ 1, var("l"), var(t)));
-    body.push_back(barrier());
-  }
-  // The invocation's offset: the span's, then the invocations before it.
-  body.push_back(let("prefix", load("offsets", var("g"))));
-  body.push_back(if_(gt(var("l"), u32(0)), {assign("prefix", combine(acc, op, var("prefix"), read(from, sub(var("l"), u32(1)))))}));
+  const detail::ScannedTotals totals = detail::scan_totals(acc, op, w, {"sums", 0}, {"tile", 0});
+  for (const Stmt& s : totals.steps) body.push_back(s);
+  for (Stmt& s : add_prefix(acc, op, totals.result)) body.push_back(std::move(s));
   // Totals read from the tile are read by all before the tile is written.
-  if (from == 1) body.push_back(barrier());
+  if (totals.result.buffer == "tile") body.push_back(barrier());
   for (uint32_t k = 0; k < items; ++k)
     body.push_back(store("tile", at(add(var("run"), u32(k))), combine(acc, op, var("prefix"), var(numbered("y", k)))));
   body.push_back(barrier());
@@ -145,42 +156,17 @@ CheckedProgram build_direct_scan_pass(const std::string& name, ScalarType type, 
                                       const ReduceShape& shape) {
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
-  const bool inclusive = kind == ScanKind::Inclusive;
   const ScalarType acc = accumulator_type(type);
-  std::vector<Stmt> body = {
-      let("l", lid()),
-      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("run", add(mul(var("g"), u32(w * items)), mul(var("l"), u32(items)))),
-      let("last", sub(len("in"), u32(1))),
-  };
-  for (uint32_t k = 0; k < items; ++k)
-    body.push_back(let(numbered("x", k), detail::widened(type, load("in", min(add(var("run"), u32(k)), var("last"))))));
-  body.push_back(let("acc", identity(acc, op)));
-  for (uint32_t k = 0; k < items; ++k) {
-    const std::string y = numbered("y", k);
-    const Expr x = select(lt(add(var("run"), u32(k)), len("in")), var(numbered("x", k)), identity(acc, op));
-    if (inclusive) {
-      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
-      body.push_back(let(y, var("acc")));
-    } else {
-      body.push_back(let(y, var("acc")));
-      body.push_back(assign("acc", combine(acc, op, var("acc"), x)));
-    }
-  }
+  std::vector<Stmt> body = load_elements(type, shape, "run", mul(var("l"), u32(items)), 1);
+  for (Stmt& s : scan_in_registers(acc, op, kind, items, [&](uint32_t k) {
+         return select(lt(add(var("run"), u32(k)), len("in")), var(numbered("x", k)), identity(acc, op));
+       }))
+    body.push_back(std::move(s));
   body.push_back(store("sums", var("l"), var("acc")));
   body.push_back(barrier());
-  uint32_t from = 0;
-  for (uint32_t stride = 1; stride < w; stride *= 2, from ^= w) {
-    const std::string t = concat("s", std::to_string(stride));
-    body.push_back(let(t, load("sums", add(var("l"), u32(from)))));
-    body.push_back(if_(ge(var("l"), u32(stride)),
-                       {assign(t, combine(acc, op, load("sums", add(sub(var("l"), u32(stride)), u32(from))), var(t)))}));
-    body.push_back(store("sums", add(var("l"), u32(from ^ w)), var(t)));
-    body.push_back(barrier());
-  }
-  body.push_back(let("prefix", load("offsets", var("g"))));
-  body.push_back(if_(gt(var("l"), u32(0)),
-                     {assign("prefix", combine(acc, op, var("prefix"), load("sums", add(sub(var("l"), u32(1)), u32(from)))))}));
+  const detail::ScannedTotals totals = detail::scan_totals(acc, op, w, {"sums", 0}, {"sums", w});
+  for (const Stmt& s : totals.steps) body.push_back(s);
+  for (Stmt& s : add_prefix(acc, op, totals.result)) body.push_back(std::move(s));
   for (uint32_t k = 0; k < items; ++k)
     body.push_back(if_(lt(add(var("run"), u32(k)), len("out")),
                        {store("out", add(var("run"), u32(k)), combine(acc, op, var("prefix"), var(numbered("y", k))))}));

@@ -11,7 +11,7 @@
 #include "kernels/program_memo.hpp"
 #include "kernels/scan_plan.hpp"
 #include "kernels/shape_tuning.hpp"
-#include "util/concat.hpp"
+#include "kernels/workgroup_scan.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -280,18 +280,12 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
                        assign("acc", add(var("acc"), var("x")))}));
   body.push_back(store("sums", var("l"), var("acc")));
   body.push_back(barrier());
-  uint32_t from = 0;
-  for (uint32_t stride = 1; stride < w; stride *= 2, from ^= w) {
-    const std::string t = concat("s", std::to_string(stride));
-    body.push_back(let(t, load("sums", add(var("l"), u32(from)))));
-    body.push_back(if_(ge(var("l"), u32(stride)), {assign(t, add(load("sums", add(sub(var("l"), u32(stride)), u32(from))), var(t)))}));
-    body.push_back(store("sums", add(var("l"), u32(from ^ w)), var(t)));
-    body.push_back(barrier());
-  }
+  const detail::ScannedTotals totals = detail::scan_totals(ScalarType::U32, ReduceOp::Sum, w, {"sums", 0}, {"sums", w});
+  for (const Stmt& s : totals.steps) body.push_back(s);
   // The span's keys of the lower D/2 digits: where the upper digits start.
-  body.push_back(let("low_total", bit_and(load("sums", u32(from + w - 1)), u32(0xffff))));
+  body.push_back(let("low_total", bit_and(detail::load_total(totals.result, u32(w - 1)), u32(0xffff))));
   body.push_back(let("before", u32(0)));
-  body.push_back(if_(gt(var("l"), u32(0)), {assign("before", load("sums", add(sub(var("l"), u32(1)), u32(from))))}));
+  body.push_back(if_(gt(var("l"), u32(0)), {assign("before", detail::load_total(totals.result, sub(var("l"), u32(1))))}));
   body.push_back(loop("j", u32(0), u32(pairs),
                       {let("t", slot(add(mul(var("l"), u32(pairs)), var("j")))),
                        store("table", var("t"), add(load("table", var("t")), var("before")))}));
