@@ -471,7 +471,9 @@ int main(int argc, char** argv) {
                                              vyre::lib::SortShape{64, 8}, vyre::lib::SortShape{32, 32},
                                              vyre::lib::SortShape{32, 16}, vyre::lib::SortShape{64, 16, 5},
                                              vyre::lib::SortShape{64, 32, 5}, vyre::lib::SortShape{32, 32, 5},
-                                             vyre::lib::SortShape{32, 16, 6}, vyre::lib::SortShape{32, 32, 6}}) {
+                                             vyre::lib::SortShape{32, 16, 6}, vyre::lib::SortShape{32, 32, 6},
+                                             vyre::lib::SortShape{128, 16, 8}, vyre::lib::SortShape{64, 32, 8},
+                                             vyre::lib::SortShape{128, 8, 8}, vyre::lib::SortShape{64, 16, 8}}) {
       const auto call = [&] { vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape); };
       std::string name = "sort_u32_";
       name.append(std::to_string(shape.workgroup)).append("x").append(std::to_string(shape.items));
@@ -533,14 +535,17 @@ int main(int argc, char** argv) {
     }
     vyre::lib::detail::set_scan_direct(false);
   }
-  // sort's passes alone, one digit's (the lowest 4 bits), in fixed shapes:
+  // sort's passes alone, one digit's (the lowest 4 or 8 bits), in fixed shapes:
   // the count pass, the scan of its counts, and the scatter, each the GPU
   // time of one dispatch (or one scan call) in a Batch of its own, each
   // after half a second of its own calls.
   if (only.empty() || only == "sort_passes") {
     for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16}, vyre::lib::SortShape{128, 8},
-                                             vyre::lib::SortShape{64, 16}}) {
-      const std::string name = "sort_pass_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+                                             vyre::lib::SortShape{64, 16}, vyre::lib::SortShape{128, 16, 8},
+                                             vyre::lib::SortShape{64, 16, 8}}) {
+      std::string name = "sort_pass_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
+      if (shape.radix_bits != 4) name.append("_r").append(std::to_string(shape.radix_bits));
+      const uint32_t digit_mask = (1u << shape.radix_bits) - 1;
       const uint32_t groups = vyre::lib::detail::groups_for(m, {shape.workgroup, shape.items});
       const vyre::Dim3 grid = vyre::lib::detail::grid_for(groups);
       vyre::gpu::Pipeline count =
@@ -548,7 +553,7 @@ int main(int argc, char** argv) {
       vyre::gpu::Pipeline scatter = backend.compile(
           vyre::lib::sort_scatter_pass(vyre::ScalarType::U32, false, vyre::lib::SortOrder::Ascending, shape));
       vyre::Inputs counted;
-      counted.device("keys", k_buffer).set<uint32_t>("shift", {0}).size("counts", 16 * groups);
+      counted.device("keys", k_buffer).set<uint32_t>("shift", {0}).size("counts", (digit_mask + 1) * groups);
       Buffer counts;
       const auto count_call = [&] {
         vyre::gpu::Batch batch(backend);
@@ -575,7 +580,7 @@ int main(int argc, char** argv) {
       {
         const std::vector<uint32_t> got = out->read_as<uint32_t>();
         for (size_t i = 1; i < m; ++i)
-          if ((got[i - 1] & 0xf) > (got[i] & 0xf)) fail(name + "'s scatter left keys out of digit order");
+          if ((got[i - 1] & digit_mask) > (got[i] & digit_mask)) fail(name + "'s scatter left keys out of digit order");
       }
       for (const auto& [pass, call] : {std::pair<std::string, std::function<void()>>{"count", count_call},
                                        {"scan", scan_call}, {"scatter", scatter_call}}) {

@@ -167,8 +167,8 @@ def test_sort_errors_name_the_python_argument():
         vyre.lib.sort(keys, workgroup=256)
     with pytest.raises(vyre.InputError, match=r"descending must be True or False"):
         vyre.lib.sort(keys, descending=1)
-    with pytest.raises(vyre.InputError, match=r"radix_bits must be 4, 5, 6 or None .*not 8"):
-        vyre.lib.sort(keys, radix_bits=8)
+    with pytest.raises(vyre.InputError, match=r"radix_bits must be 4, 5, 6, 8 or None .*not 7"):
+        vyre.lib.sort(keys, radix_bits=7)
     with pytest.raises(vyre.InputError, match=r"radix_bits must be .*not 4.0"):
         vyre.lib.sort(keys, radix_bits=4.0)
     with pytest.raises(vyre.InputError, match=r"at 6 bits the workgroup is at most 32"):
@@ -185,6 +185,15 @@ def test_sort_with_wider_digits():
     np.testing.assert_array_equal(got[0], keys[order])
     np.testing.assert_array_equal(got[1], order.astype(np.uint32))
     assert report[0]["shape"] == "workgroup=32 items=16 radix_bits=6"
+    # 8-bit digits: four passes; pairs where a workgroup's keys and values fit its memory.
+    got = vyre.lib.sort(keys, np.arange(keys.size, dtype=np.uint32), workgroup=64, items=16, radix_bits=8)
+    np.testing.assert_array_equal(got[0], keys[order])
+    np.testing.assert_array_equal(got[1], order.astype(np.uint32))
+    np.testing.assert_array_equal(vyre.lib.sort(keys, workgroup=128, items=16, radix_bits=8), keys[order])
+    with pytest.raises(vyre.InputError, match=r"at most 1,024 keys a workgroup"):
+        vyre.lib.sort(keys, np.arange(keys.size, dtype=np.uint32), workgroup=128, items=16, radix_bits=8)
+    with pytest.raises(vyre.InputError, match=r"8-bit digits take 32-bit keys and values .*not u16"):
+        vyre.lib.sort(keys.astype(np.uint16), radix_bits=8)
 
 
 @pytest.mark.parametrize("dtype", [np.uint32, np.int32])

@@ -173,14 +173,16 @@ def sort(keys: Any, values: Optional[Any] = None, *, descending: bool = False, b
     vyre.lib takes (float16 and float64 where the device has them). Ascending is numpy.sort's order with NaN last (of either
     sign, their bits kept) and -0.0 before +0.0; descending=True is the reverse order, NaN
     first, equal keys still in their input order (stable both ways). NumPy in: NumPy out;
-    DeviceArrays in: DeviceArrays out. ``radix_bits`` (4, 5 or 6; 4 unless tuning chose another) is
-    the bits each pass sorts by; wider digits make fewer passes and allow smaller workgroups (at
-    most 64 at 5 bits, 32 at 6).
+    DeviceArrays in: DeviceArrays out. ``radix_bits`` (4, 5, 6 or 8; the device's default unless
+    tuning chose another) is the bits each pass sorts by; wider digits make fewer passes and allow
+    smaller workgroups (at most 64 at 5 bits, 32 at 6). 8 bits take 32-bit keys and values only,
+    and a workgroup's keys (workgroup * items) must be at most 2,048, or 1,024 with values.
     """
     _check_shape(workgroup, items, "vyre.lib.sort", smallest=16, largest=128)
     if radix_bits is not None and (isinstance(radix_bits, bool) or not isinstance(radix_bits, int)
-                                   or radix_bits not in (4, 5, 6)):
-        raise InputError(f"vyre.lib.sort: radix_bits must be 4, 5, 6 or None (chosen for the device), not {radix_bits!r}")
+                                   or radix_bits not in (4, 5, 6, 8)):
+        raise InputError(f"vyre.lib.sort: radix_bits must be 4, 5, 6, 8 or None (chosen for the device), "
+                         f"not {radix_bits!r}")
     _check_tuning(tune, retune, report, "vyre.lib.sort")
     if not isinstance(descending, bool):
         raise InputError(f"vyre.lib.sort: descending must be True or False, not {descending!r}")

@@ -50,7 +50,22 @@ constexpr uint64_t kWorkgroupWords = 16384 / 4;
 Expr slot(const Expr& t) { return add(t, shr(t, u32(4))); }
 uint64_t table_size(uint32_t w, uint32_t digits) { return uint64_t{digits} * w + uint64_t{digits} * w / 16; }
 
-void check(ScalarType key_type, const SortShape& shape) {
+bool is_word_type(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32 || t == ScalarType::F32; }
+
+// The 8-bit passes' span, ordered in workgroup memory with one word of
+// padding after every 32, so that invocation l's run of I consecutive
+// places (l*I + k) falls on 32 different banks.
+Expr padded(const Expr& p) { return add(p, shr(p, u32(5))); }
+uint64_t padded_size(uint64_t span) { return span + span / 32; }
+
+// Workgroup memory of the 8-bit scatter: a 4-bit digit table, "sums",
+// "starts" (256) and the span (with its values).
+uint64_t two_step_words(const SortShape& shape, bool with_values) {
+  const uint64_t span = uint64_t{shape.workgroup} * shape.items;
+  return table_size(shape.workgroup, 8) + 2 * uint64_t{shape.workgroup} + 256 + padded_size(span) * (with_values ? 2 : 1);
+}
+
+void check(ScalarType key_type, const SortShape& shape, std::optional<ScalarType> value_type = std::nullopt) {
   if (!is_key_type(key_type))
     throw Error(ErrorKind::invalid_input, "sort takes u32, i32, f32, f16, u8, i8, u16 or i16 keys, not " +
                                               std::string(vyre::to_string(key_type)));
@@ -60,8 +75,25 @@ void check(ScalarType key_type, const SortShape& shape) {
                                               std::to_string(shape.workgroup));
   if (shape.items == 0 || shape.items > 64)
     throw Error(ErrorKind::invalid_input, "sort: items is 1 to 64, not " + std::to_string(shape.items));
-  if (shape.radix_bits < 4 || shape.radix_bits > 6)
-    throw Error(ErrorKind::invalid_input, "sort: radix_bits is 4, 5 or 6, not " + std::to_string(shape.radix_bits));
+  if ((shape.radix_bits < 4 || shape.radix_bits > 6) && shape.radix_bits != 8)
+    throw Error(ErrorKind::invalid_input, "sort: radix_bits is 4, 5, 6 or 8, not " + std::to_string(shape.radix_bits));
+  if (shape.radix_bits == 8) {
+    // The span is sorted whole in workgroup memory (build_two_step_scatter).
+    if (!is_word_type(key_type) || (value_type && !is_word_type(*value_type)))
+      throw Error(ErrorKind::invalid_input, "sort: 8-bit digits take 32-bit keys and values (u32, i32, f32), not " +
+                                                std::string(vyre::to_string(value_type && is_word_type(key_type)
+                                                                                ? *value_type
+                                                                                : key_type)) +
+                                                "; narrower ones take 4 to 6");
+    const uint64_t words = two_step_words(shape, value_type.has_value());
+    if (words > kWorkgroupWords)
+      throw Error(ErrorKind::invalid_input,
+                  "sort: with 8-bit digits a workgroup's span of " + std::to_string(shape.workgroup) + " x " +
+                      std::to_string(shape.items) + (value_type ? " keys and values" : " keys") +
+                      " must fit 16 KiB of workgroup memory beside its tables, and needs " + std::to_string(words * 4) +
+                      " bytes: at most " + (value_type ? "1,024" : "2,048") + " keys a workgroup");
+    return;
+  }
   if (table_size(shape.workgroup, digits_of(shape)) > kWorkgroupWords)
     throw Error(ErrorKind::invalid_input,
                 "sort: a workgroup of " + std::to_string(shape.workgroup) + " with " +
@@ -113,8 +145,12 @@ Expr ordered_bits(ScalarType key_type, SortOrder order, Expr key) {
   return order == SortOrder::Descending ? bit_not(std::move(bits)) : bits;
 }
 
-Expr digit_of(ScalarType key_type, SortOrder order, uint32_t digits, Expr key) {
-  return bit_and(shr(ordered_bits(key_type, order, std::move(key)), load("shift", u32(0))), u32(digits - 1));
+// The digit of `bits` bits at bit `shift + above` of the key's ordered bits
+// (shifted twice: shift + above may reach 32, past which WGSL's shift wraps).
+Expr digit_of(ScalarType key_type, SortOrder order, uint32_t bits, Expr key, uint32_t above = 0) {
+  Expr shifted = shr(ordered_bits(key_type, order, std::move(key)), load("shift", u32(0)));
+  if (above != 0) shifted = shr(std::move(shifted), u32(above));
+  return bit_and(std::move(shifted), u32((1u << bits) - 1));
 }
 
 // table[d*W + l]: invocation l's count of digit d.
@@ -150,13 +186,13 @@ std::string numbered(const char* prefix, uint32_t k) {
 // (no branch between the loads, so all I are in flight at once; the caller
 // ignores those past the end). In a loop, each load waited for the one
 // before it.
-std::vector<Stmt> load_keys(ScalarType key_type, SortOrder order, uint32_t digits, uint32_t items, const Expr& from,
+std::vector<Stmt> load_keys(ScalarType key_type, SortOrder order, uint32_t bits, uint32_t items, const Expr& from,
                             uint32_t step) {
   std::vector<Stmt> out = {let("last", sub(len("keys"), u32(1)))};
   for (uint32_t k = 0; k < items; ++k)
     out.push_back(let(numbered("key", k), load("keys", min(add(from, u32(k * step)), var("last")))));
   for (uint32_t k = 0; k < items; ++k)
-    out.push_back(let(numbered("digit", k), digit_of(key_type, order, digits, var(numbered("key", k)))));
+    out.push_back(let(numbered("digit", k), digit_of(key_type, order, bits, var(numbered("key", k)))));
   return out;
 }
 
@@ -193,7 +229,8 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
   else
     body.push_back(if_(lt(var("l"), u32(counters)), {store("hist", var("l"), u32(0))}));
   // Neighbouring invocations read neighbouring keys (k*W + l).
-  for (Stmt& s : load_keys(key_type, order, digits, shape.items, add(var("base"), var("l")), w)) body.push_back(std::move(s));
+  for (Stmt& s : load_keys(key_type, order, shape.radix_bits, shape.items, add(var("base"), var("l")), w))
+    body.push_back(std::move(s));
   body.push_back(barrier());
   for (uint32_t k = 0; k < shape.items; ++k)
     body.push_back(if_(lt(add(var("base"), add(var("l"), u32(k * w))), len("keys")),
@@ -215,20 +252,110 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
       .build();
 }
 
-bool is_word_type(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32 || t == ScalarType::F32; }
-
 // Whether the scatter pass orders its span in workgroup memory before it
 // writes (see build_scatter): 32-bit keys and values, and room for the span
 // beside a digit table of one word a digit (the rule the shapes were
 // measured with; the table now takes half that, so the span always fits).
+// The 8-bit passes always do.
 bool orders_locally(ScalarType key_type, std::optional<ScalarType> value_type, const SortShape& shape) {
   if (!is_word_type(key_type) || (value_type && !is_word_type(*value_type))) return false;
+  if (shape.radix_bits == 8) return true;
   const uint64_t span = uint64_t{shape.workgroup} * shape.items;
   const uint32_t digits = digits_of(shape);
   const uint64_t words = table_size(shape.workgroup, digits) + shape.workgroup + digits + span * (value_type ? 2 : 1);
   return words <= kWorkgroupWords;
 }
 
+// A stable ranking of the invocation's `items` consecutive keys in the span
+// by their digits `digit<k>` (`bits` bits each), with the digit table. The
+// table holds two digits' counters a word, 16 bits each: digit d's at pair
+// d mod D/2, in the low half for the lower D/2 digits and the high half for
+// the others. A span has at most 8,192 keys, so no count or sum of counts
+// below reaches the high half. Half the words of one counter a digit: half
+// the zeroing, the scan's loads and stores.
+//
+// The statements count the digits, then scan the whole table in pair-major
+// order: invocation l scans words [Pl, Pl + P) in turn (P pairs), the
+// invocations' totals are scanned in log2 W steps (from one half of "sums"
+// to the other in turn, one barrier a step), and each adds the total before
+// it. Then either half of table[p*W + l] counts the span's keys of its
+// half's lower digits, and those of its digit held by invocations before
+// l; `place` then gives each key its place. Every name the statements
+// declare starts with `names`, so that a program can rank twice.
+class SpanRanking {
+ public:
+  SpanRanking(std::string names, std::string digit, uint32_t w, uint32_t items, uint32_t bits)
+      : n_(std::move(names)), digit_(std::move(digit)), w_(w), items_(items), pairs_((1u << bits) / 2), high_bit_(bits - 1) {}
+
+  // Appends the counting and the scan to `body`; `inside(k)` says whether
+  // key k is one of the span's.
+  void count_and_scan(std::vector<Stmt>& body, const std::function<Expr(uint32_t)>& inside) const {
+    for (Stmt& s : zero_table(w_, pairs_)) body.push_back(std::move(s));
+    for (uint32_t k = 0; k < items_; ++k) {
+      const Expr d = digit(k);
+      body.push_back(let(name("c", k), cell(bit_and(d, u32(pairs_ - 1)), w_)));  // its counter's word
+      body.push_back(let(name("h", k), mul(shr(d, u32(high_bit_)), u32(16))));   // and half: 0 or 16
+    }
+    for (uint32_t k = 0; k < items_; ++k) {
+      const Expr c = var(name("c", k));
+      body.push_back(if_(inside(k), {store("table", c, add(load("table", c), shl(u32(1), var(name("h", k)))))}));
+    }
+    body.push_back(barrier());
+    const std::string acc = n_ + "acc";
+    body.push_back(let(acc, u32(0)));
+    body.push_back(loop("j", u32(0), u32(pairs_),
+                        {let("t", slot(add(mul(var("l"), u32(pairs_)), var("j")))),
+                         let("x", load("table", var("t"))),
+                         store("table", var("t"), var(acc)),
+                         assign(acc, add(var(acc), var("x")))}));
+    body.push_back(store("sums", var("l"), var(acc)));
+    body.push_back(barrier());
+    const detail::ScannedTotals totals =
+        detail::scan_totals(ScalarType::U32, ReduceOp::Sum, w_, {"sums", 0}, {"sums", w_}, n_);
+    for (const Stmt& s : totals.steps) body.push_back(s);
+    // The span's keys of the lower D/2 digits: where the upper digits start.
+    body.push_back(let(n_ + "low_total", bit_and(detail::load_total(totals.result, u32(w_ - 1)), u32(0xffff))));
+    const std::string before = n_ + "before";
+    body.push_back(let(before, u32(0)));
+    body.push_back(if_(gt(var("l"), u32(0)), {assign(before, detail::load_total(totals.result, sub(var("l"), u32(1))))}));
+    body.push_back(loop("j", u32(0), u32(pairs_),
+                        {let("t", slot(add(mul(var("l"), u32(pairs_)), var("j")))),
+                         store("table", var("t"), add(load("table", var("t")), var(before)))}));
+    body.push_back(barrier());
+  }
+
+  // A place in the span from a counter's word v: its half, and the lower
+  // digits' keys where digit d is an upper one.
+  Expr place_in_span(const Expr& v, const Expr& half, const Expr& d) const {
+    return add(bit_and(shr(v, half), u32(0xffff)), mul(shr(d, u32(high_bit_)), var(n_ + "low_total")));
+  }
+
+  // Where digit d's keys start in the span (before any `place`).
+  Expr start_of(const Expr& d) const {
+    return place_in_span(load("table", slot(mul(bit_and(d, u32(pairs_ - 1)), u32(w_)))), mul(shr(d, u32(high_bit_)), u32(16)),
+                         d);
+  }
+
+  // Key k's place, declared as `place<k>`, and its counter counted on; in
+  // k's order, so that equal digits keep the keys' order.
+  std::vector<Stmt> place(uint32_t k) const {
+    const Expr c = var(name("c", k)), h = var(name("h", k));
+    return {let(name("v", k), load("table", c)),
+            let(name("place", k), place_in_span(var(name("v", k)), h, digit(k))),
+            store("table", c, add(var(name("v", k)), shl(u32(1), h)))};
+  }
+  Expr place_of(uint32_t k) const { return var(name("place", k)); }
+  Expr digit(uint32_t k) const { return var(numbered(digit_.c_str(), k)); }
+
+ private:
+  std::string name(const char* what, uint32_t k) const { return numbered((n_ + what).c_str(), k); }
+
+  std::string n_, digit_;
+  uint32_t w_, items_, pairs_, high_bit_;
+};
+
+// The 4- to 6-bit scatter: one ranking, then each key straight to its place
+// or, where the span fits, through workgroup memory in digit order.
 CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
                              SortOrder order, const SortShape& shape) {
   const bool with_values = value_type.has_value();
@@ -245,76 +372,26 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
       let("base", mul(var("g"), u32(w * items))),
       let("first", add(var("base"), mul(var("l"), u32(items)))),
   };
-  // The digit table holds two digits' counters a word, 16 bits each: digit
-  // d's at pair d mod D/2, in the low half for the lower D/2 digits and the
-  // high half for the others. A span has at most 8,192 keys, so no count
-  // or sum of counts below reaches the high half. Half the words of one
-  // counter a digit: half the zeroing, the scan's loads and stores.
-  const uint32_t pairs = digits / 2;
-  const uint32_t high_bit = shape.radix_bits - 1;
-  for (Stmt& s : zero_table(w, pairs)) body.push_back(std::move(s));
   // The invocation's keys stay in registers from here to their stores.
-  for (Stmt& s : load_keys(key_type, order, digits, items, var("first"), 1)) body.push_back(std::move(s));
+  for (Stmt& s : load_keys(key_type, order, shape.radix_bits, items, var("first"), 1)) body.push_back(std::move(s));
   const auto inside = [](uint32_t k) { return lt(add(var("first"), u32(k)), len("keys")); };
-  for (uint32_t k = 0; k < items; ++k) {
-    const Expr d = var(numbered("digit", k));
-    body.push_back(let(numbered("c", k), cell(bit_and(d, u32(pairs - 1)), w)));     // its counter's word
-    body.push_back(let(numbered("h", k), mul(shr(d, u32(high_bit)), u32(16))));     // and half: 0 or 16
-  }
-  for (uint32_t k = 0; k < items; ++k) {
-    const Expr c = var(numbered("c", k));
-    body.push_back(if_(inside(k), {store("table", c, add(load("table", c), shl(u32(1), var(numbered("h", k)))))}));
-  }
-  body.push_back(barrier());
-  // An exclusive scan of the whole table in pair-major order: invocation l
-  // scans words [Pl, Pl + P) in turn (P pairs), the invocations' totals are
-  // scanned in log2 W steps (from one half of "sums" to the other in turn,
-  // one barrier a step), and each adds the total before it. Then either
-  // half of table[p*W + l] counts the span's keys of its half's lower
-  // digits, and those of its digit held by invocations before l.
-  body.push_back(let("acc", u32(0)));
-  body.push_back(loop("j", u32(0), u32(pairs),
-                      {let("t", slot(add(mul(var("l"), u32(pairs)), var("j")))),
-                       let("x", load("table", var("t"))),
-                       store("table", var("t"), var("acc")),
-                       assign("acc", add(var("acc"), var("x")))}));
-  body.push_back(store("sums", var("l"), var("acc")));
-  body.push_back(barrier());
-  const detail::ScannedTotals totals = detail::scan_totals(ScalarType::U32, ReduceOp::Sum, w, {"sums", 0}, {"sums", w});
-  for (const Stmt& s : totals.steps) body.push_back(s);
-  // The span's keys of the lower D/2 digits: where the upper digits start.
-  body.push_back(let("low_total", bit_and(detail::load_total(totals.result, u32(w - 1)), u32(0xffff))));
-  body.push_back(let("before", u32(0)));
-  body.push_back(if_(gt(var("l"), u32(0)), {assign("before", detail::load_total(totals.result, sub(var("l"), u32(1))))}));
-  body.push_back(loop("j", u32(0), u32(pairs),
-                      {let("t", slot(add(mul(var("l"), u32(pairs)), var("j")))),
-                       store("table", var("t"), add(load("table", var("t")), var("before")))}));
-  body.push_back(barrier());
-  // A key's place in the span from its counter's word v: its half, and the
-  // lower digits' keys where its digit is an upper one.
-  const auto place_in_span = [&](const Expr& v, const Expr& half, const Expr& d) {
-    return add(bit_and(shr(v, half), u32(0xffff)), mul(shr(d, u32(high_bit)), var("low_total")));
-  };
+  const SpanRanking ranking("", "digit", w, items, shape.radix_bits);
+  ranking.count_and_scan(body, inside);
   // Where each digit's keys start in the span, kept before the table's
   // cells become running counts.
-  body.push_back(for_each_digit(w, digits, std::nullopt, [&](const Expr& d) -> std::vector<Stmt> {
-    return {store("starts", d,
-                  place_in_span(load("table", slot(mul(bit_and(d, u32(pairs - 1)), u32(w)))),
-                                mul(shr(d, u32(high_bit)), u32(16)), d))};
-  }));
+  body.push_back(for_each_digit(w, digits, std::nullopt,
+                                [&](const Expr& d) -> std::vector<Stmt> { return {store("starts", d, ranking.start_of(d))}; }));
   body.push_back(barrier());
   if (!local) {
     // Each key straight to its place: neighbouring invocations write to
     // places far apart (one run of each digit per invocation).
     for (uint32_t k = 0; k < items; ++k) {
-      const Expr d = var(numbered("digit", k)), c = var(numbered("c", k)), h = var(numbered("h", k));
-      const std::string v = numbered("v", k), at = numbered("at", k);
-      std::vector<Stmt> place = {
-          let(v, load("table", c)),
-          let(at, add(load("offsets", add(mul(d, var("groups")), var("g"))), sub(place_in_span(var(v), h, d), load("starts", d)))),
-          store("table", c, add(var(v), shl(u32(1), h))),
-          store("keys_out", var(at), var(numbered("key", k))),
-      };
+      const Expr d = ranking.digit(k);
+      std::vector<Stmt> place = ranking.place(k);
+      const std::string at = numbered("at", k);
+      place.push_back(
+          let(at, add(load("offsets", add(mul(d, var("groups")), var("g"))), sub(ranking.place_of(k), load("starts", d)))));
+      place.push_back(store("keys_out", var(at), var(numbered("key", k))));
       if (with_values) place.push_back(store("values_out", var(at), load("values", add(var("first"), u32(k)))));
       body.push_back(if_(inside(k), std::move(place)));
     }
@@ -325,21 +402,16 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
     // one run of the output, written whole, where the keys straight to
     // their places make one run per invocation and digit.
     for (uint32_t k = 0; k < items; ++k) {
-      const Expr d = var(numbered("digit", k)), c = var(numbered("c", k)), h = var(numbered("h", k));
-      const std::string v = numbered("v", k), p = numbered("p", k);
-      std::vector<Stmt> place = {
-          let(v, load("table", c)),
-          let(p, place_in_span(var(v), h, d)),
-          store("table", c, add(var(v), shl(u32(1), h))),
-          store("ordered_keys", var(p), var(numbered("key", k))),
-      };
-      if (with_values) place.push_back(store("ordered_values", var(p), load("values", add(var("first"), u32(k)))));
+      std::vector<Stmt> place = ranking.place(k);
+      place.push_back(store("ordered_keys", ranking.place_of(k), var(numbered("key", k))));
+      if (with_values)
+        place.push_back(store("ordered_values", ranking.place_of(k), load("values", add(var("first"), u32(k)))));
       body.push_back(if_(inside(k), std::move(place)));
     }
     body.push_back(barrier());
     std::vector<Stmt> write = {
         let("key", load("ordered_keys", var("t"))),
-        let("d", digit_of(key_type, order, digits, var("key"))),
+        let("d", digit_of(key_type, order, shape.radix_bits, var("key"))),
         let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))), sub(var("t"), load("starts", var("d"))))),
         store("keys_out", var("at"), var("key")),
     };
@@ -365,6 +437,102 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   return builder.body(std::move(body)).build();
 }
 
+// The 8-bit scatter: the span sorted by its 8-bit digit in workgroup memory
+// in two stable 4-bit rankings (the low half of the digit, then, from the
+// places the first gave, the high half), then written out in digit order
+// as the 4-bit local form does. Half the passes over the keys of the 4-bit
+// digits, for twice the ranking within the workgroup.
+CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
+                                      SortOrder order, const SortShape& shape) {
+  const bool with_values = value_type.has_value();
+  const uint32_t w = shape.workgroup;
+  const uint32_t items = shape.items;
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("groups", div(len("offsets"), u32(256))),
+      let("base", mul(var("g"), u32(w * items))),
+      let("first", add(var("base"), mul(var("l"), u32(items)))),
+  };
+  // Key k of either ranking is the invocation's k-th of its run of `items`
+  // consecutive places; one of the span's where first + k is a key's index.
+  const auto inside = [](uint32_t k) { return lt(add(var("first"), u32(k)), len("keys")); };
+  const auto run_place = [&](uint32_t k) { return padded(add(mul(var("l"), u32(items)), u32(k))); };
+  // The first ranking, by the digit's low 4 bits, of the keys as loaded.
+  for (Stmt& s : load_keys(key_type, order, 4, items, var("first"), 1)) body.push_back(std::move(s));
+  if (with_values)
+    for (uint32_t k = 0; k < items; ++k)
+      body.push_back(let(numbered("value", k), load("values", min(add(var("first"), u32(k)), var("last")))));
+  const SpanRanking low("low_", "digit", w, items, 4);
+  low.count_and_scan(body, inside);
+  for (uint32_t k = 0; k < items; ++k) {
+    std::vector<Stmt> place = low.place(k);
+    place.push_back(store("ordered_keys", padded(low.place_of(k)), var(numbered("key", k))));
+    if (with_values) place.push_back(store("ordered_values", padded(low.place_of(k)), var(numbered("value", k))));
+    body.push_back(if_(inside(k), std::move(place)));
+  }
+  body.push_back(barrier());
+  // The second, by the high 4 bits, of the keys in the first's order: each
+  // invocation again takes a run of consecutive places, so the ranking
+  // keeps the first's order among equal high bits.
+  for (uint32_t k = 0; k < items; ++k) {
+    body.push_back(let(numbered("hkey", k), load("ordered_keys", run_place(k))));
+    body.push_back(let(numbered("hdigit", k), digit_of(key_type, order, 4, var(numbered("hkey", k)), 4)));
+    if (with_values) body.push_back(let(numbered("hvalue", k), load("ordered_values", run_place(k))));
+  }
+  const SpanRanking high("high_", "hdigit", w, items, 4);
+  high.count_and_scan(body, inside);  // its barriers: every load above is done before the stores below
+  for (uint32_t k = 0; k < items; ++k) {
+    std::vector<Stmt> place = high.place(k);
+    place.push_back(store("ordered_keys", padded(high.place_of(k)), var(numbered("hkey", k))));
+    if (with_values) place.push_back(store("ordered_values", padded(high.place_of(k)), var(numbered("hvalue", k))));
+    body.push_back(if_(inside(k), std::move(place)));
+  }
+  body.push_back(barrier());
+  // The span is in digit order. Where each digit starts: at a place whose
+  // key's digit differs from the one before it (digits the span lacks are
+  // never looked up).
+  const auto in_span = [](const Expr& t) { return lt(add(var("base"), t), len("keys")); };
+  for (uint32_t k = 0; k < items; ++k) {
+    const std::string t = numbered("t", k), key = numbered("okey", k), d = numbered("odigit", k);
+    body.push_back(let(t, add(u32(k * w), var("l"))));
+    body.push_back(let(key, load("ordered_keys", padded(var(t)))));
+    body.push_back(let(d, digit_of(key_type, order, 8, var(key))));
+    // (Invocation 0's first place compares with itself, and starts anyway.)
+    const Expr before = k == 0 ? sub(max(var(t), u32(1)), u32(1)) : sub(var(t), u32(1));
+    Expr starts_here = ne(var(d), digit_of(key_type, order, 8, load("ordered_keys", padded(before))));
+    if (k == 0) starts_here = lor(eq(var("l"), u32(0)), std::move(starts_here));
+    body.push_back(if_(land(in_span(var(t)), std::move(starts_here)), {store("starts", var(d), var(t))}));
+  }
+  body.push_back(barrier());
+  for (uint32_t k = 0; k < items; ++k) {
+    const Expr t = var(numbered("t", k)), d = var(numbered("odigit", k));
+    const std::string at = numbered("at", k);
+    std::vector<Stmt> write = {
+        let(at, add(load("offsets", add(mul(d, var("groups")), var("g"))), sub(t, load("starts", d)))),
+        store("keys_out", var(at), var(numbered("okey", k))),
+    };
+    if (with_values) write.push_back(store("values_out", var(at), load("ordered_values", padded(t))));
+    body.push_back(if_(in_span(t), std::move(write)));
+  }
+  const uint32_t span = w * items;
+  ProgramBuilder builder(name);
+  builder.workgroup_size(w)
+      .input("keys", 0, key_type)
+      .input("shift", 1, ScalarType::U32)
+      .input("offsets", 2, ScalarType::U32)
+      .output("keys_out", 3, key_type)
+      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_size(w, 8)))
+      .workgroup_buffer("sums", ScalarType::U32, 2 * w)
+      .workgroup_buffer("starts", ScalarType::U32, 256)
+      .workgroup_buffer("ordered_keys", key_type, static_cast<uint32_t>(padded_size(span)));
+  if (with_values) {
+    builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
+    builder.workgroup_buffer("ordered_values", *value_type, static_cast<uint32_t>(padded_size(span)));
+  }
+  return builder.body(std::move(body)).build();
+}
+
 const CheckedProgram& checked_count(ScalarType key_type, SortOrder order, const SortShape& shape) {
   check(key_type, shape);
   const std::string name = "sort_count_" + suffix(key_type, order, shape);
@@ -373,11 +541,14 @@ const CheckedProgram& checked_count(ScalarType key_type, SortOrder order, const 
 
 const CheckedProgram& checked_scatter(ScalarType key_type, std::optional<ScalarType> value_type, SortOrder order,
                                       const SortShape& shape) {
-  check(key_type, shape);
+  check(key_type, shape, value_type);
   const std::string name =
       (value_type ? "sort_scatter_pairs_" + std::string(vyre::to_string(*value_type)) + "_" : std::string("sort_scatter_")) +
       suffix(key_type, order, shape);
-  return detail::memo_program(name, [&] { return build_scatter(name, key_type, value_type, order, shape); });
+  return detail::memo_program(name, [&] {
+    return shape.radix_bits == 8 ? build_two_step_scatter(name, key_type, value_type, order, shape)
+                                 : build_scatter(name, key_type, value_type, order, shape);
+  });
 }
 
 }  // namespace
@@ -475,6 +646,12 @@ detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType key_type
   for (const SortShape wide : {SortShape{64, 16, 5}, SortShape{64, 32, 5}, SortShape{32, 32, 5}, SortShape{32, 16, 6},
                                SortShape{32, 32, 6}})
     family.candidates.push_back(sort_values_of(wide));
+  // 8-bit digits (4 passes of 32-bit keys), where the span fits beside its
+  // values.
+  if (is_word_type(key_type) && (!values || is_word_type(values->type())))
+    for (const SortShape wide : {SortShape{128, 16, 8}, SortShape{64, 32, 8}, SortShape{128, 8, 8}, SortShape{64, 16, 8},
+                                 SortShape{64, 8, 8}})
+      if (two_step_words(wide, values != nullptr) <= kWorkgroupWords) family.candidates.push_back(sort_values_of(wide));
   return family;
 }
 
@@ -484,7 +661,7 @@ SortedBuffers sort(gpu::Backend& backend, const std::shared_ptr<gpu::DeviceBuffe
                    const std::shared_ptr<gpu::DeviceBuffer>& values, SortOrder order,
                    const std::optional<SortShape>& shape, const Options& options) {
   check_buffers(keys, values);
-  if (shape) check(keys->type(), *shape);
+  if (shape) check(keys->type(), *shape, values ? std::optional(values->type()) : std::nullopt);
   if (keys->elements() == 0) return {keys, values};
   const SortShape chosen = detail::choose<SortShape>(
       backend, shape, family_of(backend, keys->type(), values, order, keys->elements()), options,

@@ -29,7 +29,9 @@ struct ScannedTotals {
 // The steps, for invocation "l" (a variable the caller declares): they read
 // each invocation's total from `from` (stored, and a barrier passed, before
 // them) and end with a barrier. `spare` may be any W elements no invocation
-// reads or writes until the steps end.
-ScannedTotals scan_totals(ScalarType type, ReduceOp op, uint32_t w, const TotalsArray& from, const TotalsArray& spare);
+// reads or writes until the steps end. The steps' variables are named
+// `names` + "s1", "s2", ...: a program that scans twice names them apart.
+ScannedTotals scan_totals(ScalarType type, ReduceOp op, uint32_t w, const TotalsArray& from, const TotalsArray& spare,
+                          const std::string& names = "");
 
 }  // namespace vyre::lib::detail

@@ -79,14 +79,16 @@ void reduce_and_scan_cases(std::vector<LibPassCase>& out) {
 // A radix pass of each key type: the count pass, then the scatter pass with
 // the exclusive scan of those counts (from the reference), so that every key
 // lands in place. At 4-bit digits every key type; at 6 bits (64 digits over
-// 16 invocations, four each) u32 and f32 keys.
+// 16 invocations, four each) u32 and f32 keys; at 8 bits (two 4-bit
+// rankings in workgroup memory) the 32-bit key types.
 void sort_cases(std::vector<LibPassCase>& out) {
   const std::vector<uint32_t> words = random_words(kElements, 5);
   std::vector<float> floats = random_floats(kElements, 6);
   floats[7] = NAN, floats[8] = -0.0f, floats[9] = INFINITY;
   const std::vector<std::pair<lib::SortShape, std::vector<ScalarType>>> shapes = {
       {{32, 4}, {ScalarType::U32, ScalarType::I32, ScalarType::F32, ScalarType::U8, ScalarType::I16}},
-      {{16, 4, 6}, {ScalarType::U32, ScalarType::F32}}};
+      {{16, 4, 6}, {ScalarType::U32, ScalarType::F32}},
+      {{32, 4, 8}, {ScalarType::U32, ScalarType::I32, ScalarType::F32}}};
   for (const auto& [shape, types] : shapes) {
     const uint32_t g = groups(kElements, shape.workgroup * shape.items);
     const Dim3 grid{g, 1, 1};

@@ -209,8 +209,8 @@ void add_primitive(CLI::App* lib, Action& action, const std::string& name, const
   } else if (name == "sort") {
     cmd->add_flag("--descending", o->descending, "Largest first, NaN first (default: smallest first, NaN last)");
     cmd->add_option("--shape", o->shape,
-                    "WORKGROUP,ITEMS[,RADIX_BITS]: invocations per workgroup, keys each, and bits a pass (4, 5 or "
-                    "6; default 4) (default: chosen for the device)");
+                    "WORKGROUP,ITEMS[,RADIX_BITS]: invocations per workgroup, keys each, and bits a pass (4, 5, "
+                    "6 or 8; default 4) (default: chosen for the device)");
   } else {
     cmd->add_option("--op", o->op, "sum (default), min, max, and, or, xor (the last three for integers)");
     cmd->add_option("--shape", o->shape, "WORKGROUP,ITEMS: invocations per workgroup and elements each (default: chosen for the device)");
