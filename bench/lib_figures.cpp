@@ -460,12 +460,38 @@ int main(int argc, char** argv) {
   }
   for (const Figure& f : figures)
     if (only.empty() || f.name.rfind(only, 0) == 0) run(backend, f, reps, quick ? 0 : 500);
-  // sort's two scatter passes side by side, in fixed shapes: keys straight
-  // to their places ({128, 16} and {64, 32, 5}, whose spans do not fit
-  // workgroup memory beside the digit table) and the span ordered in
-  // workgroup memory first (the others).
+  // sort's shapes side by side (sort_u32_<W>x<I>[_r<R>]): keys straight to
+  // their places ({128, 16} and {64, 32, 5}, whose spans do not fit
+  // workgroup memory beside the digit table), the span ordered in workgroup
+  // memory first (the other 4- to 6-bit shapes), and 8-bit digits (two
+  // rankings in workgroup memory); then keys with u32 values
+  // (sort_pairs_u32_...). Each result checked, each shape after half a
+  // second of its own calls.
   if (only.empty() || only == "sort_shapes") {
-    // Wider digits, fewer passes: 5 and 6 bits (sort_u32_<W>x<I>_r<R>).
+    std::vector<uint32_t> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<uint32_t> index(m);
+    for (uint32_t i = 0; i < m; ++i) index[i] = i;
+    const Buffer i_buffer = backend.upload(index);
+    const auto shape_name = [](const char* what, const vyre::lib::SortShape& shape) {
+      std::string name = what;
+      name.append(std::to_string(shape.workgroup)).append("x").append(std::to_string(shape.items));
+      if (shape.radix_bits != 4) name.append("_r").append(std::to_string(shape.radix_bits));
+      return name;
+    };
+    const auto time_shape = [&](const std::string& name, const Buffer& values, const vyre::lib::SortShape& shape) {
+      const auto call = [&] { return vyre::lib::sort(backend, k_buffer, values, vyre::lib::SortOrder::Ascending, shape); };
+      const vyre::lib::SortedBuffers got = call();
+      if (got.keys->read_as<uint32_t>() != sorted) fail(name + " gave a wrong order");
+      if (values) {
+        const std::vector<uint32_t> moved = got.values->read_as<uint32_t>();
+        for (size_t i = 0; i < m; ++i)
+          if (keys[moved[i]] != sorted[i]) fail(name + " moved a value away from its key");
+      }
+      warm_up([&] { (void)call(); }, quick ? 0 : 500);
+      emit(name + "_ms", median_ms(reps, [&] { (void)call(); }), "ms (whole call, host clock)");
+      if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+    };
     for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16}, vyre::lib::SortShape{128, 8},
                                              vyre::lib::SortShape{64, 32}, vyre::lib::SortShape{64, 16},
                                              vyre::lib::SortShape{64, 8}, vyre::lib::SortShape{32, 32},
@@ -473,15 +499,12 @@ int main(int argc, char** argv) {
                                              vyre::lib::SortShape{64, 32, 5}, vyre::lib::SortShape{32, 32, 5},
                                              vyre::lib::SortShape{32, 16, 6}, vyre::lib::SortShape{32, 32, 6},
                                              vyre::lib::SortShape{128, 16, 8}, vyre::lib::SortShape{64, 32, 8},
-                                             vyre::lib::SortShape{128, 8, 8}, vyre::lib::SortShape{64, 16, 8}}) {
-      const auto call = [&] { vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape); };
-      std::string name = "sort_u32_";
-      name.append(std::to_string(shape.workgroup)).append("x").append(std::to_string(shape.items));
-      if (shape.radix_bits != 4) name.append("_r").append(std::to_string(shape.radix_bits));
-      call();
-      emit(name + "_ms", median_ms(reps, call), "ms (whole call, host clock)");
-      if (const auto gpu = median_gpu_ms(backend, reps, call)) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
-    }
+                                             vyre::lib::SortShape{128, 8, 8}, vyre::lib::SortShape{64, 16, 8}})
+      time_shape(shape_name("sort_u32_", shape), nullptr, shape);
+    for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16}, vyre::lib::SortShape{64, 8},
+                                             vyre::lib::SortShape{128, 8, 8}, vyre::lib::SortShape{64, 16, 8},
+                                             vyre::lib::SortShape{64, 8, 8}})
+      time_shape(shape_name("sort_pairs_u32_", shape), i_buffer, shape);
   }
   // scan's shapes side by side: GPU time of a whole inclusive sum of u32
   // (scan_u32_<W>x<I>), each result checked first, each shape after half a
@@ -548,6 +571,8 @@ int main(int argc, char** argv) {
       const uint32_t digit_mask = (1u << shape.radix_bits) - 1;
       const uint32_t groups = vyre::lib::detail::groups_for(m, {shape.workgroup, shape.items});
       const vyre::Dim3 grid = vyre::lib::detail::grid_for(groups);
+      // At 8 bits a count workgroup counts 8 spans (sort.hpp).
+      const vyre::Dim3 count_grid = vyre::lib::detail::grid_for(shape.radix_bits == 8 ? (groups + 7) / 8 : groups);
       vyre::gpu::Pipeline count =
           backend.compile(vyre::lib::sort_count_pass(vyre::ScalarType::U32, vyre::lib::SortOrder::Ascending, shape));
       vyre::gpu::Pipeline scatter = backend.compile(
@@ -557,7 +582,7 @@ int main(int argc, char** argv) {
       Buffer counts;
       const auto count_call = [&] {
         vyre::gpu::Batch batch(backend);
-        counts = batch.dispatch_resident(count, counted, grid).get("counts");
+        counts = batch.dispatch_resident(count, counted, count_grid).get("counts");
         batch.run();
       };
       count_call();

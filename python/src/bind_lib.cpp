@@ -115,9 +115,13 @@ void bind_lib(nb::module_& m) {
          std::optional<bool> tune, bool retune, nb::handle report) {
         std::optional<lib::SortShape> shape;
         if (workgroup || items || radix_bits) {
-          const lib::SortShape fallback = lib::default_sort_shape(*b.backend);
+          // What is not given comes from the device's default for these
+          // keys and values, except the radix: 4 bits beside a given
+          // workgroup or items (docs/lib.md, "sort").
+          const lib::SortShape fallback = lib::default_sort_shape(
+              *b.backend, keys.buffer->type(), values ? std::optional(values->buffer->type()) : std::nullopt);
           shape = lib::SortShape{workgroup.value_or(fallback.workgroup), items.value_or(fallback.items),
-                                 radix_bits.value_or(fallback.radix_bits)};
+                                 radix_bits.value_or(workgroup || items ? 4u : fallback.radix_bits)};
         }
         Choosing choosing(tune, retune);
         lib::SortedBuffers out;

@@ -173,10 +173,12 @@ def sort(keys: Any, values: Optional[Any] = None, *, descending: bool = False, b
     vyre.lib takes (float16 and float64 where the device has them). Ascending is numpy.sort's order with NaN last (of either
     sign, their bits kept) and -0.0 before +0.0; descending=True is the reverse order, NaN
     first, equal keys still in their input order (stable both ways). NumPy in: NumPy out;
-    DeviceArrays in: DeviceArrays out. ``radix_bits`` (4, 5, 6 or 8; the device's default unless
-    tuning chose another) is the bits each pass sorts by; wider digits make fewer passes and allow
-    smaller workgroups (at most 64 at 5 bits, 32 at 6). 8 bits take 32-bit keys and values only,
-    and a workgroup's keys (workgroup * items) must be at most 2,048, or 1,024 with values.
+    DeviceArrays in: DeviceArrays out. ``radix_bits`` (4, 5, 6 or 8) is the bits each pass sorts
+    by; wider digits make fewer passes and allow smaller workgroups (at most 64 at 5 bits, 32 at
+    6). 8 bits take 32-bit keys and values only, and a workgroup's keys (workgroup * items) must
+    be at most 2,048, or 1,024 with values. Unset, the shape is the device's default for these
+    keys and values, or tuning's choice; a ``workgroup`` or ``items`` given without
+    ``radix_bits`` sorts by 4 bits.
     """
     _check_shape(workgroup, items, "vyre.lib.sort", smallest=16, largest=128)
     if radix_bits is not None and (isinstance(radix_bits, bool) or not isinstance(radix_bits, int)

@@ -10,6 +10,7 @@
 #include "kernels/combine.hpp"
 #include "kernels/passes.hpp"
 #include "kernels/program_memo.hpp"
+#include "util/concat.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -65,14 +66,6 @@ std::optional<ReduceOp> reduce_op_from_string(std::string_view name) {
 namespace {
 
 std::atomic<bool> g_unrolled_loads{true};
-// "i" + k, appended rather than concatenated: GCC 12 at -O3 warns
-// (-Wrestrict) on `"i" + std::to_string(k)`, a known false positive.
-std::string numbered(const char* prefix, uint32_t k) {
-  std::string name(prefix);
-  name += std::to_string(k);
-  return name;
-}
-
 // Adds the elements `base + k*W + l` of `in`, k = 0 .. I-1, in k's order, to
 // "acc", those past the end not at all. Unrolled: the I loads first, each at
 // its index clamped into the input (no branch between them, so all can be in

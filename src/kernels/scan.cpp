@@ -12,6 +12,7 @@
 #include "kernels/program_memo.hpp"
 #include "kernels/scan_plan.hpp"
 #include "kernels/workgroup_scan.hpp"
+#include "util/concat.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -44,14 +45,6 @@ std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
   return out;
 }
 
-
-// "x" + k, appended rather than concatenated: GCC 12 at -O3 warns
-// (-Wrestrict) on `"x" + std::to_string(k)`, a known false positive.
-std::string numbered(const char* prefix, uint32_t k) {
-  std::string name(prefix);
-  name += std::to_string(k);
-  return name;
-}
 
 // "l", "g", `start` (the span's first element plus `within`) and x0 ..
 // x(I-1): the elements start + k*step, widened, loaded unrolled at indices

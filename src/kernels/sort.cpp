@@ -12,6 +12,7 @@
 #include "kernels/scan_plan.hpp"
 #include "kernels/shape_tuning.hpp"
 #include "kernels/workgroup_scan.hpp"
+#include "util/concat.hpp"
 #include "vyre/builder.hpp"
 #include "vyre/error.hpp"
 
@@ -43,11 +44,28 @@ bool is_key_type(ScalarType t) {
 // WebGPU's default maxComputeWorkgroupStorageSize, in 4-byte words.
 constexpr uint64_t kWorkgroupWords = 16384 / 4;
 
-// The digit table's entry t, with one word of padding after every 16: the
-// scatter pass reads it both as table[d*W + l] (neighbouring invocations at
-// neighbouring words) and as invocation l's run of digits (l*D + j), which
-// unpadded would put 16 invocations on one of the 32 banks.
-Expr slot(const Expr& t) { return add(t, shr(t, u32(4))); }
+// The digit table's entry t = p*W + c (counter word p of invocation c). The
+// scatter reads the table both as table[p*W + l] (neighbouring invocations
+// at neighbouring words, each at its own p) and as invocation l's run of P
+// words (l*P + j). Where W >= 8P (64 and 128 invocations at 4 and 8 bits),
+// in rows of W + 32 words, c's word at p*(W + 32) + c + c/32: W + 32 is a
+// multiple of the 32 banks, so no p moves an invocation to another bank,
+// and c/32 spreads the runs over 16 banks or more. Elsewhere (a run of P
+// words would put W/P invocations on one bank) with a word of padding after
+// every 16: runs on 16 banks or more, but neighbouring invocations at
+// different p may meet on one.
+bool in_rows(uint32_t w, uint32_t pairs) { return w >= 8 * pairs; }
+Expr slot(const Expr& t, uint32_t w, uint32_t pairs) {
+  if (!in_rows(w, pairs)) return add(t, shr(t, u32(4)));
+  const uint32_t log2_w = static_cast<uint32_t>(std::countr_zero(w));
+  return add(add(t, shl(shr(t, u32(log2_w)), u32(5))), shr(bit_and(t, u32(w - 1)), u32(5)));
+}
+uint64_t table_words(uint32_t w, uint32_t pairs) {
+  return in_rows(w, pairs) ? uint64_t{pairs} * (w + 32) : uint64_t{pairs} * w + uint64_t{pairs} * w / 16;
+}
+// The table of one word a digit, padded by a word after every 16: the size
+// the workgroup's limits at each radix (and the rule of orders_locally) were
+// set by, before the table was packed and laid out in rows.
 uint64_t table_size(uint32_t w, uint32_t digits) { return uint64_t{digits} * w + uint64_t{digits} * w / 16; }
 
 bool is_word_type(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32 || t == ScalarType::F32; }
@@ -59,10 +77,10 @@ Expr padded(const Expr& p) { return add(p, shr(p, u32(5))); }
 uint64_t padded_size(uint64_t span) { return span + span / 32; }
 
 // Workgroup memory of the 8-bit scatter: a 4-bit digit table, "sums",
-// "starts" (256) and the span (with its values).
+// "bases" (256) and the span (with its values).
 uint64_t two_step_words(const SortShape& shape, bool with_values) {
   const uint64_t span = uint64_t{shape.workgroup} * shape.items;
-  return table_size(shape.workgroup, 8) + 2 * uint64_t{shape.workgroup} + 256 + padded_size(span) * (with_values ? 2 : 1);
+  return table_words(shape.workgroup, 8) + 2 * uint64_t{shape.workgroup} + 256 + padded_size(span) * (with_values ? 2 : 1);
 }
 
 void check(ScalarType key_type, const SortShape& shape, std::optional<ScalarType> value_type = std::nullopt) {
@@ -153,11 +171,11 @@ Expr digit_of(ScalarType key_type, SortOrder order, uint32_t bits, Expr key, uin
   return bit_and(std::move(shifted), u32((1u << bits) - 1));
 }
 
-// table[d*W + l]: invocation l's count of digit d.
-Expr cell(Expr digit, uint32_t w) { return slot(add(mul(std::move(digit), u32(w)), var("l"))); }
+// table[p*W + l]: invocation l's counter word p.
+Expr cell(Expr word, uint32_t w, uint32_t pairs) { return slot(add(mul(std::move(word), u32(w)), var("l")), w, pairs); }
 
-std::vector<Stmt> zero_table(uint32_t w, uint32_t digits) {
-  return {loop("d", u32(0), u32(digits), {store("table", cell(var("d"), w), u32(0))})};
+std::vector<Stmt> zero_table(uint32_t w, uint32_t pairs) {
+  return {loop("d", u32(0), u32(pairs), {store("table", cell(var("d"), w, pairs), u32(0))})};
 }
 
 // `per_digit(d)` for each digit d, spread over the invocations: invocation
@@ -171,14 +189,6 @@ Stmt for_each_digit(uint32_t w, uint32_t digits, const std::optional<Expr>& also
   }
   Stmt spread = loop("r", u32(0), u32(digits / w), per_digit(add(mul(var("r"), u32(w)), var("l"))));
   return also ? if_(*also, {std::move(spread)}) : std::move(spread);
-}
-
-// "d" + k, appended rather than concatenated: GCC 12 at -O3 warns
-// (-Wrestrict) on `"d" + std::to_string(k)`, a known false positive.
-std::string numbered(const char* prefix, uint32_t k) {
-  std::string name(prefix);
-  name += std::to_string(k);
-  return name;
 }
 
 // Loads an invocation's keys `from + k*step`, k = 0 .. I-1, as "key<k>", and
@@ -252,6 +262,69 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
       .build();
 }
 
+// The 8-bit count pass: each workgroup counts kSpansPerCount spans in turn
+// (4 copies of the 256 counters, zeroed before each span) and keeps their
+// counts in workgroup memory, then writes them digit-major, each digit's
+// counts of its spans as one run. One span a workgroup wrote 256 words a
+// span, each alone in its memory sector, 1,024 words apart: 32 MiB of
+// counts for 2^26 keys, written a word a sector.
+constexpr uint32_t kSpansPerCount = 8;
+constexpr uint32_t kWideCountCopies = 4;
+
+CheckedProgram build_wide_count(const std::string& name, ScalarType key_type, SortOrder order, const SortShape& shape) {
+  const uint32_t w = shape.workgroup;
+  const uint32_t digits = digits_of(shape);
+  const uint32_t counters = digits * kWideCountCopies;
+  const uint32_t span = w * shape.items;
+  std::vector<Stmt> per_span = {
+      loop("r", u32(0), u32(counters / w), {store("hist", add(mul(var("r"), u32(w)), var("l")), u32(0))}),
+      barrier(),
+      let("base", mul(add(mul(var("g"), u32(kSpansPerCount)), var("s")), u32(span))),
+  };
+  std::vector<Stmt> count = load_keys(key_type, order, shape.radix_bits, shape.items, add(var("base"), var("l")), w);
+  for (uint32_t k = 0; k < shape.items; ++k)
+    count.push_back(if_(lt(add(var("base"), add(var("l"), u32(k * w))), len("keys")),
+                        {eval(atomic(AtomicOp::Add, "hist",
+                                     add(mul(var(numbered("digit", k)), u32(kWideCountCopies)), var("copy")), u32(1)))}));
+  per_span.push_back(if_(lt(var("base"), len("keys")), std::move(count)));
+  per_span.push_back(barrier());
+  per_span.push_back(for_each_digit(w, digits, std::nullopt, [&](const Expr& d) -> std::vector<Stmt> {
+    Expr total = load("hist", mul(d, u32(kWideCountCopies)));
+    for (uint32_t c = 1; c < kWideCountCopies; ++c)
+      total = add(std::move(total), load("hist", add(mul(d, u32(kWideCountCopies)), u32(c))));
+    return {store("kept", add(mul(d, u32(kSpansPerCount)), var("s")), std::move(total))};
+  }));
+  per_span.push_back(barrier());
+  std::vector<Stmt> body = {
+      let("l", lid()),
+      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
+      let("groups", div(len("counts"), u32(digits))),
+      let("copy", bit_and(var("l"), u32(kWideCountCopies - 1))),
+      loop("s", u32(0), u32(kSpansPerCount), std::move(per_span)),
+      // kept[d*S + s] to counts[d*G + g*S + s]: neighbouring invocations at
+      // neighbouring spans of one digit.
+      loop("r", u32(0), u32(digits * kSpansPerCount / w),
+           {let("i", add(mul(var("r"), u32(w)), var("l"))),
+            let("of", add(mul(var("g"), u32(kSpansPerCount)), bit_and(var("i"), u32(kSpansPerCount - 1)))),
+            if_(lt(var("of"), var("groups")),
+                {store("counts", add(mul(div(var("i"), u32(kSpansPerCount)), var("groups")), var("of")), load("kept", var("i")))})}),
+  };
+  return ProgramBuilder(name)
+      .workgroup_size(w)
+      .input("keys", 0, key_type)
+      .input("shift", 1, ScalarType::U32)
+      .output("counts", 2, ScalarType::U32)
+      .workgroup_buffer("hist", ScalarType::U32, counters)
+      .workgroup_buffer("kept", ScalarType::U32, digits * kSpansPerCount)
+      .body(std::move(body))
+      .build();
+}
+
+// The count pass's workgroups for `groups` spans.
+uint32_t count_groups(const SortShape& shape, uint32_t groups) {
+  return shape.radix_bits == 8 ? (groups + kSpansPerCount - 1) / kSpansPerCount : groups;
+}
+
 // Whether the scatter pass orders its span in workgroup memory before it
 // writes (see build_scatter): 32-bit keys and values, and room for the span
 // beside a digit table of one word a digit (the rule the shapes were
@@ -293,7 +366,7 @@ class SpanRanking {
     for (Stmt& s : zero_table(w_, pairs_)) body.push_back(std::move(s));
     for (uint32_t k = 0; k < items_; ++k) {
       const Expr d = digit(k);
-      body.push_back(let(name("c", k), cell(bit_and(d, u32(pairs_ - 1)), w_)));  // its counter's word
+      body.push_back(let(name("c", k), cell(bit_and(d, u32(pairs_ - 1)), w_, pairs_)));  // its counter's word
       body.push_back(let(name("h", k), mul(shr(d, u32(high_bit_)), u32(16))));   // and half: 0 or 16
     }
     for (uint32_t k = 0; k < items_; ++k) {
@@ -304,7 +377,7 @@ class SpanRanking {
     const std::string acc = n_ + "acc";
     body.push_back(let(acc, u32(0)));
     body.push_back(loop("j", u32(0), u32(pairs_),
-                        {let("t", slot(add(mul(var("l"), u32(pairs_)), var("j")))),
+                        {let("t", slot(add(mul(var("l"), u32(pairs_)), var("j")), w_, pairs_)),
                          let("x", load("table", var("t"))),
                          store("table", var("t"), var(acc)),
                          assign(acc, add(var(acc), var("x")))}));
@@ -319,7 +392,7 @@ class SpanRanking {
     body.push_back(let(before, u32(0)));
     body.push_back(if_(gt(var("l"), u32(0)), {assign(before, detail::load_total(totals.result, sub(var("l"), u32(1))))}));
     body.push_back(loop("j", u32(0), u32(pairs_),
-                        {let("t", slot(add(mul(var("l"), u32(pairs_)), var("j")))),
+                        {let("t", slot(add(mul(var("l"), u32(pairs_)), var("j")), w_, pairs_)),
                          store("table", var("t"), add(load("table", var("t")), var(before)))}));
     body.push_back(barrier());
   }
@@ -332,7 +405,7 @@ class SpanRanking {
 
   // Where digit d's keys start in the span (before any `place`).
   Expr start_of(const Expr& d) const {
-    return place_in_span(load("table", slot(mul(bit_and(d, u32(pairs_ - 1)), u32(w_)))), mul(shr(d, u32(high_bit_)), u32(16)),
+    return place_in_span(load("table", slot(mul(bit_and(d, u32(pairs_ - 1)), u32(w_)), w_, pairs_)), mul(shr(d, u32(high_bit_)), u32(16)),
                          d);
   }
 
@@ -345,10 +418,10 @@ class SpanRanking {
             store("table", c, add(var(name("v", k)), shl(u32(1), h)))};
   }
   Expr place_of(uint32_t k) const { return var(name("place", k)); }
-  Expr digit(uint32_t k) const { return var(numbered(digit_.c_str(), k)); }
+  Expr digit(uint32_t k) const { return var(numbered(digit_, k)); }
 
  private:
-  std::string name(const char* what, uint32_t k) const { return numbered((n_ + what).c_str(), k); }
+  std::string name(const char* what, uint32_t k) const { return numbered(n_ + what, k); }
 
   std::string n_, digit_;
   uint32_t w_, items_, pairs_, high_bit_;
@@ -377,10 +450,12 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   const auto inside = [](uint32_t k) { return lt(add(var("first"), u32(k)), len("keys")); };
   const SpanRanking ranking("", "digit", w, items, shape.radix_bits);
   ranking.count_and_scan(body, inside);
-  // Where each digit's keys start in the span, kept before the table's
-  // cells become running counts.
-  body.push_back(for_each_digit(w, digits, std::nullopt,
-                                [&](const Expr& d) -> std::vector<Stmt> { return {store("starts", d, ranking.start_of(d))}; }));
+  // Where each digit's keys go, less where they start in the span (kept
+  // before the table's cells become running counts): a key's place in the
+  // output is its digit's base plus its place in the span.
+  body.push_back(for_each_digit(w, digits, lt(var("g"), var("groups")), [&](const Expr& d) -> std::vector<Stmt> {
+    return {store("bases", d, sub(load("offsets", add(mul(d, var("groups")), var("g"))), ranking.start_of(d)))};
+  }));
   body.push_back(barrier());
   if (!local) {
     // Each key straight to its place: neighbouring invocations write to
@@ -389,8 +464,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
       const Expr d = ranking.digit(k);
       std::vector<Stmt> place = ranking.place(k);
       const std::string at = numbered("at", k);
-      place.push_back(
-          let(at, add(load("offsets", add(mul(d, var("groups")), var("g"))), sub(ranking.place_of(k), load("starts", d)))));
+      place.push_back(let(at, add(load("bases", d), ranking.place_of(k))));
       place.push_back(store("keys_out", var(at), var(numbered("key", k))));
       if (with_values) place.push_back(store("values_out", var(at), load("values", add(var("first"), u32(k)))));
       body.push_back(if_(inside(k), std::move(place)));
@@ -412,7 +486,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
     std::vector<Stmt> write = {
         let("key", load("ordered_keys", var("t"))),
         let("d", digit_of(key_type, order, shape.radix_bits, var("key"))),
-        let("at", add(load("offsets", add(mul(var("d"), var("groups")), var("g"))), sub(var("t"), load("starts", var("d"))))),
+        let("at", add(load("bases", var("d")), var("t"))),
         store("keys_out", var("at"), var("key")),
     };
     if (with_values) write.push_back(store("values_out", var("at"), load("ordered_values", var("t"))));
@@ -426,9 +500,9 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
       .input("shift", 1, ScalarType::U32)
       .input("offsets", 2, ScalarType::U32)
       .output("keys_out", 3, key_type)
-      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_size(w, digits / 2)))
+      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_words(w, digits / 2)))
       .workgroup_buffer("sums", ScalarType::U32, 2 * w)
-      .workgroup_buffer("starts", ScalarType::U32, digits);
+      .workgroup_buffer("bases", ScalarType::U32, digits);
   if (with_values) builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
   if (local) {
     builder.workgroup_buffer("ordered_keys", key_type, w * items);
@@ -502,14 +576,19 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
     const Expr before = k == 0 ? sub(max(var(t), u32(1)), u32(1)) : sub(var(t), u32(1));
     Expr starts_here = ne(var(d), digit_of(key_type, order, 8, load("ordered_keys", padded(before))));
     if (k == 0) starts_here = lor(eq(var("l"), u32(0)), std::move(starts_here));
-    body.push_back(if_(land(in_span(var(t)), std::move(starts_here)), {store("starts", var(d), var(t))}));
+    body.push_back(if_(land(in_span(var(t)), std::move(starts_here)), {store("bases", var(d), var(t))}));
   }
+  body.push_back(barrier());
+  // Each digit's base: where its keys go, less where they start in the span.
+  body.push_back(for_each_digit(w, 256, lt(var("g"), var("groups")), [&](const Expr& d) -> std::vector<Stmt> {
+    return {store("bases", d, sub(load("offsets", add(mul(d, var("groups")), var("g"))), load("bases", d)))};
+  }));
   body.push_back(barrier());
   for (uint32_t k = 0; k < items; ++k) {
     const Expr t = var(numbered("t", k)), d = var(numbered("odigit", k));
     const std::string at = numbered("at", k);
     std::vector<Stmt> write = {
-        let(at, add(load("offsets", add(mul(d, var("groups")), var("g"))), sub(t, load("starts", d)))),
+        let(at, add(load("bases", d), t)),
         store("keys_out", var(at), var(numbered("okey", k))),
     };
     if (with_values) write.push_back(store("values_out", var(at), load("ordered_values", padded(t))));
@@ -522,9 +601,9 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
       .input("shift", 1, ScalarType::U32)
       .input("offsets", 2, ScalarType::U32)
       .output("keys_out", 3, key_type)
-      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_size(w, 8)))
+      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_words(w, 8)))
       .workgroup_buffer("sums", ScalarType::U32, 2 * w)
-      .workgroup_buffer("starts", ScalarType::U32, 256)
+      .workgroup_buffer("bases", ScalarType::U32, 256)
       .workgroup_buffer("ordered_keys", key_type, static_cast<uint32_t>(padded_size(span)));
   if (with_values) {
     builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
@@ -536,7 +615,9 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
 const CheckedProgram& checked_count(ScalarType key_type, SortOrder order, const SortShape& shape) {
   check(key_type, shape);
   const std::string name = "sort_count_" + suffix(key_type, order, shape);
-  return detail::memo_program(name, [&] { return build_count(name, key_type, order, shape); });
+  return detail::memo_program(name, [&] {
+    return shape.radix_bits == 8 ? build_wide_count(name, key_type, order, shape) : build_count(name, key_type, order, shape);
+  });
 }
 
 const CheckedProgram& checked_scatter(ScalarType key_type, std::optional<ScalarType> value_type, SortOrder order,
@@ -561,12 +642,21 @@ Program sort_scatter_pass(ScalarType key_type, bool with_values, SortOrder order
   return checked_scatter(key_type, with_values ? std::optional(ScalarType::U32) : std::nullopt, order, shape).program();
 }
 
-SortShape default_sort_shape(const gpu::Backend& /*backend*/) {
-  // Measured: the fastest shape for 2^26 u32 keys on the H200 and the H100
-  // and for 2^20 on lavapipe (docs/benchmarks.md, "Standard kernels"); other
-  // devices, unmeasured, take the shape fastest on both kinds measured.
+SortShape default_sort_shape(const gpu::Backend& backend, ScalarType key_type, std::optional<ScalarType> value_type) {
+  // Measured (docs/benchmarks.md, "Standard kernels"): on the H100, 32-bit
+  // keys alone sort fastest with 8-bit digits at 128 x 16, and with u32
+  // values at 64 x 8 (4-bit digits, the span ordered in workgroup memory);
+  // on lavapipe 128 x 16 at 4 bits leads both. Other devices, unmeasured,
+  // take the 4-bit shape that was the fastest or near it everywhere, whose
+  // scatter needs the least workgroup memory.
+  if (detail::device_class(backend) == "nvidia" && is_word_type(key_type)) {
+    if (!value_type) return SortShape{128, 16, 8};
+    if (is_word_type(*value_type)) return SortShape{64, 8};
+  }
   return SortShape{128, 16};
 }
+
+SortShape default_sort_shape(const gpu::Backend& backend) { return default_sort_shape(backend, ScalarType::U32); }
 
 namespace {
 
@@ -589,6 +679,7 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
       backend, checked_scatter(key_type, values ? std::optional(values->type()) : std::nullopt, order, shape));
   const uint32_t groups = detail::groups_for(n, span_of(shape));
   const Dim3 grid = grid_for(groups);
+  const Dim3 count_grid = grid_for(count_groups(shape, groups));
   gpu::Batch batch(backend);
   std::deque<detail::Pass> passes;
   detail::ScanPlan offsets(backend, batch, passes, ScalarType::U32, ReduceOp::Sum, ScanKind::Exclusive,
@@ -607,7 +698,7 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
   for (uint32_t shift = bits.first, turn = 0; shift < bits.end; shift += shape.radix_bits, turn ^= 1) {
     detail::Pass& counted = passes.emplace_back();
     counted.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).size("counts", digits * groups);
-    counted.outputs = batch.dispatch_resident(count, counted.inputs, grid);
+    counted.outputs = batch.dispatch_resident(count, counted.inputs, count_grid);
     const std::shared_ptr<gpu::DeviceBuffer> starts = offsets.record(counted.outputs.get("counts"));
     detail::Pass& moved = passes.emplace_back();
     moved.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).device("offsets", starts);
@@ -639,7 +730,8 @@ detail::TunableFamily family_of(const gpu::Backend& backend, ScalarType key_type
                                    (order == SortOrder::Ascending ? " ascending" : " descending"),
                                detail::size_class_of(elements),
                                {},
-                               sort_values_of(default_sort_shape(backend))};
+                               sort_values_of(default_sort_shape(
+                                   backend, key_type, values ? std::optional(values->type()) : std::nullopt))};
   for (uint32_t w : {32u, 64u, 128u})
     for (uint32_t items : {4u, 8u, 16u, 32u}) family.candidates.push_back(sort_values_of({w, items}));
   // Wider digits, fewer passes (7 of 5 bits, 6 of 6), where their tables fit.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -24,5 +25,8 @@ std::string concat(const Pieces&... pieces) {
   for (const std::string_view v : views) out.append(v);
   return out;
 }
+
+// A name and its number, as "key3": the kernels' unrolled variables.
+inline std::string numbered(std::string_view prefix, uint32_t k) { return concat(prefix, std::to_string(k)); }
 
 }  // namespace vyre

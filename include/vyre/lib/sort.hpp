@@ -47,13 +47,18 @@ struct VYRE_API SortShape {
 };
 
 // The shape sort runs on `backend` when given none and not tuned: the device
-// class's default (docs/lib.md, "sort").
+// class's default for these keys and values (docs/lib.md, "sort"); the
+// first form, for u32 keys alone.
+VYRE_API SortShape default_sort_shape(const gpu::Backend& backend, ScalarType key_type,
+                                      std::optional<ScalarType> value_type = std::nullopt);
 VYRE_API SortShape default_sort_shape(const gpu::Backend& backend);
 
 // The two programs of one pass, the digit at bit `shift` chosen by the
 // one-element buffer `shift` (0, radix_bits, 2 * radix_bits, ...):
-//   count:   `keys` to `counts` (2^radix_bits per workgroup, digit-major:
-//            counts[d*G+g]);
+//   count:   `keys` to `counts` (2^radix_bits per span of workgroup * items
+//            keys, digit-major: counts[d*G+g] for G spans), one span a
+//            workgroup, or at 8 bits 8 spans a workgroup (dispatch
+//            ceil(G/8) workgroups; any more do nothing);
 //   scatter: `keys` (and `values`) to `keys_out` (and `values_out`), each key
 //            at offsets[d*G+g] (the exclusive scan of counts) plus its rank.
 VYRE_API Program sort_count_pass(ScalarType key_type, SortOrder order, const SortShape& shape = {});
