@@ -513,17 +513,14 @@ int main(int argc, char** argv) {
     std::vector<uint32_t> want(n);
     uint32_t acc = 0;
     for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
-    for (const bool direct : {false, true})
     for (const vyre::lib::ReduceShape shape :
          {vyre::lib::ReduceShape{64, 8}, vyre::lib::ReduceShape{64, 16}, vyre::lib::ReduceShape{64, 32},
           vyre::lib::ReduceShape{128, 4}, vyre::lib::ReduceShape{128, 8}, vyre::lib::ReduceShape{128, 16},
           vyre::lib::ReduceShape{256, 4}, vyre::lib::ReduceShape{256, 8}, vyre::lib::ReduceShape{512, 4}}) {
-      vyre::lib::detail::set_scan_direct(direct);
       const auto call = [&] {
         return vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape);
       };
-      const std::string name = std::string(direct ? "scan_u32_direct_" : "scan_u32_") + std::to_string(shape.workgroup) +
-                               "x" + std::to_string(shape.items);
+      const std::string name = "scan_u32_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items);
       if (call()->read_as<uint32_t>() != want) fail(name + " gave a wrong prefix");
       warm_up([&] { (void)call(); }, quick ? 0 : 500);
       if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) {
@@ -532,7 +529,7 @@ int main(int argc, char** argv) {
       }
     }
     // The default shape's passes alone: the first (reduce_pass over the
-    // spans) and the last, in either form, over the same 2^28 elements.
+    // spans) and the last, over the same 2^28 elements.
     const vyre::lib::ReduceShape shape{64, 8};
     const uint32_t groups = vyre::lib::detail::groups_for(n, shape);
     const PassTimes first = first_pass_ms(backend, vyre::lib::reduce_pass(vyre::ScalarType::U32, ReduceOp::Sum, shape),
@@ -540,23 +537,18 @@ int main(int argc, char** argv) {
     if (first.gpu_ms) emit("scan_u32_64x8_first_pass_gpu_ms", *first.gpu_ms, "ms (GPU timestamps, one dispatch)");
     const Buffer zeros = backend.upload(std::vector<uint32_t>(groups));
     const Buffer out = backend.upload(std::vector<uint32_t>(n));
-    for (const bool direct : {false, true}) {
-      vyre::lib::detail::set_scan_direct(direct);
-      vyre::gpu::Pipeline last = backend.compile(
-          vyre::lib::scan_pass(vyre::ScalarType::U32, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape));
-      vyre::Inputs inputs;
-      inputs.device("in", u_buffer).device("offsets", zeros).device("out", out);
-      const auto pass = [&] {
-        vyre::gpu::Batch batch(backend);
-        (void)batch.dispatch_resident(last, inputs, vyre::lib::detail::grid_for(groups));
-        batch.run();
-      };
-      warm_up(pass, quick ? 0 : 500);
-      if (const auto gpu = median_gpu_ms(backend, reps, pass))
-        emit(std::string("scan_u32_64x8_last_pass_") + (direct ? "direct_" : "") + "gpu_ms", gpu->ms,
-             "ms (GPU timestamps, one dispatch)");
-    }
-    vyre::lib::detail::set_scan_direct(false);
+    vyre::gpu::Pipeline last = backend.compile(
+        vyre::lib::scan_pass(vyre::ScalarType::U32, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape));
+    vyre::Inputs inputs;
+    inputs.device("in", u_buffer).device("offsets", zeros).device("out", out);
+    const auto pass = [&] {
+      vyre::gpu::Batch batch(backend);
+      (void)batch.dispatch_resident(last, inputs, vyre::lib::detail::grid_for(groups));
+      batch.run();
+    };
+    warm_up(pass, quick ? 0 : 500);
+    if (const auto gpu = median_gpu_ms(backend, reps, pass))
+      emit("scan_u32_64x8_last_pass_gpu_ms", gpu->ms, "ms (GPU timestamps, one dispatch)");
   }
   // sort's passes alone, one digit's (the lowest 4 or 8 bits), in fixed shapes:
   // the count pass, the scan of its counts, and the scatter, each the GPU

@@ -2,14 +2,12 @@
 // where levels and partial workgroups change, against the host's running
 // fold (a float sum within its documented bound); one pass against the
 // reference interpreter; edge values; shapes down to one invocation, whose
-// grid goes beyond 65,535 workgroups; the last pass's direct form (a
-// benchmarks' alternative) against the tiled one; and the refusals.
+// grid goes beyond 65,535 workgroups; and the refusals.
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "kernels/passes.hpp"
@@ -180,31 +178,6 @@ TEST(LibScan, ABufferOnTheGpuStaysThere) {
   const std::shared_ptr<gpu::DeviceBuffer> out = lib::scan(backend(), backend().upload(x));
   EXPECT_EQ(out->elements(), 50000u);
   EXPECT_EQ(out->read_as<uint32_t>(), host_scan(x, ReduceOp::Sum, ScanKind::Inclusive));
-}
-
-// The last pass without the tile (detail::set_scan_direct, timed beside the
-// tiled one by bench/lib_figures) makes the same additions in the same
-// order: the same bits, float sums included, at every length and kind.
-TEST(LibScan, TheDirectLastPassGivesTheTiledPassesBits) {
-  for (const uint32_t n : {1u, 33u, 1000u, 65537u}) {
-    const std::vector<float> xf = random_values<float>(n, 60 + n);
-    const std::vector<int32_t> xi = random_values<int32_t>(n, 70 + n);
-    for (const ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
-      for (const lib::ReduceShape shape : {lib::ReduceShape{64, 8}, lib::ReduceShape{128, 3}}) {
-        const auto both = [&](const auto& x, ReduceOp op) {
-          lib::detail::set_scan_direct(false);
-          const auto tiled = lib::scan(backend(), x, op, kind, shape);
-          lib::detail::set_scan_direct(true);
-          const auto direct = lib::scan(backend(), x, op, kind, shape);
-          lib::detail::set_scan_direct(false);
-          ASSERT_EQ(tiled.size(), direct.size());
-          EXPECT_EQ(std::memcmp(tiled.data(), direct.data(), tiled.size() * sizeof(tiled[0])), 0)
-              << n << " elements, " << shape.workgroup << "x" << shape.items;
-        };
-        both(xf, ReduceOp::Sum);
-        both(xi, ReduceOp::Max);
-      }
-  }
 }
 
 TEST(LibScan, RefusalsSayWhy) {

@@ -57,12 +57,6 @@ const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const Re
 // that time both in one process. The results are the same.
 void set_reduce_loads_unrolled(bool on);
 
-// Whether the scan passes built from now on scan each invocation's elements
-// straight from and to global memory (on) or through a tile in workgroup
-// memory (off, the default), for benchmarks that time both in one process.
-// The results are the same.
-void set_scan_direct(bool on);
-
 // reduce's first pass: reduce_pass's, with each workgroup going on, round
 // after round, to the span as many spans on as there are workgroups (a grid
 // of one row), so that a few workgroups can take any length.

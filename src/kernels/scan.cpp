@@ -1,6 +1,5 @@
 #include "vyre/lib/scan.hpp"
 
-#include <atomic>
 #include <deque>
 #include <functional>
 #include <string>
@@ -44,7 +43,6 @@ std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
   for (size_t k = 0; k < out.size(); ++k) out[k] = static_cast<uint8_t>(bits >> (8 * k));
   return out;
 }
-
 
 // "l", "g", `start` (the span's first element plus `within`) and x0 ..
 // x(I-1): the elements start + k*step, widened, loaded unrolled at indices
@@ -137,59 +135,18 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
       .build();
 }
 
-std::atomic<bool> g_direct{false};
-
-// The last pass without the tile: invocation l loads its own I consecutive
-// elements (l*I + k) straight into registers and stores its results
-// straight from them. One warp's load of element k touches as many
-// 32-byte sectors as it has invocations, but its next I - 1 loads find them
-// in the cache; no workgroup memory but the totals' two arrays, and two
-// barriers fewer. The same additions in the same order as the tiled pass.
-CheckedProgram build_direct_scan_pass(const std::string& name, ScalarType type, ReduceOp op, ScanKind kind,
-                                      const ReduceShape& shape) {
-  const uint32_t w = shape.workgroup;
-  const uint32_t items = shape.items;
-  const ScalarType acc = accumulator_type(type);
-  std::vector<Stmt> body = load_elements(type, shape, "run", mul(var("l"), u32(items)), 1);
-  for (Stmt& s : scan_in_registers(acc, op, kind, items, [&](uint32_t k) {
-         return select(lt(add(var("run"), u32(k)), len("in")), var(numbered("x", k)), identity(acc, op));
-       }))
-    body.push_back(std::move(s));
-  body.push_back(store("sums", var("l"), var("acc")));
-  body.push_back(barrier());
-  const detail::ScannedTotals totals = detail::scan_totals(acc, op, w, {"sums", 0}, {"sums", w});
-  for (const Stmt& s : totals.steps) body.push_back(s);
-  for (Stmt& s : add_prefix(acc, op, totals.result)) body.push_back(std::move(s));
-  for (uint32_t k = 0; k < items; ++k)
-    body.push_back(if_(lt(add(var("run"), u32(k)), len("out")),
-                       {store("out", add(var("run"), u32(k)), combine(acc, op, var("prefix"), var(numbered("y", k))))}));
-  return ProgramBuilder(name)
-      .workgroup_size(w)
-      .input("in", 0, type)
-      .input("offsets", 1, acc)
-      .output("out", 2, acc)
-      .workgroup_buffer("sums", acc, 2 * w)
-      .body(std::move(body))
-      .build();
-}
-
 const CheckedProgram& checked_scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape) {
   check(type, op, shape);
   const std::string name = "scan_" + std::string(kind == ScanKind::Inclusive ? "inclusive" : "exclusive") + "_" +
                            std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
-                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items) +
-                           (g_direct.load() ? "_direct" : "");
-  return detail::memo_program(name, [&] {
-    return g_direct.load() ? build_direct_scan_pass(name, type, op, kind, shape) : build_scan_pass(name, type, op, kind, shape);
-  });
+                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  return detail::memo_program(name, [&] { return build_scan_pass(name, type, op, kind, shape); });
 }
 
 
 }  // namespace
 
 namespace detail {
-
-void set_scan_direct(bool on) { g_direct = on; }
 
 ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
                    ScanKind kind, const ReduceShape& shape)
