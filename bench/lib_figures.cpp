@@ -563,8 +563,6 @@ int main(int argc, char** argv) {
       const uint32_t digit_mask = (1u << shape.radix_bits) - 1;
       const uint32_t groups = vyre::lib::detail::groups_for(m, {shape.workgroup, shape.items});
       const vyre::Dim3 grid = vyre::lib::detail::grid_for(groups);
-      // At 8 bits a count workgroup counts 8 spans (sort.hpp).
-      const vyre::Dim3 count_grid = vyre::lib::detail::grid_for(shape.radix_bits == 8 ? (groups + 7) / 8 : groups);
       vyre::gpu::Pipeline count =
           backend.compile(vyre::lib::sort_count_pass(vyre::ScalarType::U32, vyre::lib::SortOrder::Ascending, shape));
       vyre::gpu::Pipeline scatter = backend.compile(
@@ -574,7 +572,7 @@ int main(int argc, char** argv) {
       Buffer counts;
       const auto count_call = [&] {
         vyre::gpu::Batch batch(backend);
-        counts = batch.dispatch_resident(count, counted, count_grid).get("counts");
+        counts = batch.dispatch_resident(count, counted, grid).get("counts");
         batch.run();
       };
       count_call();

@@ -262,69 +262,6 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
       .build();
 }
 
-// The 8-bit count pass: each workgroup counts kSpansPerCount spans in turn
-// (4 copies of the 256 counters, zeroed before each span) and keeps their
-// counts in workgroup memory, then writes them digit-major, each digit's
-// counts of its spans as one run. One span a workgroup wrote 256 words a
-// span, each alone in its memory sector, 1,024 words apart: 32 MiB of
-// counts for 2^26 keys, written a word a sector.
-constexpr uint32_t kSpansPerCount = 8;
-constexpr uint32_t kWideCountCopies = 4;
-
-CheckedProgram build_wide_count(const std::string& name, ScalarType key_type, SortOrder order, const SortShape& shape) {
-  const uint32_t w = shape.workgroup;
-  const uint32_t digits = digits_of(shape);
-  const uint32_t counters = digits * kWideCountCopies;
-  const uint32_t span = w * shape.items;
-  std::vector<Stmt> per_span = {
-      loop("r", u32(0), u32(counters / w), {store("hist", add(mul(var("r"), u32(w)), var("l")), u32(0))}),
-      barrier(),
-      let("base", mul(add(mul(var("g"), u32(kSpansPerCount)), var("s")), u32(span))),
-  };
-  std::vector<Stmt> count = load_keys(key_type, order, shape.radix_bits, shape.items, add(var("base"), var("l")), w);
-  for (uint32_t k = 0; k < shape.items; ++k)
-    count.push_back(if_(lt(add(var("base"), add(var("l"), u32(k * w))), len("keys")),
-                        {eval(atomic(AtomicOp::Add, "hist",
-                                     add(mul(var(numbered("digit", k)), u32(kWideCountCopies)), var("copy")), u32(1)))}));
-  per_span.push_back(if_(lt(var("base"), len("keys")), std::move(count)));
-  per_span.push_back(barrier());
-  per_span.push_back(for_each_digit(w, digits, std::nullopt, [&](const Expr& d) -> std::vector<Stmt> {
-    Expr total = load("hist", mul(d, u32(kWideCountCopies)));
-    for (uint32_t c = 1; c < kWideCountCopies; ++c)
-      total = add(std::move(total), load("hist", add(mul(d, u32(kWideCountCopies)), u32(c))));
-    return {store("kept", add(mul(d, u32(kSpansPerCount)), var("s")), std::move(total))};
-  }));
-  per_span.push_back(barrier());
-  std::vector<Stmt> body = {
-      let("l", lid()),
-      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let("groups", div(len("counts"), u32(digits))),
-      let("copy", bit_and(var("l"), u32(kWideCountCopies - 1))),
-      loop("s", u32(0), u32(kSpansPerCount), std::move(per_span)),
-      // kept[d*S + s] to counts[d*G + g*S + s]: neighbouring invocations at
-      // neighbouring spans of one digit.
-      loop("r", u32(0), u32(digits * kSpansPerCount / w),
-           {let("i", add(mul(var("r"), u32(w)), var("l"))),
-            let("of", add(mul(var("g"), u32(kSpansPerCount)), bit_and(var("i"), u32(kSpansPerCount - 1)))),
-            if_(lt(var("of"), var("groups")),
-                {store("counts", add(mul(div(var("i"), u32(kSpansPerCount)), var("groups")), var("of")), load("kept", var("i")))})}),
-  };
-  return ProgramBuilder(name)
-      .workgroup_size(w)
-      .input("keys", 0, key_type)
-      .input("shift", 1, ScalarType::U32)
-      .output("counts", 2, ScalarType::U32)
-      .workgroup_buffer("hist", ScalarType::U32, counters)
-      .workgroup_buffer("kept", ScalarType::U32, digits * kSpansPerCount)
-      .body(std::move(body))
-      .build();
-}
-
-// The count pass's workgroups for `groups` spans.
-uint32_t count_groups(const SortShape& shape, uint32_t groups) {
-  return shape.radix_bits == 8 ? (groups + kSpansPerCount - 1) / kSpansPerCount : groups;
-}
-
 // Whether the scatter pass orders its span in workgroup memory before it
 // writes (see build_scatter): 32-bit keys and values, and room for the span
 // beside a digit table of one word a digit (the rule the shapes were
@@ -615,9 +552,7 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
 const CheckedProgram& checked_count(ScalarType key_type, SortOrder order, const SortShape& shape) {
   check(key_type, shape);
   const std::string name = "sort_count_" + suffix(key_type, order, shape);
-  return detail::memo_program(name, [&] {
-    return shape.radix_bits == 8 ? build_wide_count(name, key_type, order, shape) : build_count(name, key_type, order, shape);
-  });
+  return detail::memo_program(name, [&] { return build_count(name, key_type, order, shape); });
 }
 
 const CheckedProgram& checked_scatter(ScalarType key_type, std::optional<ScalarType> value_type, SortOrder order,
@@ -679,7 +614,6 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
       backend, checked_scatter(key_type, values ? std::optional(values->type()) : std::nullopt, order, shape));
   const uint32_t groups = detail::groups_for(n, span_of(shape));
   const Dim3 grid = grid_for(groups);
-  const Dim3 count_grid = grid_for(count_groups(shape, groups));
   gpu::Batch batch(backend);
   std::deque<detail::Pass> passes;
   detail::ScanPlan offsets(backend, batch, passes, ScalarType::U32, ReduceOp::Sum, ScanKind::Exclusive,
@@ -698,7 +632,7 @@ SortedBuffers sort_with(gpu::Backend& backend, const std::shared_ptr<gpu::Device
   for (uint32_t shift = bits.first, turn = 0; shift < bits.end; shift += shape.radix_bits, turn ^= 1) {
     detail::Pass& counted = passes.emplace_back();
     counted.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).size("counts", digits * groups);
-    counted.outputs = batch.dispatch_resident(count, counted.inputs, count_grid);
+    counted.outputs = batch.dispatch_resident(count, counted.inputs, grid);
     const std::shared_ptr<gpu::DeviceBuffer> starts = offsets.record(counted.outputs.get("counts"));
     detail::Pass& moved = passes.emplace_back();
     moved.inputs.device("keys", now.keys).set<uint32_t>("shift", {shift}).device("offsets", starts);

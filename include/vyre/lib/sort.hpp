@@ -55,10 +55,8 @@ VYRE_API SortShape default_sort_shape(const gpu::Backend& backend);
 
 // The two programs of one pass, the digit at bit `shift` chosen by the
 // one-element buffer `shift` (0, radix_bits, 2 * radix_bits, ...):
-//   count:   `keys` to `counts` (2^radix_bits per span of workgroup * items
-//            keys, digit-major: counts[d*G+g] for G spans), one span a
-//            workgroup, or at 8 bits 8 spans a workgroup (dispatch
-//            ceil(G/8) workgroups; any more do nothing);
+//   count:   `keys` to `counts` (2^radix_bits per workgroup, digit-major:
+//            counts[d*G+g]);
 //   scatter: `keys` (and `values`) to `keys_out` (and `values_out`), each key
 //            at offsets[d*G+g] (the exclusive scan of counts) plus its rank.
 VYRE_API Program sort_count_pass(ScalarType key_type, SortOrder order, const SortShape& shape = {});
