@@ -364,6 +364,23 @@ class SpanRanking {
   uint32_t w_, items_, pairs_, high_bit_;
 };
 
+// A scatter program's buffers: its bindings, the digit table (`pairs`
+// words an invocation), the totals' two arrays and each digit's base.
+ProgramBuilder scatter_builder(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
+                               uint32_t w, uint32_t pairs, uint32_t digits) {
+  ProgramBuilder builder(name);
+  builder.workgroup_size(w)
+      .input("keys", 0, key_type)
+      .input("shift", 1, ScalarType::U32)
+      .input("offsets", 2, ScalarType::U32)
+      .output("keys_out", 3, key_type)
+      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_words(w, pairs)))
+      .workgroup_buffer("sums", ScalarType::U32, 2 * w)
+      .workgroup_buffer("bases", ScalarType::U32, digits);
+  if (value_type) builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
+  return builder;
+}
+
 // The 4- to 6-bit scatter: one ranking, then each key straight to its place
 // or, where the span fits, through workgroup memory in digit order.
 CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
@@ -431,16 +448,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
                         {let("t", add(mul(var("k"), u32(w)), var("l"))),
                          if_(lt(add(var("base"), var("t")), len("keys")), std::move(write))}));
   }
-  ProgramBuilder builder(name);
-  builder.workgroup_size(w)
-      .input("keys", 0, key_type)
-      .input("shift", 1, ScalarType::U32)
-      .input("offsets", 2, ScalarType::U32)
-      .output("keys_out", 3, key_type)
-      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_words(w, digits / 2)))
-      .workgroup_buffer("sums", ScalarType::U32, 2 * w)
-      .workgroup_buffer("bases", ScalarType::U32, digits);
-  if (with_values) builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
+  ProgramBuilder builder = scatter_builder(name, key_type, value_type, w, digits / 2, digits);
   if (local) {
     builder.workgroup_buffer("ordered_keys", key_type, w * items);
     if (with_values) builder.workgroup_buffer("ordered_values", *value_type, w * items);
@@ -474,15 +482,18 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
   if (with_values)
     for (uint32_t k = 0; k < items; ++k)
       body.push_back(let(numbered("value", k), load("values", min(add(var("first"), u32(k)), var("last")))));
-  const SpanRanking low("low_", "digit", w, items, 4);
-  low.count_and_scan(body, inside);
-  for (uint32_t k = 0; k < items; ++k) {
-    std::vector<Stmt> place = low.place(k);
-    place.push_back(store("ordered_keys", padded(low.place_of(k)), var(numbered("key", k))));
-    if (with_values) place.push_back(store("ordered_values", padded(low.place_of(k)), var(numbered("value", k))));
-    body.push_back(if_(inside(k), std::move(place)));
-  }
-  body.push_back(barrier());
+  // A ranking, then each key (and value) stored at its place in the span.
+  const auto rank_into_span = [&](const SpanRanking& ranking, const char* key, const char* value) {
+    ranking.count_and_scan(body, inside);
+    for (uint32_t k = 0; k < items; ++k) {
+      std::vector<Stmt> place = ranking.place(k);
+      place.push_back(store("ordered_keys", padded(ranking.place_of(k)), var(numbered(key, k))));
+      if (with_values) place.push_back(store("ordered_values", padded(ranking.place_of(k)), var(numbered(value, k))));
+      body.push_back(if_(inside(k), std::move(place)));
+    }
+    body.push_back(barrier());
+  };
+  rank_into_span(SpanRanking("low_", "digit", w, items, 4), "key", "value");
   // The second, by the high 4 bits, of the keys in the first's order: each
   // invocation again takes a run of consecutive places, so the ranking
   // keeps the first's order among equal high bits.
@@ -491,15 +502,8 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
     body.push_back(let(numbered("hdigit", k), digit_of(key_type, order, 4, var(numbered("hkey", k)), 4)));
     if (with_values) body.push_back(let(numbered("hvalue", k), load("ordered_values", run_place(k))));
   }
-  const SpanRanking high("high_", "hdigit", w, items, 4);
-  high.count_and_scan(body, inside);  // its barriers: every load above is done before the stores below
-  for (uint32_t k = 0; k < items; ++k) {
-    std::vector<Stmt> place = high.place(k);
-    place.push_back(store("ordered_keys", padded(high.place_of(k)), var(numbered("hkey", k))));
-    if (with_values) place.push_back(store("ordered_values", padded(high.place_of(k)), var(numbered("hvalue", k))));
-    body.push_back(if_(inside(k), std::move(place)));
-  }
-  body.push_back(barrier());
+  // (The ranking's barriers: every load above is done before its stores.)
+  rank_into_span(SpanRanking("high_", "hdigit", w, items, 4), "hkey", "hvalue");
   // The span is in digit order. Where each digit starts: at a place whose
   // key's digit differs from the one before it (digits the span lacks are
   // never looked up).
@@ -532,20 +536,9 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
     body.push_back(if_(in_span(t), std::move(write)));
   }
   const uint32_t span = w * items;
-  ProgramBuilder builder(name);
-  builder.workgroup_size(w)
-      .input("keys", 0, key_type)
-      .input("shift", 1, ScalarType::U32)
-      .input("offsets", 2, ScalarType::U32)
-      .output("keys_out", 3, key_type)
-      .workgroup_buffer("table", ScalarType::U32, static_cast<uint32_t>(table_words(w, 8)))
-      .workgroup_buffer("sums", ScalarType::U32, 2 * w)
-      .workgroup_buffer("bases", ScalarType::U32, 256)
-      .workgroup_buffer("ordered_keys", key_type, static_cast<uint32_t>(padded_size(span)));
-  if (with_values) {
-    builder.input("values", 4, *value_type).output("values_out", 5, *value_type);
-    builder.workgroup_buffer("ordered_values", *value_type, static_cast<uint32_t>(padded_size(span)));
-  }
+  ProgramBuilder builder = scatter_builder(name, key_type, value_type, w, 8, 256);
+  builder.workgroup_buffer("ordered_keys", key_type, static_cast<uint32_t>(padded_size(span)));
+  if (with_values) builder.workgroup_buffer("ordered_values", *value_type, static_cast<uint32_t>(padded_size(span)));
   return builder.body(std::move(body)).build();
 }
 
