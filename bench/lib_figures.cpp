@@ -550,6 +550,89 @@ int main(int argc, char** argv) {
     if (const auto gpu = median_gpu_ms(backend, reps, pass))
       emit("scan_u32_64x8_last_pass_gpu_ms", gpu->ms, "ms (GPU timestamps, one dispatch)");
   }
+  // Program variants side by side, alternating, twice each: scan with its
+  // span's offset loaded first or after the totals (whole inclusive sum at
+  // 64 x 8), and sort's count pass with 8, 4, 2 or 1 copies of each counter,
+  // digit- or copy-major (the pass alone and the whole sort, at 128 x 16 x 8
+  // and 128 x 16). Each variant's results checked against the default's.
+  if (only == "variants") {
+    std::vector<uint32_t> want(n);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
+    std::vector<uint32_t> sorted = keys;
+    std::sort(sorted.begin(), sorted.end());
+    for (int round = 1; round <= 2; ++round) {
+      for (const bool early : {false, true}) {
+        vyre::lib::detail::set_scan_offset_first(early);
+        const auto call = [&] { return vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, vyre::lib::ReduceShape{64, 8}); };
+        const std::string name = std::string("scan_u32_64x8_offset_") + (early ? "first" : "after") + "_round" + std::to_string(round);
+        if (call()->read_as<uint32_t>() != want) fail(name + " gave a wrong prefix");
+        warm_up([&] { (void)call(); }, quick ? 0 : 500);
+        if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) {
+          emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+          emit(name + "_gpu_gbs", 8.0 * n / gpu->ms / 1e6, "GB/s (N*4 read + N*4 written / GPU time)");
+        }
+      }
+      vyre::lib::detail::set_scan_offset_first(false);
+      struct SortVariant {
+        uint32_t copies;
+        bool copy_major, offsets_first;
+      };
+      for (const vyre::lib::SortShape shape : {vyre::lib::SortShape{128, 16, 8}, vyre::lib::SortShape{128, 16}}) {
+        const uint32_t digits = 1u << shape.radix_bits;
+        const uint32_t groups = vyre::lib::detail::groups_for(m, {shape.workgroup, shape.items});
+        std::vector<uint32_t> want_counts;
+        for (const SortVariant v : std::vector<SortVariant>{{8, false, false}, {8, true, false}, {4, false, false}, {4, true, false},
+                                                            {2, true, false}, {1, true, false}, {8, false, true}, {2, true, true},
+                                                            {1, true, true}}) {
+          vyre::lib::detail::set_sort_count_copies(v.copies, v.copy_major);
+          vyre::lib::detail::set_sort_offsets_first(v.offsets_first);
+          const std::string name = "sort_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items) + "_r" +
+                                   std::to_string(shape.radix_bits) + "_c" + std::to_string(v.copies) +
+                                   (v.copy_major ? "_copy_major" : "_digit_major") + (v.offsets_first ? "_offsets_first" : "") +
+                                   "_round" + std::to_string(round);
+          vyre::gpu::Pipeline count =
+              backend.compile(vyre::lib::sort_count_pass(vyre::ScalarType::U32, vyre::lib::SortOrder::Ascending, shape));
+          vyre::Inputs counted;
+          counted.device("keys", k_buffer).set<uint32_t>("shift", {0}).size("counts", digits * groups);
+          Buffer counts;
+          const auto count_call = [&] {
+            vyre::gpu::Batch batch(backend);
+            counts = batch.dispatch_resident(count, counted, vyre::lib::detail::grid_for(groups)).get("counts");
+            batch.run();
+          };
+          count_call();
+          const std::vector<uint32_t> got = counts->read_as<uint32_t>();
+          if (want_counts.empty()) want_counts = got;
+          else if (got != want_counts) fail(name + " counted differently");
+          warm_up(count_call, quick ? 0 : 500);
+          if (const auto gpu = median_gpu_ms(backend, reps, count_call)) emit(name + "_count_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+          const auto call = [&] { return vyre::lib::sort(backend, k_buffer, nullptr, vyre::lib::SortOrder::Ascending, shape); };
+          if (call().keys->read_as<uint32_t>() != sorted) fail(name + " gave a wrong order");
+          warm_up([&] { (void)call(); }, quick ? 0 : 500);
+          if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) emit(name + "_sort_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+        }
+      }
+      // Keys with values at the pairs' default shape, offsets after or first.
+      std::vector<uint32_t> index(m);
+      for (uint32_t i = 0; i < m; ++i) index[i] = i;
+      const Buffer i_buffer = backend.upload(index);
+      vyre::lib::detail::set_sort_count_copies(8, false);
+      for (const bool first : {false, true}) {
+        vyre::lib::detail::set_sort_offsets_first(first);
+        const std::string name = std::string("sort_pairs_64x8_offsets_") + (first ? "first" : "after") + "_round" + std::to_string(round);
+        const auto call = [&] { return vyre::lib::sort(backend, k_buffer, i_buffer, vyre::lib::SortOrder::Ascending, vyre::lib::SortShape{64, 8}); };
+        const vyre::lib::SortedBuffers got = call();
+        if (got.keys->read_as<uint32_t>() != sorted) fail(name + " gave a wrong order");
+        const std::vector<uint32_t> moved = got.values->read_as<uint32_t>();
+        for (size_t i = 0; i < m; ++i)
+          if (keys[moved[i]] != sorted[i]) fail(name + " moved a value away from its key");
+        warm_up([&] { (void)call(); }, quick ? 0 : 500);
+        if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+      }
+      vyre::lib::detail::set_sort_offsets_first(false);
+    }
+  }
   // sort's passes alone, one digit's (the lowest 4 or 8 bits), in fixed shapes:
   // the count pass, the scan of its counts, and the scatter, each the GPU
   // time of one dispatch (or one scan call) in a Batch of its own, each
