@@ -61,13 +61,13 @@ Expr slot(const Expr& t, uint32_t w, uint32_t pairs) {
   const uint32_t log2_w = static_cast<uint32_t>(std::countr_zero(w));
   return add(add(t, shl(shr(t, u32(log2_w)), u32(5))), shr(bit_and(t, u32(w - 1)), u32(5)));
 }
-uint64_t table_words(uint32_t w, uint32_t pairs) {
-  return in_rows(w, pairs) ? uint64_t{pairs} * (w + 32) : uint64_t{pairs} * w + uint64_t{pairs} * w / 16;
-}
 // The table of one word a digit, padded by a word after every 16: the size
 // the workgroup's limits at each radix (and the rule of orders_locally) were
 // set by, before the table was packed and laid out in rows.
 uint64_t table_size(uint32_t w, uint32_t digits) { return uint64_t{digits} * w + uint64_t{digits} * w / 16; }
+// The packed table's words: P rows of W + 32, or P words an invocation
+// padded as table_size pads.
+uint64_t table_words(uint32_t w, uint32_t pairs) { return in_rows(w, pairs) ? uint64_t{pairs} * (w + 32) : table_size(w, pairs); }
 
 bool is_word_type(ScalarType t) { return t == ScalarType::U32 || t == ScalarType::I32 || t == ScalarType::F32; }
 
