@@ -7,7 +7,6 @@
 
 #include <memory>
 
-#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -172,23 +171,6 @@ TEST(LibScan, ShapesAndAGridBeyondOneAxis) {
   for (const lib::ReduceShape shape : {lib::ReduceShape{1, 2}, lib::ReduceShape{64, 1}, lib::ReduceShape{1024, 2}})
     EXPECT_EQ(lib::scan(backend(), x, ReduceOp::Sum, ScanKind::Inclusive, shape), want)
         << shape.workgroup << "x" << shape.items;
-}
-
-// The span's offset loaded first, with the elements, or after the totals'
-// scan: the same bits at every kind, over one level and several.
-TEST(LibScan, TheOffsetLoadedFirstGivesTheSameBits) {
-  const std::vector<float> x = random_values<float>(140001, 28);
-  for (const ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
-    for (const lib::ReduceShape shape : {lib::ReduceShape{64, 8}, lib::ReduceShape{1024, 2}, lib::ReduceShape{1, 2}}) {
-      lib::detail::set_scan_offset_first(false);
-      const std::vector<float> after = lib::scan(backend(), x, ReduceOp::Sum, kind, shape);
-      lib::detail::set_scan_offset_first(true);
-      const std::vector<float> first = lib::scan(backend(), x, ReduceOp::Sum, kind, shape);
-      ASSERT_EQ(first.size(), after.size());
-      for (size_t i = 0; i < first.size(); ++i)
-        ASSERT_EQ(std::bit_cast<uint32_t>(first[i]), std::bit_cast<uint32_t>(after[i])) << i << " at " << shape.workgroup << "x" << shape.items;
-    }
-  lib::detail::set_scan_offset_first(false);
 }
 
 TEST(LibScan, ABufferOnTheGpuStaysThere) {

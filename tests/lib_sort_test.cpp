@@ -15,7 +15,6 @@
 #include <numeric>
 #include <optional>
 
-#include "kernels/passes.hpp"
 #include "support/lib_inputs.hpp"
 #include "support/lowering_backend.hpp"
 #include "vyre/error.hpp"
@@ -132,36 +131,6 @@ TEST(LibSort, EdgeValuesInNumpysOrder) {
             (std::vector<int32_t>{INT32_MIN, -1, 0, 1, INT32_MAX}));
   EXPECT_EQ(lib::sort(backend(), std::vector<uint32_t>{UINT32_MAX, 0, 0x80000000u, 7}),
             (std::vector<uint32_t>{0, 7, 0x80000000u, UINT32_MAX}));
-}
-
-// The count pass with 1 to 8 copies of each counter, digit- or copy-major,
-// and the scatter loading its offsets first or after the ranking: the same
-// order at every kind of scatter (straight, ordered locally, 8-bit) and
-// where there are more digits than invocations ({16, 1, 6}, {16, 1, 8}).
-TEST(LibSort, EveryCountAndScatterVariantSortsTheSame) {
-  struct Variant {
-    uint32_t copies;
-    bool copy_major, offsets_first;
-  };
-  for (const Variant v : {Variant{8, false, false}, Variant{8, true, true}, Variant{4, false, true}, Variant{2, true, false},
-                          Variant{1, true, true}, Variant{1, false, false}}) {
-    lib::detail::set_sort_count_copies(v.copies, v.copy_major);
-    lib::detail::set_sort_offsets_first(v.offsets_first);
-    for (uint32_t n : {1u, 1000u, 65537u}) {
-      std::vector<uint32_t> keys = random_values<uint32_t>(n, 47 + n);
-      for (size_t i = 0; i < keys.size(); i += 3) keys[i] = keys[i / 7];
-      const std::vector<uint32_t> want = host_argsort(keys, SortOrder::Ascending);
-      for (const lib::SortShape shape : {lib::SortShape{128, 16}, lib::SortShape{64, 8}, lib::SortShape{16, 1},
-                                         lib::SortShape{16, 1, 6}, lib::SortShape{128, 8, 8}, lib::SortShape{16, 1, 8}})
-        EXPECT_EQ(lib::argsort(backend(), keys, SortOrder::Ascending, shape), want)
-            << n << " keys, " << shape.workgroup << "x" << shape.items << ", " << shape.radix_bits << " bits, "
-            << v.copies << (v.copy_major ? " copy-major" : " digit-major") << (v.offsets_first ? ", offsets first" : "");
-    }
-  }
-  lib::detail::set_sort_count_copies(8, false);
-  lib::detail::set_sort_offsets_first(false);
-  EXPECT_THROW(lib::detail::set_sort_count_copies(3, false), Error);
-  EXPECT_THROW(lib::detail::set_sort_count_copies(16, true), Error);
 }
 
 TEST(LibSort, ValuesMoveWithTheirKeysStably) {

@@ -57,24 +57,6 @@ const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const Re
 // that time both in one process. The results are the same.
 void set_reduce_loads_unrolled(bool on);
 
-// Whether the scan passes built from now on load their span's offset with
-// its elements (first) or after scanning the invocations' totals (the
-// default); for benchmarks that time both in one process. The results are
-// the same.
-void set_scan_offset_first(bool on);
-
-// Whether sort's scatter passes built from now on load the workgroup's
-// offset of each digit with its keys (first) or once the span is ranked
-// (the default); for benchmarks that time both in one process. The results
-// are the same.
-void set_sort_offsets_first(bool on);
-
-// The copies of each digit's counter that sort's count passes built from
-// now on keep (1, 2, 4 or 8; 8 by default), and their layout: digit-major
-// (the default) or copy-major; for benchmarks that time them in one
-// process. The counts are the same.
-void set_sort_count_copies(uint32_t copies, bool copy_major);
-
 // reduce's first pass: reduce_pass's, with each workgroup going on, round
 // after round, to the span as many spans on as there are workgroups (a grid
 // of one row), so that a few workgroups can take any length.

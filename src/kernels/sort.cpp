@@ -1,6 +1,5 @@
 #include "vyre/lib/sort.hpp"
 
-#include <atomic>
 #include <bit>
 #include <deque>
 #include <functional>
@@ -192,11 +191,6 @@ Stmt for_each_digit(uint32_t w, uint32_t digits, const std::optional<Expr>& also
   return also ? if_(*also, {std::move(spread)}) : std::move(spread);
 }
 
-// Whether the scatter passes built from now on load the workgroup's offset
-// of each digit with its keys (its wait hidden behind theirs and the
-// ranking's) or once the span is ranked.
-std::atomic<bool> g_offsets_first{false};
-
 // The workgroup's offset of each digit (offsets[d*groups + g]) in registers,
 // as for_each_digit spreads the digits: "offset<r>" is digit r*W + l's
 // (digit l's where there are no more digits than invocations); indices
@@ -209,15 +203,10 @@ std::vector<Stmt> load_offsets(uint32_t w, uint32_t digits) {
   return out;
 }
 
-// Each digit's base (its offset less `start(d)`, where its keys start in
-// the span) stored in "bases", from "offset<r>" (load_offsets) or, where
-// `loaded` is false, from a load of the offset here.
-Stmt store_bases(uint32_t w, uint32_t digits, bool loaded, const std::function<Expr(const Expr&)>& start) {
+// Each digit's base (its offset, "offset<r>" of load_offsets, less
+// `start(d)`, where its keys start in the span) stored in "bases".
+Stmt store_bases(uint32_t w, uint32_t digits, const std::function<Expr(const Expr&)>& start) {
   const Expr in_grid = lt(var("g"), var("groups"));
-  if (!loaded)
-    return for_each_digit(w, digits, in_grid, [&](const Expr& d) -> std::vector<Stmt> {
-      return {store("bases", d, sub(load("offsets", add(mul(d, var("groups")), var("g"))), start(d)))};
-    });
   if (digits <= w)
     return if_(land(lt(var("l"), u32(digits)), in_grid), {store("bases", var("l"), sub(var("offset0"), start(var("l"))))});
   std::vector<Stmt> each;
@@ -254,28 +243,27 @@ std::string suffix(ScalarType key_type, SortOrder order, const SortShape& shape)
 
 // The count pass's copies of each digit's counter: invocation l adds to
 // copy l mod C, so that a warp's keys of one digit meet on fewer words.
-// Counter (d, c) is at d*C + c (digit-major) or c*D + d (copy-major, where
-// the invocations that sum digit d's copies read neighbouring words).
-std::atomic<uint32_t> g_count_copies{8};
-std::atomic<bool> g_count_copy_major{false};
+// Counter (d, c) is at c*D + d, so that the invocations that add digit d's
+// copies read neighbouring words. On the H100, 2 copies counted 8-bit
+// digits 1.76x faster than 8 digit-major (d*8 + c, which put the adding
+// invocations 8 words apart, on 4 banks), as fast as 1 copy and 9 % faster
+// than 4 (docs/benchmarks.md, "Standard kernels").
+constexpr uint32_t kCountCopies = 2;
 
 // The count pass: each workgroup's count of each digit among its span's keys,
 // by atomic additions to counters in workgroup memory (the order of counting
 // does not matter here, as it does in the scatter pass).
-CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrder order, const SortShape& shape,
-                           uint32_t copies, bool copy_major) {
+CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrder order, const SortShape& shape) {
   const uint32_t w = shape.workgroup;
   const uint32_t digits = digits_of(shape);
-  const uint32_t counters = digits * copies;
-  const auto counter = [&](const Expr& d, const Expr& c) {
-    return copy_major ? add(mul(c, u32(digits)), d) : add(mul(d, u32(copies)), c);
-  };
+  const uint32_t counters = digits * kCountCopies;
+  const auto counter = [&](const Expr& d, const Expr& c) { return add(mul(c, u32(digits)), d); };
   std::vector<Stmt> body = {
       let("l", lid()),
       let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
       let("groups", div(len("counts"), u32(digits))),
       let("base", mul(var("g"), u32(w * shape.items))),
-      let("copy", bit_and(var("l"), u32(copies - 1))),
+      let("copy", bit_and(var("l"), u32(kCountCopies - 1))),
   };
   // The counters zeroed, W at a time.
   if (counters >= w)
@@ -292,7 +280,7 @@ CheckedProgram build_count(const std::string& name, ScalarType key_type, SortOrd
   body.push_back(barrier());
   body.push_back(for_each_digit(w, digits, lt(var("g"), var("groups")), [&](const Expr& d) -> std::vector<Stmt> {
     Expr total = load("hist", counter(d, u32(0)));
-    for (uint32_t c = 1; c < copies; ++c) total = add(std::move(total), load("hist", counter(d, u32(c))));
+    for (uint32_t c = 1; c < kCountCopies; ++c) total = add(std::move(total), load("hist", counter(d, u32(c))));
     return {store("counts", add(mul(d, var("groups")), var("g")), std::move(total))};
   }));
   return ProgramBuilder(name)
@@ -427,7 +415,7 @@ ProgramBuilder scatter_builder(const std::string& name, ScalarType key_type, std
 // The 4- to 6-bit scatter: one ranking, then each key straight to its place
 // or, where the span fits, through workgroup memory in digit order.
 CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
-                             SortOrder order, const SortShape& shape, bool offsets_first) {
+                             SortOrder order, const SortShape& shape) {
   const bool with_values = value_type.has_value();
   const bool local = orders_locally(key_type, value_type, shape);
   const uint32_t w = shape.workgroup;
@@ -444,15 +432,16 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
   };
   // The invocation's keys stay in registers from here to their stores.
   for (Stmt& s : load_keys(key_type, order, shape.radix_bits, items, var("first"), 1)) body.push_back(std::move(s));
-  if (offsets_first)
-    for (Stmt& s : load_offsets(w, digits)) body.push_back(std::move(s));
+  // Each digit's offset loaded with the keys, its wait behind theirs and
+  // the ranking's (on the H100, 2.3 % off a sort of pairs at 64 x 8).
+  for (Stmt& s : load_offsets(w, digits)) body.push_back(std::move(s));
   const auto inside = [](uint32_t k) { return lt(add(var("first"), u32(k)), len("keys")); };
   const SpanRanking ranking("", "digit", w, items, shape.radix_bits);
   ranking.count_and_scan(body, inside);
   // Where each digit's keys go, less where they start in the span (kept
   // before the table's cells become running counts): a key's place in the
   // output is its digit's base plus its place in the span.
-  body.push_back(store_bases(w, digits, offsets_first, [&](const Expr& d) { return ranking.start_of(d); }));
+  body.push_back(store_bases(w, digits, [&](const Expr& d) { return ranking.start_of(d); }));
   body.push_back(barrier());
   if (!local) {
     // Each key straight to its place: neighbouring invocations write to
@@ -505,7 +494,7 @@ CheckedProgram build_scatter(const std::string& name, ScalarType key_type, std::
 // as the 4-bit local form does. Half the passes over the keys of the 4-bit
 // digits, for twice the ranking within the workgroup.
 CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_type, std::optional<ScalarType> value_type,
-                                      SortOrder order, const SortShape& shape, bool offsets_first) {
+                                      SortOrder order, const SortShape& shape) {
   const bool with_values = value_type.has_value();
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
@@ -525,8 +514,9 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
   if (with_values)
     for (uint32_t k = 0; k < items; ++k)
       body.push_back(let(numbered("value", k), load("values", min(add(var("first"), u32(k)), var("last")))));
-  if (offsets_first)
-    for (Stmt& s : load_offsets(w, 256)) body.push_back(std::move(s));
+  // Each digit's offset loaded with the keys (on the H100, 5 % off a sort
+  // at 128 x 16 x 8).
+  for (Stmt& s : load_offsets(w, 256)) body.push_back(std::move(s));
   // A ranking, then each key (and value) stored at its place in the span.
   const auto rank_into_span = [&](const SpanRanking& ranking, const char* key, const char* value) {
     ranking.count_and_scan(body, inside);
@@ -566,7 +556,7 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
   }
   body.push_back(barrier());
   // Each digit's base: where its keys go, less where they start in the span.
-  body.push_back(store_bases(w, 256, offsets_first, [](const Expr& d) { return load("bases", d); }));
+  body.push_back(store_bases(w, 256, [](const Expr& d) { return load("bases", d); }));
   body.push_back(barrier());
   for (uint32_t k = 0; k < items; ++k) {
     const Expr t = var(numbered("t", k)), d = var(numbered("odigit", k));
@@ -587,24 +577,19 @@ CheckedProgram build_two_step_scatter(const std::string& name, ScalarType key_ty
 
 const CheckedProgram& checked_count(ScalarType key_type, SortOrder order, const SortShape& shape) {
   check(key_type, shape);
-  const uint32_t copies = g_count_copies.load();
-  const bool copy_major = g_count_copy_major.load();
-  std::string name = "sort_count_" + suffix(key_type, order, shape);
-  if (copies != 8 || copy_major) name.append("_c").append(std::to_string(copies)).append(copy_major ? "m" : "");
-  return detail::memo_program(name, [&] { return build_count(name, key_type, order, shape, copies, copy_major); });
+  const std::string name = "sort_count_" + suffix(key_type, order, shape);
+  return detail::memo_program(name, [&] { return build_count(name, key_type, order, shape); });
 }
 
 const CheckedProgram& checked_scatter(ScalarType key_type, std::optional<ScalarType> value_type, SortOrder order,
                                       const SortShape& shape) {
   check(key_type, shape, value_type);
-  std::string name =
+  const std::string name =
       (value_type ? "sort_scatter_pairs_" + std::string(vyre::to_string(*value_type)) + "_" : std::string("sort_scatter_")) +
       suffix(key_type, order, shape);
-  const bool offsets_first = g_offsets_first.load();
-  if (offsets_first) name.append("_early");
   return detail::memo_program(name, [&] {
-    return shape.radix_bits == 8 ? build_two_step_scatter(name, key_type, value_type, order, shape, offsets_first)
-                                 : build_scatter(name, key_type, value_type, order, shape, offsets_first);
+    return shape.radix_bits == 8 ? build_two_step_scatter(name, key_type, value_type, order, shape)
+                                 : build_scatter(name, key_type, value_type, order, shape);
   });
 }
 
@@ -617,19 +602,6 @@ Program sort_count_pass(ScalarType key_type, SortOrder order, const SortShape& s
 Program sort_scatter_pass(ScalarType key_type, bool with_values, SortOrder order, const SortShape& shape) {
   return checked_scatter(key_type, with_values ? std::optional(ScalarType::U32) : std::nullopt, order, shape).program();
 }
-
-namespace detail {
-
-void set_sort_count_copies(uint32_t copies, bool copy_major) {
-  if (copies == 0 || copies > 8 || !std::has_single_bit(copies))
-    throw Error(ErrorKind::invalid_input, "sort: the count pass takes 1, 2, 4 or 8 copies of its counters");
-  g_count_copies = copies;
-  g_count_copy_major = copy_major;
-}
-
-void set_sort_offsets_first(bool on) { g_offsets_first = on; }
-
-}  // namespace detail
 
 SortShape default_sort_shape(const gpu::Backend& backend, ScalarType key_type, std::optional<ScalarType> value_type) {
   // Measured (docs/benchmarks.md, "Standard kernels"): on the H100, 32-bit
