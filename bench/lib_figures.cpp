@@ -550,6 +550,36 @@ int main(int argc, char** argv) {
     if (const auto gpu = median_gpu_ms(backend, reps, pass))
       emit("scan_u32_64x8_last_pass_gpu_ms", gpu->ms, "ms (GPU timestamps, one dispatch)");
   }
+  // scan's first pass (reduce_pass over 2^28 u32) at spans of 512 elements,
+  // as the default 64 x 8's last pass needs them, by other workgroups: how
+  // much of the first pass is its tree over the workgroup. 64 x 8 first and
+  // last, to show drift.
+  if (only == "scan_first_pass") {
+    for (const vyre::lib::ReduceShape shape : {vyre::lib::ReduceShape{64, 8}, vyre::lib::ReduceShape{32, 16},
+                                               vyre::lib::ReduceShape{16, 32}, vyre::lib::ReduceShape{128, 4},
+                                               vyre::lib::ReduceShape{64, 8}}) {
+      const PassTimes t = first_pass_ms(backend, vyre::lib::reduce_pass(vyre::ScalarType::U32, ReduceOp::Sum, shape), u_buffer, n,
+                                        shape, reps);
+      if (t.gpu_ms)
+        emit("scan_first_pass_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items) + "_gpu_ms", *t.gpu_ms,
+             "ms (GPU timestamps, one dispatch)");
+    }
+    // The whole scan at 64 x 8 with its first pass at those workgroups,
+    // alternating, twice.
+    std::vector<uint32_t> want(n);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
+    for (int round = 1; round <= 2; ++round)
+      for (const uint32_t w : {64u, 32u, 16u}) {
+        vyre::lib::detail::set_scan_first_pass_workgroup(w);
+        const auto call = [&] { return vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, vyre::lib::ReduceShape{64, 8}); };
+        const std::string name = "scan_u32_64x8_first_pass_w" + std::to_string(w) + "_round" + std::to_string(round);
+        if (call()->read_as<uint32_t>() != want) fail(name + " gave a wrong prefix");
+        warm_up([&] { (void)call(); }, quick ? 0 : 500);
+        if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+      }
+    vyre::lib::detail::set_scan_first_pass_workgroup(0);
+  }
   // sort's passes alone, one digit's (the lowest 4 or 8 bits), in fixed shapes:
   // the count pass, the scan of its counts, and the scatter, each the GPU
   // time of one dispatch (or one scan call) in a Batch of its own, each

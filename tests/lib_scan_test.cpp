@@ -173,6 +173,23 @@ TEST(LibScan, ShapesAndAGridBeyondOneAxis) {
         << shape.workgroup << "x" << shape.items;
 }
 
+// The first pass at another workgroup over the same spans (a benchmark
+// switch): the same spans' totals (u32 sums, which no order of addition
+// changes), so the same prefix, over one level and several.
+TEST(LibScan, AFirstPassOfAnotherWorkgroupGivesTheSamePrefix) {
+  const std::vector<uint32_t> x = random_values<uint32_t>(140001, 28);
+  for (const ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
+    for (const lib::ReduceShape shape : {lib::ReduceShape{64, 8}, lib::ReduceShape{1024, 2}}) {
+      const std::vector<uint32_t> want = host_scan(x, ReduceOp::Sum, kind);
+      for (const uint32_t w : {16u, 32u, 128u}) {
+        lib::detail::set_scan_first_pass_workgroup(w);
+        const std::vector<uint32_t> got = lib::scan(backend(), x, ReduceOp::Sum, kind, shape);
+        lib::detail::set_scan_first_pass_workgroup(0);
+        EXPECT_EQ(got, want) << shape.workgroup << "x" << shape.items << ", first pass of " << w;
+      }
+    }
+}
+
 TEST(LibScan, ABufferOnTheGpuStaysThere) {
   const std::vector<uint32_t> x = random_values<uint32_t>(50000, 27);
   const std::shared_ptr<gpu::DeviceBuffer> out = lib::scan(backend(), backend().upload(x));

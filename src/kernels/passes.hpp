@@ -57,6 +57,10 @@ const CheckedProgram& checked_reduce_pass(ScalarType type, ReduceOp op, const Re
 // that time both in one process. The results are the same.
 void set_reduce_loads_unrolled(bool on);
 
+// The workgroup of the first pass of the scans planned from now on (0: the
+// scan's own; else W*I/w items each, the same spans); for benchmarks.
+void set_scan_first_pass_workgroup(uint32_t w);
+
 // reduce's first pass: reduce_pass's, with each workgroup going on, round
 // after round, to the span as many spans on as there are workgroups (a grid
 // of one row), so that a few workgroups can take any length.

@@ -1,5 +1,6 @@
 #include "vyre/lib/scan.hpp"
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <string>
@@ -152,6 +153,20 @@ const CheckedProgram& checked_scan_pass(ScalarType type, ReduceOp op, ScanKind k
 
 namespace detail {
 
+namespace {
+// The first pass's workgroup (its span kept: W*I / w items each), 0 for the
+// scan's own, which is also kept where w does not divide the span or the
+// items would pass reduce's 64; a benchmark switch.
+std::atomic<uint32_t> g_first_pass_workgroup{0};
+ReduceShape first_pass_shape(const ReduceShape& shape) {
+  const uint32_t w = g_first_pass_workgroup.load(), span = shape.workgroup * shape.items;
+  if (w == 0 || span % w != 0 || span / w > 64) return shape;
+  return {w, span / w};
+}
+}  // namespace
+
+void set_scan_first_pass_workgroup(uint32_t w) { g_first_pass_workgroup = w; }
+
 ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
                    ScanKind kind, const ReduceShape& shape)
     : backend_(backend),
@@ -161,8 +176,8 @@ ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& p
       shape_(shape),
       batch_(batch),
       passes_(passes),
-      reduce_top_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type, op, shape))),
-      reduce_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type_, op, shape))),
+      reduce_top_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type, op, first_pass_shape(shape)))),
+      reduce_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type_, op, first_pass_shape(shape)))),
       last_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type, op, kind, shape))),
       inner_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type_, op, ScanKind::Exclusive, shape))) {}
 
