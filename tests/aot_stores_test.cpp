@@ -295,7 +295,7 @@ TEST_P(Stores, ProcessesKilledAtRandomLeaveNoTornEntry) {
   // VYRE_STRESS=1 (4,000 took 4 min 10 s on the 2-core machine,
   // docs/cache.md); 50 under the sanitizers, whose workers start several
   // times slower.
-#if defined(__SANITIZE_ADDRESS__) || defined(VYRE_TEST_TSAN)
+#if defined(VYRE_TEST_ASAN) || defined(VYRE_TEST_TSAN)
   const int kills = vyre::test::stress_enabled() ? 1000 : 50;
 #else
   const bool a_store = GetParam() == Variant::directory || GetParam() == Variant::sqlite;

@@ -27,7 +27,7 @@ std::vector<uint32_t> host_count(const std::vector<T>& values, uint32_t bins) {
 
 template <class T>
 void check_every_length(uint32_t seed) {
-  std::vector<uint32_t> lengths = test::kLibLengths;
+  std::vector<uint32_t> lengths = test::kLibSweepLengths;
   lengths.insert(lengths.begin(), 0);
   for (uint32_t bins : {1u, 7u, 256u, lib::kWorkgroupBins, lib::kWorkgroupBins + 1, 100000u}) {
     for (uint32_t n : lengths) {

@@ -34,7 +34,7 @@ constexpr ScalarType kMaskTypes[] = {ScalarType::U32, ScalarType::I32, ScalarTyp
 constexpr double kDensities[] = {0.0, 0.001, 0.5, 1.0};
 
 std::vector<uint32_t> every_length() {
-  std::vector<uint32_t> lengths = test::kLibLengths;
+  std::vector<uint32_t> lengths = test::kLibSweepLengths;
   lengths.insert(lengths.begin(), {0, 2, 3});  // 2 and 3 end inside a packed word
   return lengths;
 }

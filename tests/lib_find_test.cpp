@@ -89,7 +89,7 @@ void plant(Bytes& haystack, const std::vector<std::string>& patterns, uint32_t c
 }
 
 std::vector<uint32_t> lengths() {
-  std::vector<uint32_t> all = test::kLibLengths;
+  std::vector<uint32_t> all = test::kLibSweepLengths;
   all.insert(all.begin(), 0);
   return all;
 }

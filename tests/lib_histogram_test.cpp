@@ -95,7 +95,7 @@ std::vector<T> values_around(uint32_t n, double lo, double hi, uint32_t seed) {
 
 template <class T>
 void check_every_length(double lo, double hi, uint32_t seed) {
-  std::vector<uint32_t> lengths = test::kLibLengths;
+  std::vector<uint32_t> lengths = test::kLibSweepLengths;
   lengths.insert(lengths.begin(), 0);
   for (uint32_t bins : {1u, 7u, 256u, 4095u, 4096u, 100000u}) {
     for (uint32_t n : lengths) {

@@ -73,7 +73,7 @@ const std::vector<lib::SortShape> kBothScatters = {{128, 16}, {64, 8}};
 template <class T>
 void check_every_length(uint32_t seed, const std::vector<lib::SortShape>& shapes = kBothScatters, bool with_argsort = true,
                         uint32_t longest = std::numeric_limits<uint32_t>::max()) {
-  std::vector<uint32_t> lengths = test::kLibLengths;
+  std::vector<uint32_t> lengths = test::kLibSweepLengths;
   lengths.insert(lengths.begin(), 0);
   for (uint32_t n : lengths) {
     if (n > longest) continue;

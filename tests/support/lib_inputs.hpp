@@ -14,11 +14,23 @@
 
 #include "vyre/error.hpp"
 #include "vyre/half.hpp"
+#include "support/test_support.hpp"
 #include "vyre/lib/reduce.hpp"
 
 namespace vyre::test {
 
 inline const std::vector<uint32_t> kLibLengths = {1, 31, 32, 33, 1000, 65537, (1u << 20) + 3};
+
+// The lengths of the sweeps over many shapes, types and bins (sort, compact,
+// find, histogram, bincount): all of kLibLengths, less the million in the
+// sanitized builds, where those sweeps' million-element cases took most of
+// ten minutes of test time. scan and reduce, whose plans there have more
+// than one level, keep it in every build.
+inline const std::vector<uint32_t> kLibSweepLengths = [] {
+  std::vector<uint32_t> lengths = kLibLengths;
+  if (kSanitizedBuild) lengths.pop_back();
+  return lengths;
+}();
 
 // Integers over their whole range; floats in [-1000, 1000).
 template <class T>

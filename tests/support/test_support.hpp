@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-// Defined in a build under ThreadSanitizer: GCC says so by
-// __SANITIZE_THREAD__, clang (14) only through __has_feature.
+// Defined in a build under ThreadSanitizer or AddressSanitizer: GCC says so
+// by __SANITIZE_THREAD__ and __SANITIZE_ADDRESS__, clang (14) only through
+// __has_feature.
 #if defined(__SANITIZE_THREAD__)
 #define VYRE_TEST_TSAN 1
 #elif defined(__has_feature)
@@ -18,8 +19,24 @@
 #define VYRE_TEST_TSAN 1
 #endif
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#define VYRE_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VYRE_TEST_ASAN 1
+#endif
+#endif
 
 namespace vyre::test {
+
+// In the sanitized builds the longest sweeps are cut: there they check the
+// host code's memory and threads, which the shorter runs reach too, and the
+// unsanitized suite runs them in full (docs/ci.md, "Sanitizers").
+#if defined(VYRE_TEST_ASAN) || defined(VYRE_TEST_TSAN)
+inline constexpr bool kSanitizedBuild = true;
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
 
 // A fresh folder under the system temp dir, removed with everything in it.
 class TempDir {
