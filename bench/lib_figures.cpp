@@ -580,6 +580,33 @@ int main(int argc, char** argv) {
       }
     vyre::lib::detail::set_scan_first_pass_workgroup(0);
   }
+  // scan at 64 x 8 with each workgroup of its last pass scanning T tiles in
+  // turn (spans of T*512, the first pass's workgroup widened to 16 items
+  // each), each tile's elements loaded at its turn or during the tile
+  // before (_tTp), alternating, twice: GPU time of the whole inclusive sum.
+  if (only == "scan_tiles") {
+    std::vector<uint32_t> want(n);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
+    for (int round = 1; round <= 2; ++round)
+      for (const uint32_t variant : {1u, 2u, 4u, 8u, 16u, 102u, 104u, 108u, 116u}) {
+        const uint32_t tiles = variant % 100;
+        const bool prefetched = variant > 100;
+        vyre::lib::detail::set_scan_tiles_per_workgroup(tiles, prefetched);
+        const auto call = [&] {
+          return vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, vyre::lib::ReduceShape{64, 8});
+        };
+        const std::string name =
+            "scan_u32_64x8_t" + std::to_string(tiles) + (prefetched ? "p" : "") + "_round" + std::to_string(round);
+        if (call()->read_as<uint32_t>() != want) fail(name + " gave a wrong prefix");
+        warm_up([&] { (void)call(); }, quick ? 0 : 500);
+        if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) {
+          emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+          emit(name + "_gpu_gbs", 8.0 * n / gpu->ms / 1e6, "GB/s (N*4 read + N*4 written / GPU time)");
+        }
+      }
+    vyre::lib::detail::set_scan_tiles_per_workgroup(1);
+  }
   // sort's passes alone, one digit's (the lowest 4 or 8 bits), in fixed shapes:
   // the count pass, the scan of its counts, and the scatter, each the GPU
   // time of one dispatch (or one scan call) in a Batch of its own, each

@@ -190,6 +190,34 @@ TEST(LibScan, AFirstPassOfAnotherWorkgroupGivesTheSamePrefix) {
     }
 }
 
+// Several tiles per workgroup of the last pass (a benchmark switch), the
+// running total carried from tile to tile, each tile's elements loaded at
+// its turn or during the tile before: the same prefix for every kind
+// and op, at lengths that end inside a workgroup's first, middle and last
+// tile, over one level and several.
+TEST(LibScan, SeveralTilesPerWorkgroupGiveTheSamePrefix) {
+  const std::vector<uint32_t> u = random_values<uint32_t>(140001, 29);
+  for (const uint32_t tiles : {2u, 3u, 16u})
+    for (const bool prefetched : {false, true})
+    for (const ScanKind kind : {ScanKind::Inclusive, ScanKind::Exclusive})
+      for (const lib::ReduceShape shape : {lib::ReduceShape{64, 8}, lib::ReduceShape{32, 2}}) {
+        const std::string what =
+            std::to_string(shape.workgroup) + "x" + std::to_string(shape.items) + ", " + std::to_string(tiles) + " tiles" +
+            (prefetched ? ", prefetched" : "");
+        for (const size_t n : {size_t{1}, size_t{33}, size_t{64 * 8 + 1}, size_t{64 * 8 * 3 - 1}, u.size()}) {
+          const std::vector<uint32_t> x(u.begin(), u.begin() + static_cast<std::ptrdiff_t>(n));
+          const std::vector<uint32_t> want_sum = host_scan(x, ReduceOp::Sum, kind);
+          const std::vector<uint32_t> want_max = host_scan(x, ReduceOp::Max, kind);
+          lib::detail::set_scan_tiles_per_workgroup(tiles, prefetched);
+          const std::vector<uint32_t> sum = lib::scan(backend(), x, ReduceOp::Sum, kind, shape);
+          const std::vector<uint32_t> max = lib::scan(backend(), x, ReduceOp::Max, kind, shape);
+          lib::detail::set_scan_tiles_per_workgroup(1);
+          EXPECT_EQ(sum, want_sum) << what << ", n " << n;
+          EXPECT_EQ(max, want_max) << what << ", n " << n;
+        }
+      }
+}
+
 TEST(LibScan, ABufferOnTheGpuStaysThere) {
   const std::vector<uint32_t> x = random_values<uint32_t>(50000, 27);
   const std::shared_ptr<gpu::DeviceBuffer> out = lib::scan(backend(), backend().upload(x));

@@ -61,6 +61,11 @@ void set_reduce_loads_unrolled(bool on);
 // scan's own; else W*I/w items each, the same spans); for benchmarks.
 void set_scan_first_pass_workgroup(uint32_t w);
 
+// The tiles of W*I each workgroup of the last pass of the scans planned from
+// now on scans, one after another (default 1), and whether it loads each
+// tile's elements while it scans the tile before; for benchmarks.
+void set_scan_tiles_per_workgroup(uint32_t tiles, bool prefetched = false);
+
 // reduce's first pass: reduce_pass's, with each workgroup going on, round
 // after round, to the span as many spans on as there are workgroups (a grid
 // of one row), so that a few workgroups can take any length.

@@ -45,17 +45,14 @@ std::vector<uint8_t> bytes_of(uint64_t bits, ScalarType type) {
   return out;
 }
 
-// "l", "g", `start` (the span's first element plus `within`) and x0 ..
-// x(I-1): the elements start + k*step, widened, loaded unrolled at indices
-// clamped into "in" (those past its end are loaded as its last element).
-std::vector<Stmt> load_elements(ScalarType type, const ReduceShape& shape, const std::string& start, const Expr& within,
-                                uint32_t step) {
-  std::vector<Stmt> out = {
-      let("l", lid()),
-      let("g", add(wid(), mul(wid(Axis::Y), nwg()))),
-      let(start, add(mul(var("g"), u32(shape.workgroup * shape.items)), within)),
-      let("last", sub(len("in"), u32(1))),
-  };
+// `start` (tile number `tile`'s first element plus `within`), "last" where
+// `declare_last`, and x0 .. x(I-1): the elements start + k*step, widened,
+// loaded unrolled at indices clamped into "in" at "last" (those past its
+// end are loaded as its last element).
+std::vector<Stmt> load_elements(ScalarType type, const ReduceShape& shape, const std::string& start, const Expr& tile,
+                                const Expr& within, uint32_t step, bool declare_last) {
+  std::vector<Stmt> out = {let(start, add(mul(tile, u32(shape.workgroup * shape.items)), within))};
+  if (declare_last) out.push_back(let("last", sub(len("in"), u32(1))));
   for (uint32_t k = 0; k < shape.items; ++k)
     out.push_back(let(numbered("x", k), detail::widened(type, load("in", min(add(var(start), u32(k * step)), var("last"))))));
   return out;
@@ -80,9 +77,10 @@ std::vector<Stmt> scan_in_registers(ScalarType acc, ReduceOp op, ScanKind kind, 
   return out;
 }
 
-// "prefix": the span's offset, then the totals of the invocations before l.
-std::vector<Stmt> add_prefix(ScalarType acc, ReduceOp op, const detail::TotalsArray& totals) {
-  return {let("prefix", var("span_offset")),
+// "prefix": the tile's offset (the variable `offset`), then the totals of
+// the invocations before l.
+std::vector<Stmt> add_prefix(ScalarType acc, ReduceOp op, const detail::TotalsArray& totals, const std::string& offset) {
+  return {let("prefix", var(offset)),
           if_(gt(var("l"), u32(0)),
               {assign("prefix", combine(acc, op, var("prefix"), detail::load_total(totals, sub(var("l"), u32(1)))))})};
 }
@@ -92,19 +90,13 @@ std::vector<Stmt> add_prefix(ScalarType acc, ReduceOp op, const detail::TotalsAr
 // between them: so all I loads of an invocation are in flight at once. In a
 // loop, each waited for the one before it, and a pass of 64 x 8 reached half
 // of the copy's bandwidth (docs/benchmarks.md, "Standard kernels").
-CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceOp op, ScanKind kind,
-                               const ReduceShape& shape) {
+// One tile's scan, its elements x0 .. x(I-1) loaded from "base" on: stored
+// to the tile, scanned, offset by the variable `offset`, stored to "out".
+std::vector<Stmt> scan_tile(ScalarType acc, ReduceOp op, ScanKind kind, const ReduceShape& shape,
+                            const std::string& offset, detail::TotalsArray& result) {
   const uint32_t w = shape.workgroup;
   const uint32_t items = shape.items;
-  const ScalarType acc = accumulator_type(type);
-  // The span is loaded and stored with neighbouring invocations at
-  // neighbouring elements (k*W + l); each invocation scans its own I
-  // consecutive elements (l*I + k) in workgroup memory in between.
-  std::vector<Stmt> body = load_elements(type, shape, "base", var("l"), w);
-  // The span's offset loaded with the elements, its wait behind theirs (on
-  // the H100, 2.1 % off a scan of 2^28 u32, where it was loaded after the
-  // totals' scan).
-  body.push_back(let("span_offset", load("offsets", var("g"))));
+  std::vector<Stmt> body;
   for (uint32_t k = 0; k < items; ++k)
     body.push_back(store("tile", at(add(u32(k * w), var("l"))),
                          select(lt(add(var("base"), u32(k * w)), len("in")), var(numbered("x", k)), identity(acc, op))));
@@ -120,15 +112,85 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
   body.push_back(barrier());
   const detail::ScannedTotals totals = detail::scan_totals(acc, op, w, {"sums", 0}, {"tile", 0});
   for (const Stmt& s : totals.steps) body.push_back(s);
-  for (Stmt& s : add_prefix(acc, op, totals.result)) body.push_back(std::move(s));
-  // Totals read from the tile are read by all before the tile is written.
-  if (totals.result.buffer == "tile") body.push_back(barrier());
-  for (uint32_t k = 0; k < items; ++k)
+  for (Stmt& s : add_prefix(acc, op, totals.result, offset)) body.push_back(std::move(s));
+  result = totals.result;
+  return body;
+}
+
+// The tile's scanned elements, through the tile in workgroup memory, to "out".
+std::vector<Stmt> store_tile(ScalarType acc, ReduceOp op, const ReduceShape& shape) {
+  const uint32_t w = shape.workgroup;
+  std::vector<Stmt> body;
+  for (uint32_t k = 0; k < shape.items; ++k)
     body.push_back(store("tile", at(add(var("run"), u32(k))), combine(acc, op, var("prefix"), var(numbered("y", k)))));
   body.push_back(barrier());
-  for (uint32_t k = 0; k < items; ++k)
+  for (uint32_t k = 0; k < shape.items; ++k)
     body.push_back(if_(lt(add(var("base"), u32(k * w)), len("out")),
                        {store("out", add(var("base"), u32(k * w)), load("tile", at(add(u32(k * w), var("l")))))}));
+  return body;
+}
+
+// Every loop over an invocation's items is unrolled (I is the shape's), its
+// global loads first and at indices clamped into the input, with no branch
+// between them: so all I loads of an invocation are in flight at once. In a
+// loop, each waited for the one before it, and a pass of 64 x 8 reached half
+// of the copy's bandwidth (docs/benchmarks.md, "Standard kernels").
+//
+// A workgroup scans `tiles` consecutive tiles of W*I, one after another, the
+// running total carried from each to the next: its span, whose offset
+// "offsets" holds, is tiles*W*I elements.
+CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceOp op, ScanKind kind,
+                               const ReduceShape& shape, uint32_t tiles, bool prefetch) {
+  const uint32_t w = shape.workgroup;
+  const ScalarType acc = accumulator_type(type);
+  const auto append = [](std::vector<Stmt>& to, std::vector<Stmt> from) {
+    for (Stmt& s : from) to.push_back(std::move(s));
+  };
+  // The span is loaded and stored with neighbouring invocations at
+  // neighbouring elements (k*W + l); each invocation scans its own I
+  // consecutive elements (l*I + k) in workgroup memory in between.
+  std::vector<Stmt> body = {let("l", lid()), let("g", add(wid(), mul(wid(Axis::Y), nwg())))};
+  detail::TotalsArray totals{"sums", 0};
+  if (tiles == 1) {
+    append(body, load_elements(type, shape, "base", var("g"), var("l"), w, true));
+    // The span's offset loaded with the elements, its wait behind theirs (on
+    // the H100, 2.1 % off a scan of 2^28 u32, where it was loaded after the
+    // totals' scan).
+    body.push_back(let("span_offset", load("offsets", var("g"))));
+    append(body, scan_tile(acc, op, kind, shape, "span_offset", totals));
+    // Totals read from the tile are read by all before the tile is written.
+    if (totals.buffer == "tile") body.push_back(barrier());
+    append(body, store_tile(acc, op, shape));
+  } else if (!prefetch) {
+    body.push_back(let("last", sub(len("in"), u32(1))));
+    body.push_back(let("carry", load("offsets", var("g"))));
+    std::vector<Stmt> step = load_elements(type, shape, "base", add(mul(var("g"), u32(tiles)), var("t")), var("l"), w, false);
+    append(step, scan_tile(acc, op, kind, shape, "carry", totals));
+    // The tile's total, read with the prefix (before the tile or the totals
+    // are written again), carried to the next tile.
+    step.push_back(assign("carry", combine(acc, op, var("carry"), detail::load_total(totals, u32(w - 1)))));
+    if (totals.buffer == "tile") step.push_back(barrier());
+    append(step, store_tile(acc, op, shape));
+    body.push_back(loop("t", u32(0), u32(tiles), std::move(step)));
+  } else {
+    // As above, with the next tile's elements loaded as soon as this tile's
+    // are in workgroup memory, so that their wait overlaps this tile's scan.
+    body.push_back(let("last", sub(len("in"), u32(1))));
+    append(body, load_elements(type, shape, "base", mul(var("g"), u32(tiles)), var("l"), w, false));
+    body.push_back(let("carry", load("offsets", var("g"))));
+    std::vector<Stmt> step = scan_tile(acc, op, kind, shape, "carry", totals);
+    std::vector<Stmt> next;
+    for (uint32_t k = 0; k < shape.items; ++k)
+      next.push_back(assign(numbered("x", k), detail::widened(type, load("in", min(add(var("base"), u32(shape.workgroup * shape.items + k * w)),
+                                                                                var("last"))))));
+    // After the stores of x to the tile and their barrier.
+    step.insert(step.begin() + shape.items + 1, if_(lt(var("t"), u32(tiles - 1)), std::move(next)));
+    step.push_back(assign("carry", combine(acc, op, var("carry"), detail::load_total(totals, u32(w - 1)))));
+    if (totals.buffer == "tile") step.push_back(barrier());
+    append(step, store_tile(acc, op, shape));
+    step.push_back(assign("base", add(var("base"), u32(shape.workgroup * shape.items))));
+    body.push_back(loop("t", u32(0), u32(tiles), std::move(step)));
+  }
   return ProgramBuilder(name)
       .workgroup_size(w)
       .input("in", 0, type)
@@ -140,32 +202,52 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
       .build();
 }
 
-const CheckedProgram& checked_scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape) {
+const CheckedProgram& checked_scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape,
+                                        uint32_t tiles = 1, bool prefetch = false) {
   check(type, op, shape);
-  const std::string name = "scan_" + std::string(kind == ScanKind::Inclusive ? "inclusive" : "exclusive") + "_" +
-                           std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
-                           std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
-  return detail::memo_program(name, [&] { return build_scan_pass(name, type, op, kind, shape); });
+  std::string name = "scan_" + std::string(kind == ScanKind::Inclusive ? "inclusive" : "exclusive") + "_" +
+                     std::string(to_string(op)) + "_" + std::string(vyre::to_string(type)) + "_w" +
+                     std::to_string(shape.workgroup) + "_i" + std::to_string(shape.items);
+  if (tiles > 1) name += "_t" + std::to_string(tiles) + (prefetch ? "p" : "");
+  return detail::memo_program(name, [&] { return build_scan_pass(name, type, op, kind, shape, tiles, prefetch && tiles > 1); });
 }
-
 
 }  // namespace
 
 namespace detail {
 
 namespace {
-// The first pass's workgroup (its span kept: W*I / w items each), 0 for the
-// scan's own, which is also kept where w does not divide the span or the
+// The first pass's workgroup (its span kept: W*I*T / w items each), 0 for
+// the scan's own, which is also kept where w does not divide the span or the
 // items would pass reduce's 64; a benchmark switch.
 std::atomic<uint32_t> g_first_pass_workgroup{0};
-ReduceShape first_pass_shape(const ReduceShape& shape) {
-  const uint32_t w = g_first_pass_workgroup.load(), span = shape.workgroup * shape.items;
-  if (w == 0 || span % w != 0 || span / w > 64) return shape;
-  return {w, span / w};
+// The tiles each workgroup of the last pass scans (T), and whether it loads
+// each tile's elements during the scan of the tile before; benchmark switches.
+std::atomic<uint32_t> g_tiles_per_workgroup{1};
+std::atomic<bool> g_tiles_prefetched{false};
+
+// The span of the first pass at shape `shape` of the last pass's tiles:
+// tiles*W*I elements, taken by a workgroup of the switch's, or of the
+// scan's own W, doubled while that leaves more than 16 items each (reduce's
+// fastest, 512 x 16, takes 16).
+ReduceShape first_pass_shape(const ReduceShape& shape, uint32_t tiles) {
+  const uint32_t span = shape.workgroup * shape.items * tiles;
+  const uint32_t w = g_first_pass_workgroup.load();
+  if (w != 0 && span % w == 0 && span / w <= 64) return {w, span / w};
+  ReduceShape first{shape.workgroup, span / shape.workgroup};
+  while (tiles > 1 && first.items > 16 && first.items % 2 == 0 && first.workgroup < 1024) {
+    first.workgroup *= 2;
+    first.items /= 2;
+  }
+  return first;
 }
 }  // namespace
 
 void set_scan_first_pass_workgroup(uint32_t w) { g_first_pass_workgroup = w; }
+void set_scan_tiles_per_workgroup(uint32_t tiles, bool prefetched) {
+  g_tiles_per_workgroup = tiles == 0 ? 1 : tiles;
+  g_tiles_prefetched = prefetched;
+}
 
 ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
                    ScanKind kind, const ReduceShape& shape)
@@ -174,12 +256,14 @@ ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& p
       op_(op),
       kind_(kind),
       shape_(shape),
+      tiles_(g_tiles_per_workgroup.load()),
       batch_(batch),
       passes_(passes),
-      reduce_top_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type, op, first_pass_shape(shape)))),
-      reduce_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type_, op, first_pass_shape(shape)))),
-      last_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type, op, kind, shape))),
-      inner_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type_, op, ScanKind::Exclusive, shape))) {}
+      reduce_top_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type, op, first_pass_shape(shape, tiles_)))),
+      reduce_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type_, op, first_pass_shape(shape, tiles_)))),
+      last_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type, op, kind, shape, tiles_, g_tiles_prefetched))),
+      inner_(gpu::detail::kept_pipeline(
+          backend, checked_scan_pass(type_, op, ScanKind::Exclusive, shape, tiles_, g_tiles_prefetched))) {}
 
 std::shared_ptr<gpu::DeviceBuffer> ScanPlan::record(const std::shared_ptr<gpu::DeviceBuffer>& values) {
   // A user's exclusive float sum starts from +0 (the sum of nothing, as
@@ -194,7 +278,7 @@ std::shared_ptr<gpu::DeviceBuffer> ScanPlan::record(const std::shared_ptr<gpu::D
 std::shared_ptr<gpu::DeviceBuffer> ScanPlan::level(const std::shared_ptr<gpu::DeviceBuffer>& values, bool top,
                                                    uint64_t first) {
   const uint32_t n = values->elements();
-  const uint32_t groups = groups_for(n, shape_);
+  const uint32_t groups = groups_for(n, {shape_.workgroup, shape_.items * tiles_});
   Pass& pass = passes_.emplace_back();
   if (groups == 1) {
     pass.inputs.bytes("offsets", bytes_of(first, type_));

@@ -28,7 +28,8 @@ class ScanPlan {
   ScalarType type_;  // the accumulator's: the result's and every level's below the top
   ReduceOp op_;
   ScanKind kind_;
-  ReduceShape shape_;
+  ReduceShape shape_;  // the last pass's tiles
+  uint32_t tiles_;     // tiles a workgroup of the last pass scans
   gpu::Batch& batch_;
   std::deque<Pass>& passes_;  // every pass's inputs and outputs, alive until the batch has run
   gpu::Pipeline reduce_top_;  // the caller's elements' spans, widened to the accumulator
