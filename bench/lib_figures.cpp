@@ -564,8 +564,9 @@ int main(int argc, char** argv) {
         emit("scan_first_pass_" + std::to_string(shape.workgroup) + "x" + std::to_string(shape.items) + "_gpu_ms", *t.gpu_ms,
              "ms (GPU timestamps, one dispatch)");
     }
-    // The whole scan at 64 x 8 with its first pass at those workgroups,
-    // alternating, twice.
+    // The whole scan at 64 x 8 (one tile a workgroup) with its first pass at
+    // those workgroups, alternating, twice.
+    vyre::lib::detail::set_scan_tiles_per_workgroup(1);
     std::vector<uint32_t> want(n);
     uint32_t acc = 0;
     for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
@@ -579,6 +580,7 @@ int main(int argc, char** argv) {
         if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
       }
     vyre::lib::detail::set_scan_first_pass_workgroup(0);
+    vyre::lib::detail::set_scan_tiles_per_workgroup(0);
   }
   // scan at 64 x 8 with each workgroup of its last pass scanning T tiles in
   // turn (spans of T*512, the first pass's workgroup widened to 16 items
@@ -605,7 +607,77 @@ int main(int argc, char** argv) {
           emit(name + "_gpu_gbs", 8.0 * n / gpu->ms / 1e6, "GB/s (N*4 read + N*4 written / GPU time)");
         }
       }
-    vyre::lib::detail::set_scan_tiles_per_workgroup(1);
+    vyre::lib::detail::set_scan_tiles_per_workgroup(0);
+  }
+  // The tiled forms' passes alone at 64 x 8 (T = 1, 8 and 16 prefetched):
+  // the first pass over spans of T tiles and the last pass; then the whole
+  // scan at T = 1, 16 and 32 (prefetched or not), and at 16 prefetched with
+  // the first pass at workgroups of 256 and 1,024, alternating, twice.
+  if (only == "scan_tiles_passes") {
+    const vyre::lib::ReduceShape shape{64, 8};
+    for (const uint32_t variant : {1u, 8u, 116u}) {
+      const uint32_t tiles = variant % 100;
+      const bool prefetched = variant > 100;
+      const std::string name = "scan_u32_64x8_t" + std::to_string(tiles) + (prefetched ? "p" : "");
+      const vyre::lib::ReduceShape first_shape = vyre::lib::detail::scan_first_pass_shape(shape, tiles);
+      const PassTimes first = first_pass_ms(
+          backend, vyre::lib::reduce_pass(vyre::ScalarType::U32, ReduceOp::Sum, first_shape), u_buffer, n, first_shape, reps);
+      if (first.gpu_ms)
+        emit(name + "_first_pass_" + std::to_string(first_shape.workgroup) + "x" + std::to_string(first_shape.items) + "_gpu_ms",
+             *first.gpu_ms, "ms (GPU timestamps, one dispatch)");
+      const uint32_t groups = vyre::lib::detail::groups_for(n, {shape.workgroup, shape.items * tiles});
+      const Buffer zeros = backend.upload(std::vector<uint32_t>(groups));
+      const Buffer out = backend.upload(std::vector<uint32_t>(n));
+      vyre::gpu::Pipeline last = backend.compile(vyre::lib::detail::scan_tiles_pass(
+          vyre::ScalarType::U32, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape, tiles, prefetched));
+      vyre::Inputs inputs;
+      inputs.device("in", u_buffer).device("offsets", zeros).device("out", out);
+      const auto pass = [&] {
+        vyre::gpu::Batch batch(backend);
+        (void)batch.dispatch_resident(last, inputs, vyre::lib::detail::grid_for(groups));
+        batch.run();
+      };
+      warm_up(pass, quick ? 0 : 500);
+      if (const auto gpu = median_gpu_ms(backend, reps, pass)) emit(name + "_last_pass_gpu_ms", gpu->ms, "ms (GPU timestamps, one dispatch)");
+    }
+    std::vector<uint32_t> want(n);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; ++i) want[i] = acc += xu[i];
+    for (int round = 1; round <= 2; ++round)
+      for (const uint32_t variant : {1u, 116u, 16u, 132u, 32u, 256116u, 1024116u}) {
+        const uint32_t tiles = variant % 100;
+        const bool prefetched = variant % 1000 > 100;
+        const uint32_t first_workgroup = variant / 1000;
+        vyre::lib::detail::set_scan_tiles_per_workgroup(tiles, prefetched);
+        vyre::lib::detail::set_scan_first_pass_workgroup(first_workgroup);
+        const auto call = [&] {
+          return vyre::lib::scan(backend, u_buffer, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape);
+        };
+        std::string name = "scan_u32_64x8_t" + std::to_string(tiles) + (prefetched ? "p" : "");
+        if (first_workgroup != 0) name += "_first_pass_w" + std::to_string(first_workgroup);
+        name += "_round" + std::to_string(round);
+        if (call()->read_as<uint32_t>() != want) fail(name + " gave a wrong prefix");
+        warm_up([&] { (void)call(); }, quick ? 0 : 500);
+        if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+      }
+    // Shorter inputs (2^24 and 2^26 of the same elements): where 16 tiles
+    // a workgroup leave too few workgroups to fill the device.
+    for (const uint32_t log2 : {24u, 26u}) {
+      const size_t m = size_t{1} << log2;
+      if (m > n) continue;
+      const Buffer part = backend.upload(std::vector<uint32_t>(xu.begin(), xu.begin() + static_cast<std::ptrdiff_t>(m)));
+      for (const uint32_t variant : {1u, 116u, 1u, 116u}) {
+        vyre::lib::detail::set_scan_tiles_per_workgroup(variant % 100, variant > 100);
+        const auto call = [&] { return vyre::lib::scan(backend, part, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape); };
+        const std::string name = "scan_u32_2e" + std::to_string(log2) + "_64x8_t" + std::to_string(variant % 100) + (variant > 100 ? "p" : "");
+        const std::vector<uint32_t> got = call()->read_as<uint32_t>();
+        if (!std::equal(got.begin(), got.end(), want.begin())) fail(name + " gave a wrong prefix");
+        warm_up([&] { (void)call(); }, quick ? 0 : 300);
+        if (const auto gpu = median_gpu_ms(backend, reps, [&] { (void)call(); })) emit(name + "_gpu_ms", gpu->ms, "ms (GPU timestamps)");
+      }
+    }
+    vyre::lib::detail::set_scan_tiles_per_workgroup(0);
+    vyre::lib::detail::set_scan_first_pass_workgroup(0);
   }
   // sort's passes alone, one digit's (the lowest 4 or 8 bits), in fixed shapes:
   // the count pass, the scan of its counts, and the scatter, each the GPU

@@ -69,12 +69,27 @@ std::vector<T> host_scan(const std::vector<T>& x, ReduceOp op, ScanKind kind) {
 }
 
 // The most additions on any element's way to its prefix, per level: its
-// invocation's items, the workgroup's log2(W) steps and the two offsets.
-double additions_bound(size_t n, const lib::ReduceShape& shape) {
+// invocation's items, the workgroup's log2(W) steps, the two offsets and,
+// where a workgroup scans T tiles in turn, the T - 1 tiles' totals carried.
+double additions_bound(size_t n, const lib::ReduceShape& shape, uint32_t tiles = 1) {
+  const uint64_t span = uint64_t{shape.workgroup} * shape.items * tiles;
   int levels = 0;
-  for (uint64_t left = n; levels == 0 || left > 1; ++levels)
-    left = (left + shape.workgroup * shape.items - 1) / (shape.workgroup * shape.items);
-  return levels * (shape.items + std::log2(shape.workgroup) + 2);
+  for (uint64_t left = n; levels == 0 || left > 1; ++levels) left = (left + span - 1) / span;
+  return levels * (shape.items + std::log2(shape.workgroup) + 2 + (tiles - 1));
+}
+
+// How many prefixes of a float sum `got` of `x` lie further from the exact
+// prefix than `per_unit` times the sum of the magnitudes before them.
+template <class T>
+size_t prefixes_out_of_bound(const std::vector<T>& x, const std::vector<T>& got, ScanKind kind, double per_unit) {
+  double exact = 0, magnitude = 0;
+  size_t worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (kind == ScanKind::Inclusive) exact += x[i], magnitude += std::fabs(double(x[i]));
+    if (std::fabs(double(got[i]) - exact) > per_unit * magnitude) ++worst;
+    if (kind == ScanKind::Exclusive) exact += x[i], magnitude += std::fabs(double(x[i]));
+  }
+  return worst;
 }
 
 template <class T>
@@ -94,15 +109,10 @@ void check_every_operator(uint32_t seed) {
           continue;
         }
         // A float sum: each prefix within the rounding of its additions.
-        const double per_unit = additions_bound(n, lib::default_scan_shape(backend(), scalar_type_of<T>())) * std::numeric_limits<T>::epsilon();
-        double exact = 0, magnitude = 0;
-        size_t worst = 0;
-        for (size_t i = 0; i < n; ++i) {
-          if (kind == ScanKind::Inclusive) exact += x[i], magnitude += std::fabs(double(x[i]));
-          if (std::fabs(double(got[i]) - exact) > per_unit * magnitude) ++worst;
-          if (kind == ScanKind::Exclusive) exact += x[i], magnitude += std::fabs(double(x[i]));
-        }
-        EXPECT_EQ(worst, 0u) << "sum of " << n << (kind == ScanKind::Inclusive ? " inclusive" : " exclusive");
+        const lib::ReduceShape shape = lib::default_scan_shape(backend(), scalar_type_of<T>());
+        const double per_unit = additions_bound(n, shape, lib::detail::default_scan_tiles(backend(), n, shape).count) *
+                                std::numeric_limits<T>::epsilon();
+        EXPECT_EQ(prefixes_out_of_bound(x, got, kind, per_unit), 0u) << "sum of " << n << (kind == ScanKind::Inclusive ? " inclusive" : " exclusive");
       }
     }
   }
@@ -211,10 +221,18 @@ TEST(LibScan, SeveralTilesPerWorkgroupGiveTheSamePrefix) {
           lib::detail::set_scan_tiles_per_workgroup(tiles, prefetched);
           const std::vector<uint32_t> sum = lib::scan(backend(), x, ReduceOp::Sum, kind, shape);
           const std::vector<uint32_t> max = lib::scan(backend(), x, ReduceOp::Max, kind, shape);
-          lib::detail::set_scan_tiles_per_workgroup(1);
+          lib::detail::set_scan_tiles_per_workgroup(0);
           EXPECT_EQ(sum, want_sum) << what << ", n " << n;
           EXPECT_EQ(max, want_max) << what << ", n " << n;
         }
+        // A float sum: each prefix within the rounding of its additions,
+        // the carried tiles' totals counted.
+        const std::vector<float> f = random_values<float>(u.size(), 30);
+        lib::detail::set_scan_tiles_per_workgroup(tiles, prefetched);
+        const std::vector<float> got = lib::scan(backend(), f, ReduceOp::Sum, kind, shape);
+        lib::detail::set_scan_tiles_per_workgroup(0);
+        const double per_unit = additions_bound(f.size(), shape, tiles) * std::numeric_limits<float>::epsilon();
+        EXPECT_EQ(prefixes_out_of_bound(f, got, kind, per_unit), 0u) << what << ", f32 sum";
       }
 }
 

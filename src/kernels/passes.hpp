@@ -13,6 +13,7 @@
 #include "vyre/gpu.hpp"
 #include "kernels/shape_tuning.hpp"
 #include "vyre/lib/reduce.hpp"
+#include "vyre/lib/scan.hpp"
 
 namespace vyre::lib::detail {
 
@@ -61,10 +62,34 @@ void set_reduce_loads_unrolled(bool on);
 // scan's own; else W*I/w items each, the same spans); for benchmarks.
 void set_scan_first_pass_workgroup(uint32_t w);
 
-// The tiles of W*I each workgroup of the last pass of the scans planned from
-// now on scans, one after another (default 1), and whether it loads each
-// tile's elements while it scans the tile before; for benchmarks.
+// The tiles of W*I each workgroup of scan's last pass scans in turn, the
+// running total carried from each to the next (its span: count*W*I
+// elements), and whether each tile's elements are loaded while the tile
+// before is scanned.
+struct ScanTiles {
+  uint32_t count = 1;
+  bool prefetched = false;
+};
+
+// scan's tiles on NVIDIA devices, where at least kTiledScanGroups
+// workgroups are left (2^27 elements at 64 x 8: four times the workgroups
+// of 2 warps an H100 holds at once); one tile elsewhere.
+inline constexpr uint32_t kNvidiaScanTiles = 16;
+inline constexpr uint64_t kTiledScanGroups = 16384;
+
+// The tiles of a scan of `elements` at `shape` on `backend`: the switch's
+// below where set, else the device's default above.
+ScanTiles default_scan_tiles(const gpu::Backend& backend, uint64_t elements, const ReduceShape& shape);
+
+// The tiles of the scans planned from now on, whatever the device and
+// length (0: the default again); for benchmarks and tests.
 void set_scan_tiles_per_workgroup(uint32_t tiles, bool prefetched = false);
+
+// scan's last pass with `tiles` tiles of `shape` per workgroup (the inputs
+// scan_pass's), and the shape of its first pass; for benchmarks.
+Program scan_tiles_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape, uint32_t tiles,
+                        bool prefetched);
+ReduceShape scan_first_pass_shape(const ReduceShape& shape, uint32_t tiles);
 
 // reduce's first pass: reduce_pass's, with each workgroup going on, round
 // after round, to the span as many spans on as there are workgroups (a grid

@@ -221,9 +221,10 @@ namespace {
 // the scan's own, which is also kept where w does not divide the span or the
 // items would pass reduce's 64; a benchmark switch.
 std::atomic<uint32_t> g_first_pass_workgroup{0};
-// The tiles each workgroup of the last pass scans (T), and whether it loads
-// each tile's elements during the scan of the tile before; benchmark switches.
-std::atomic<uint32_t> g_tiles_per_workgroup{1};
+// The tiles each workgroup of the last pass scans (T; 0: the device's
+// default), and whether it loads each tile's elements during the scan of the
+// tile before; benchmark switches.
+std::atomic<uint32_t> g_tiles_per_workgroup{0};
 std::atomic<bool> g_tiles_prefetched{false};
 
 // The span of the first pass at shape `shape` of the last pass's tiles:
@@ -245,25 +246,38 @@ ReduceShape first_pass_shape(const ReduceShape& shape, uint32_t tiles) {
 
 void set_scan_first_pass_workgroup(uint32_t w) { g_first_pass_workgroup = w; }
 void set_scan_tiles_per_workgroup(uint32_t tiles, bool prefetched) {
-  g_tiles_per_workgroup = tiles == 0 ? 1 : tiles;
+  g_tiles_per_workgroup = tiles;
   g_tiles_prefetched = prefetched;
 }
 
+ScanTiles default_scan_tiles(const gpu::Backend& backend, uint64_t elements, const ReduceShape& shape) {
+  if (const uint32_t tiles = g_tiles_per_workgroup.load(); tiles != 0) return {tiles, g_tiles_prefetched.load()};
+  // Measured on the H100 (docs/lib.md, "scan"): 16 tiles, prefetched, took
+  // 7 % off a scan of 2^28 u32 at 64 x 8 (its first pass then reduces spans
+  // of 8,192 at 512 x 16, reduce's fastest shape, and the levels below
+  // shrink); 2, 4 and 8 tiles were slower than 1. Only where the workgroups
+  // left are still many: kTiledScanGroups.
+  if (device_class(backend) == "nvidia" &&
+      elements / (uint64_t{shape.workgroup} * shape.items * kNvidiaScanTiles) >= kTiledScanGroups)
+    return {kNvidiaScanTiles, true};
+  return {};
+}
+
 ScanPlan::ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
-                   ScanKind kind, const ReduceShape& shape)
+                   ScanKind kind, const ReduceShape& shape, const ScanTiles& tiles)
     : backend_(backend),
       type_(accumulator_type(type)),
       op_(op),
       kind_(kind),
       shape_(shape),
-      tiles_(g_tiles_per_workgroup.load()),
+      tiles_(tiles.count),
       batch_(batch),
       passes_(passes),
       reduce_top_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type, op, first_pass_shape(shape, tiles_)))),
       reduce_(gpu::detail::kept_pipeline(backend, checked_reduce_pass(type_, op, first_pass_shape(shape, tiles_)))),
-      last_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type, op, kind, shape, tiles_, g_tiles_prefetched))),
+      last_(gpu::detail::kept_pipeline(backend, checked_scan_pass(type, op, kind, shape, tiles_, tiles.prefetched))),
       inner_(gpu::detail::kept_pipeline(
-          backend, checked_scan_pass(type_, op, ScanKind::Exclusive, shape, tiles_, g_tiles_prefetched))) {}
+          backend, checked_scan_pass(type_, op, ScanKind::Exclusive, shape, tiles_, tiles.prefetched))) {}
 
 std::shared_ptr<gpu::DeviceBuffer> ScanPlan::record(const std::shared_ptr<gpu::DeviceBuffer>& values) {
   // A user's exclusive float sum starts from +0 (the sum of nothing, as
@@ -300,6 +314,15 @@ Program scan_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape
   return checked_scan_pass(type, op, kind, shape).program();
 }
 
+namespace detail {
+Program scan_tiles_pass(ScalarType type, ReduceOp op, ScanKind kind, const ReduceShape& shape, uint32_t tiles,
+                        bool prefetched) {
+  return checked_scan_pass(type, op, kind, shape, tiles, prefetched).program();
+}
+
+ReduceShape scan_first_pass_shape(const ReduceShape& shape, uint32_t tiles) { return first_pass_shape(shape, tiles); }
+}  // namespace detail
+
 ReduceShape default_scan_shape(const gpu::Backend& backend, ScalarType type) {
   // Measured: tuning's choice for an inclusive sum of 2^28 u32 on the H200
   // (64 x 8 and 64 x 4, 1.46x the former default 128 x 16 in both runs) and
@@ -322,7 +345,8 @@ std::shared_ptr<gpu::DeviceBuffer> scan_with(gpu::Backend& backend, const std::s
                                              ReduceOp op, ScanKind kind, const ReduceShape& shape) {
   gpu::Batch batch(backend);
   std::deque<detail::Pass> passes;
-  detail::ScanPlan plan(backend, batch, passes, values->type(), op, kind, shape);
+  detail::ScanPlan plan(backend, batch, passes, values->type(), op, kind, shape,
+                        detail::default_scan_tiles(backend, values->elements(), shape));
   std::shared_ptr<gpu::DeviceBuffer> out = plan.record(values);
   batch.run();
   return out;

@@ -15,7 +15,7 @@ class ScanPlan {
  public:
   // Compiles the passes' pipelines; keep the plan until the batch has run.
   ScanPlan(gpu::Backend& backend, gpu::Batch& batch, std::deque<Pass>& passes, ScalarType type, ReduceOp op,
-           ScanKind kind, const ReduceShape& shape);
+           ScanKind kind, const ReduceShape& shape, const ScanTiles& tiles = {});
 
   // Records the scan of `values` (at least one element); the buffer returned
   // holds it once the batch has run.
