@@ -231,6 +231,26 @@ PassTimes first_pass_ms(vyre::gpu::Backend& backend, const vyre::Program& pass, 
   return times;
 }
 
+// GPU time of scan's last pass `pass` alone over the `n` elements of `in`
+// in `groups` workgroups, every span's offset 0, after half a second of its
+// own calls (none where `quick`).
+std::optional<double> last_pass_gpu_ms(vyre::gpu::Backend& backend, const vyre::Program& pass, const Buffer& in, size_t n,
+                                       uint32_t groups, int reps, bool quick) {
+  const Buffer zeros = backend.upload(std::vector<uint32_t>(groups));
+  const Buffer out = backend.upload(std::vector<uint32_t>(n));
+  vyre::gpu::Pipeline last = backend.compile(pass);
+  vyre::Inputs inputs;
+  inputs.device("in", in).device("offsets", zeros).device("out", out);
+  const auto run = [&] {
+    vyre::gpu::Batch batch(backend);
+    (void)batch.dispatch_resident(last, inputs, vyre::lib::detail::grid_for(groups));
+    batch.run();
+  };
+  warm_up(run, quick ? 0 : 500);
+  if (const auto gpu = median_gpu_ms(backend, reps, run)) return gpu->ms;
+  return std::nullopt;
+}
+
 // reduce as it was before its first pass took rounds (2026-12-04): passes
 // of reduce_pass at one shape, each over spans of W*I, until one value is left.
 Buffer reduce_by_spans(vyre::gpu::Backend& backend, const Buffer& values, const vyre::lib::ReduceShape& shape) {
@@ -535,20 +555,10 @@ int main(int argc, char** argv) {
     const PassTimes first = first_pass_ms(backend, vyre::lib::reduce_pass(vyre::ScalarType::U32, ReduceOp::Sum, shape),
                                           u_buffer, n, shape, reps);
     if (first.gpu_ms) emit("scan_u32_64x8_first_pass_gpu_ms", *first.gpu_ms, "ms (GPU timestamps, one dispatch)");
-    const Buffer zeros = backend.upload(std::vector<uint32_t>(groups));
-    const Buffer out = backend.upload(std::vector<uint32_t>(n));
-    vyre::gpu::Pipeline last = backend.compile(
-        vyre::lib::scan_pass(vyre::ScalarType::U32, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape));
-    vyre::Inputs inputs;
-    inputs.device("in", u_buffer).device("offsets", zeros).device("out", out);
-    const auto pass = [&] {
-      vyre::gpu::Batch batch(backend);
-      (void)batch.dispatch_resident(last, inputs, vyre::lib::detail::grid_for(groups));
-      batch.run();
-    };
-    warm_up(pass, quick ? 0 : 500);
-    if (const auto gpu = median_gpu_ms(backend, reps, pass))
-      emit("scan_u32_64x8_last_pass_gpu_ms", gpu->ms, "ms (GPU timestamps, one dispatch)");
+    if (const auto last = last_pass_gpu_ms(
+            backend, vyre::lib::scan_pass(vyre::ScalarType::U32, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape),
+            u_buffer, n, groups, reps, quick))
+      emit("scan_u32_64x8_last_pass_gpu_ms", *last, "ms (GPU timestamps, one dispatch)");
   }
   // scan's first pass (reduce_pass over 2^28 u32) at spans of 512 elements,
   // as the default 64 x 8's last pass needs them, by other workgroups: how
@@ -626,19 +636,12 @@ int main(int argc, char** argv) {
         emit(name + "_first_pass_" + std::to_string(first_shape.workgroup) + "x" + std::to_string(first_shape.items) + "_gpu_ms",
              *first.gpu_ms, "ms (GPU timestamps, one dispatch)");
       const uint32_t groups = vyre::lib::detail::groups_for(n, {shape.workgroup, shape.items * tiles});
-      const Buffer zeros = backend.upload(std::vector<uint32_t>(groups));
-      const Buffer out = backend.upload(std::vector<uint32_t>(n));
-      vyre::gpu::Pipeline last = backend.compile(vyre::lib::detail::scan_tiles_pass(
-          vyre::ScalarType::U32, ReduceOp::Sum, vyre::lib::ScanKind::Inclusive, shape, tiles, prefetched));
-      vyre::Inputs inputs;
-      inputs.device("in", u_buffer).device("offsets", zeros).device("out", out);
-      const auto pass = [&] {
-        vyre::gpu::Batch batch(backend);
-        (void)batch.dispatch_resident(last, inputs, vyre::lib::detail::grid_for(groups));
-        batch.run();
-      };
-      warm_up(pass, quick ? 0 : 500);
-      if (const auto gpu = median_gpu_ms(backend, reps, pass)) emit(name + "_last_pass_gpu_ms", gpu->ms, "ms (GPU timestamps, one dispatch)");
+      if (const auto last = last_pass_gpu_ms(backend,
+                                              vyre::lib::detail::scan_tiles_pass(vyre::ScalarType::U32, ReduceOp::Sum,
+                                                                                 vyre::lib::ScanKind::Inclusive, shape,
+                                                                                 tiles, prefetched),
+                                              u_buffer, n, groups, reps, quick))
+        emit(name + "_last_pass_gpu_ms", *last, "ms (GPU timestamps, one dispatch)");
     }
     std::vector<uint32_t> want(n);
     uint32_t acc = 0;
