@@ -510,6 +510,43 @@ scenario_tmpfs_overlay() {
   end
 }
 
+# hot_journal DIR: what a kill at the worst moment leaves, made on purpose
+# (the random kills above leave it only now and then): a writer killed in
+# its transaction after SQLite spilled some of it into the database file
+# leaves a hot rollback journal (its header's magic written) and a torn file.
+# The transaction's rows are never served: not to the independent reader
+# (which rolls the journal back in a copy), not to vyre (which rolls it back).
+hot_journal() {
+  local dir=$1 before key=ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff rc=0
+  before=$(entries "$dir")
+  # The subshell keeps bash's "Killed" report off the test's output.
+  ( python3 - "$dir/entries.sqlite3" "$key" 2>"$work/err.writer" <<'PY'
+import os, signal, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA journal_mode=TRUNCATE")
+c.execute("PRAGMA cache_size=4")  # a few pages: the transaction spills into the file
+c.execute("BEGIN IMMEDIATE")
+c.execute("DELETE FROM entries")
+c.execute("INSERT INTO entries VALUES (?, 'not an entry', 'torn', 0)", (sys.argv[2],))
+for i in range(64):
+    c.execute("INSERT INTO entries VALUES (?, zeroblob(4000), zeroblob(4000), 0)", (f"{i:064x}",))
+os.kill(os.getpid(), signal.SIGKILL)
+PY
+    exit $?
+  ) 2>/dev/null || rc=$?
+  [ "$rc" = 137 ] || { cat "$work/err.writer" >&2; fail "the writer in $dir exited $rc, not killed"; }
+  [ "$(head -c 8 "$dir/entries.sqlite3-journal" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = d9d505f920a163d7 ] \
+    || fail "the killed writer left no hot journal in $dir"
+  [ "$(entries "$dir")" = "$before" ] || fail "with a hot journal, not the $before rows from before the killed transaction"
+  ! has_entry "$dir" "$key" || fail "the killed transaction's row is served from $dir"
+  [ -s "$dir/entries.sqlite3-journal" ] || fail "the independent reader changed $dir"
+  say "a writer killed in its transaction: a hot journal of $(stat -c %s "$dir/entries.sqlite3-journal") B; still $before rows read"
+  check_entries "$dir"
+  ! has_entry "$dir" "$key" || fail "the killed transaction's row is served from $dir after vyre opened it"
+  [ ! -s "$dir/entries.sqlite3-journal" ] || fail "vyre left the hot journal in $dir"
+  say "rolled back by vyre (cache verify): $(entries "$dir") rows, no journal left"
+}
+
 # ---------------------------------------------------------------- sigkill
 scenario_sigkill() {
   begin sigkill "vyre run killed by SIGKILL at random moments, $kills_wanted kills"
@@ -557,6 +594,7 @@ scenario_sigkill() {
     say "$(entries "$cache") rows; $(find "$cache" -maxdepth 1 -name 'entries.sqlite3*' -printf '%f %s B  ')"
   fi
   check_entries "$cache"
+  [ "$store" != sqlite ] || hot_journal "$cache"
   unset VYRE_AOT_CACHE_MAX_ENTRIES VYRE_AOT_CACHE_MAX_BYTES
   pass "$cache" 0 24
   say "then 24 programs unkilled: all right"

@@ -2,7 +2,8 @@
 """The independent reader of a cache directory, both stores, for the tests of
 tests/fs/ (cache_fault_test.sh, fault_fs_test.sh): entry files (<key>.toml and
 <key>.wgsl, or one-file entries <key>.entry) and the rows of entries.sqlite3,
-opened read-only. Where the database is, its rows are the entries; files
+opened read-only (a hot journal left by a killed writer is rolled back in a
+private copy first). Where the database is, its rows are the entries; files
 beside it (written by a process that could not open it: docs/cache.md,
 "Stores") are not served, and are checked and counted apart.
 
@@ -13,7 +14,7 @@ beside it (written by a process that could not open it: docs/cache.md,
                              content's size and SHA-256; prints the count of
                              entries served and of files beside the database
 """
-import hashlib, os, re, sqlite3, sys, tomllib
+import hashlib, os, re, shutil, sqlite3, sys, tempfile, tomllib
 
 def read(d, n):
     try:
@@ -51,7 +52,21 @@ def files(d):
             yield (m.group(1), *unframe(read(d, name)))
 
 def rows(d):
-    c = sqlite3.connect(f"file:{os.path.join(d, 'entries.sqlite3')}?mode=ro", uri=True, timeout=20)
+    db = os.path.join(d, "entries.sqlite3")
+    journal = db + "-journal"
+    if os.path.isfile(journal) and os.path.getsize(journal) > 0:
+        # A writer killed mid-transaction leaves a hot journal: the next
+        # connection that can write rolls it back, and a read-only one cannot
+        # open the database at all. Read what that next writer would see, from
+        # a private copy, so the directory under test is left as it was.
+        with tempfile.TemporaryDirectory() as t:
+            for path in (db, journal):
+                shutil.copyfile(path, os.path.join(t, os.path.basename(path)))
+            c = sqlite3.connect(os.path.join(t, "entries.sqlite3"), timeout=20)
+            yield from c.execute("SELECT key, metadata, content FROM entries ORDER BY key").fetchall()
+            c.close()
+        return
+    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=20)
     yield from c.execute("SELECT key, metadata, content FROM entries ORDER BY key")
     c.close()
 
