@@ -161,34 +161,31 @@ CheckedProgram build_scan_pass(const std::string& name, ScalarType type, ReduceO
     // Totals read from the tile are read by all before the tile is written.
     if (totals.buffer == "tile") body.push_back(barrier());
     append(body, store_tile(acc, op, shape));
-  } else if (!prefetch) {
+  } else {
+    // Prefetched: the next tile's elements are loaded as soon as this
+    // tile's are in workgroup memory, so that their wait overlaps this
+    // tile's scan; else each tile loads its own at its turn.
+    const uint32_t tile_elements = shape.workgroup * shape.items;
     body.push_back(let("last", sub(len("in"), u32(1))));
+    if (prefetch) append(body, load_elements(type, shape, "base", mul(var("g"), u32(tiles)), var("l"), w, false));
     body.push_back(let("carry", load("offsets", var("g"))));
-    std::vector<Stmt> step = load_elements(type, shape, "base", add(mul(var("g"), u32(tiles)), var("t")), var("l"), w, false);
+    std::vector<Stmt> step;
+    if (!prefetch) step = load_elements(type, shape, "base", add(mul(var("g"), u32(tiles)), var("t")), var("l"), w, false);
+    const size_t stored = step.size() + shape.items + 1;  // after the stores of x to the tile and their barrier
     append(step, scan_tile(acc, op, kind, shape, "carry", totals));
+    if (prefetch) {
+      std::vector<Stmt> next;
+      for (uint32_t k = 0; k < shape.items; ++k)
+        next.push_back(assign(numbered("x", k),
+                              detail::widened(type, load("in", min(add(var("base"), u32(tile_elements + k * w)), var("last"))))));
+      step.insert(step.begin() + static_cast<std::ptrdiff_t>(stored), if_(lt(var("t"), u32(tiles - 1)), std::move(next)));
+    }
     // The tile's total, read with the prefix (before the tile or the totals
     // are written again), carried to the next tile.
     step.push_back(assign("carry", combine(acc, op, var("carry"), detail::load_total(totals, u32(w - 1)))));
     if (totals.buffer == "tile") step.push_back(barrier());
     append(step, store_tile(acc, op, shape));
-    body.push_back(loop("t", u32(0), u32(tiles), std::move(step)));
-  } else {
-    // As above, with the next tile's elements loaded as soon as this tile's
-    // are in workgroup memory, so that their wait overlaps this tile's scan.
-    body.push_back(let("last", sub(len("in"), u32(1))));
-    append(body, load_elements(type, shape, "base", mul(var("g"), u32(tiles)), var("l"), w, false));
-    body.push_back(let("carry", load("offsets", var("g"))));
-    std::vector<Stmt> step = scan_tile(acc, op, kind, shape, "carry", totals);
-    std::vector<Stmt> next;
-    for (uint32_t k = 0; k < shape.items; ++k)
-      next.push_back(assign(numbered("x", k), detail::widened(type, load("in", min(add(var("base"), u32(shape.workgroup * shape.items + k * w)),
-                                                                                var("last"))))));
-    // After the stores of x to the tile and their barrier.
-    step.insert(step.begin() + shape.items + 1, if_(lt(var("t"), u32(tiles - 1)), std::move(next)));
-    step.push_back(assign("carry", combine(acc, op, var("carry"), detail::load_total(totals, u32(w - 1)))));
-    if (totals.buffer == "tile") step.push_back(barrier());
-    append(step, store_tile(acc, op, shape));
-    step.push_back(assign("base", add(var("base"), u32(shape.workgroup * shape.items))));
+    if (prefetch) step.push_back(assign("base", add(var("base"), u32(tile_elements))));
     body.push_back(loop("t", u32(0), u32(tiles), std::move(step)));
   }
   return ProgramBuilder(name)
